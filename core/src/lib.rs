@@ -1,0 +1,30 @@
+//! Xiangqi (Chinese chess) rules.
+//!
+//! - Small `Copy` types: [`Color`], [`Role`], [`Piece`], [`Square`], [`Move`].
+//! - [`Setup`] is a position as written (FEN), unchecked; [`Position::from_setup`]
+//!   validates it into a [`Position`] or says precisely what is wrong.
+//! - Moves are parsed without a position ([`IccsMove`]) and resolved against one
+//!   ([`Position::resolve`]), which says why an illegal move is illegal.
+//! - [`Position`] generates legal moves, makes and unmakes them with an
+//!   incrementally updated Zobrist key ([`zobrist`], fixed constants), and keeps
+//!   the history the repetition rules need ([`Position::repetition`]).
+//! - [`perft`] counts move-tree leaves to check the generator.
+//!
+//! Squares are named as in ICCS moves: files `a`..`i` from Red's left, ranks
+//! 0..9 from Red's side.
+
+mod board;
+mod moves;
+pub mod perft;
+mod position;
+mod setup;
+mod tables;
+mod types;
+pub mod zobrist;
+
+pub use board::Board;
+pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
+pub use perft::{perft, perft_divide};
+pub use position::{IllegalMove, Position, PositionError, Repetition, RepetitionKind};
+pub use setup::{FenError, Setup, START_FEN};
+pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

@@ -1,0 +1,616 @@
+//! [`Position`]: a validated position with its game history, legal move
+//! generation and make/unmake.
+
+use std::fmt;
+
+use crate::board::{bits, code, code_color, Board, Code};
+use crate::moves::{IccsMove, Move, MoveList};
+use crate::setup::{FenError, Setup};
+use crate::tables::{
+    ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_ATTACKERS, HORSE_STEPS, KING_SENSITIVE, KING_STEPS,
+    LINES, PAWN_ATTACKERS, PAWN_STEPS, RAYS,
+};
+use crate::types::{Color, Piece, Role, Square, NUM_SQUARES};
+use crate::zobrist;
+
+/// Why a [`Setup`] is not a position that can occur in a game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error("{color:?} has no king")]
+    MissingKing { color: Color },
+    #[error("too many {piece}s: {count} (at most {max})")]
+    TooMany { piece: Piece, count: usize, max: usize },
+    #[error("{piece} on {square} is outside its palace")]
+    OutsidePalace { piece: Piece, square: Square },
+    #[error("{piece} on {square} is not on one of its five palace points")]
+    AdvisorOffPoints { piece: Piece, square: Square },
+    #[error("{piece} on {square} is not on one of its seven points")]
+    ElephantOffPoints { piece: Piece, square: Square },
+    #[error("{piece} on {square} is behind its starting rank")]
+    PawnBehindStart { piece: Piece, square: Square },
+    #[error("{piece} on {square} cannot get there: pawns move sideways only after crossing the river")]
+    PawnUnreachable { piece: Piece, square: Square },
+    #[error("the kings face each other on an open file")]
+    KingsFacing,
+    #[error("{color:?} is in check but it is not {color:?}'s turn")]
+    OpponentInCheck { color: Color },
+}
+
+/// Why a move was refused in a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalMove {
+    #[error("{mv}: no piece on {square}")]
+    NoPiece { mv: String, square: Square },
+    #[error("{mv}: the piece on {square} is not the side to move's")]
+    NotYourPiece { mv: String, square: Square },
+    #[error("{mv}: a {} cannot move that way here", role.name())]
+    CannotMoveThere { mv: String, role: Role },
+    #[error("{mv}: the kings would face each other")]
+    KingsWouldFace { mv: String },
+    #[error("{mv}: it leaves the king in check")]
+    LeavesKingInCheck { mv: String },
+}
+
+/// What is undone by [`Position::unmake_move`], and what repetition rules look back at.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    mv: Move,
+    captured: Code,
+    key: u64,
+    in_check: bool,
+    plies_since_capture: u32,
+}
+
+/// The kind of a repetition cycle, by who gave check on every move of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RepetitionKind {
+    /// Neither side checked on every move: a plain repetition.
+    Idle,
+    /// One side checked on every one of its moves in the cycle.
+    PerpetualCheck { by: Color },
+    /// Both sides checked on every move.
+    MutualCheck,
+}
+
+/// A repetition of the current position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repetition {
+    pub kind: RepetitionKind,
+    /// Length of the cycle in plies.
+    pub plies: usize,
+}
+
+/// A legal position with the moves played since it was set up.
+#[derive(Clone)]
+pub struct Position {
+    board: Board,
+    turn: Color,
+    kings: [usize; 2],
+    key: u64,
+    in_check: bool,
+    plies_since_capture: u32,
+    start_fullmoves: u32,
+    start_turn: Color,
+    history: Vec<Undo>,
+}
+
+impl Position {
+    /// The initial position.
+    pub fn start() -> Position {
+        Position::from_setup(Setup::start()).expect("start position is legal")
+    }
+
+    /// Reads and validates a FEN.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let setup: Setup = fen.parse()?;
+        Ok(Position::from_setup(setup)?)
+    }
+
+    /// Validates a setup: king counts, every piece on a square it can reach,
+    /// piece counts, kings not facing, the side not to move not in check.
+    pub fn from_setup(setup: Setup) -> Result<Position, PositionError> {
+        let board = setup.board;
+        let mut kings = [usize::MAX; 2];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece::new(color, role);
+                let count = board.squares_of(piece).count();
+                if count > role.max_count() {
+                    return Err(PositionError::TooMany { piece, count, max: role.max_count() });
+                }
+            }
+            let king = board.squares_of(Piece::new(color, Role::King)).next();
+            kings[color.index()] = king.ok_or(PositionError::MissingKing { color })?.index();
+        }
+        for (square, piece) in board.pieces() {
+            check_placement(piece, square)?;
+        }
+        let mut pos = Position {
+            key: 0,
+            board,
+            turn: setup.turn,
+            kings,
+            in_check: false,
+            plies_since_capture: setup.plies_since_capture,
+            start_fullmoves: setup.fullmoves,
+            start_turn: setup.turn,
+            history: Vec::new(),
+        };
+        if pos.kings_face() {
+            return Err(PositionError::KingsFacing);
+        }
+        let them = !pos.turn;
+        if pos.king_attacked(them) {
+            return Err(PositionError::OpponentInCheck { color: them });
+        }
+        pos.key = pos.compute_key();
+        pos.in_check = pos.king_attacked(pos.turn);
+        Ok(pos)
+    }
+
+    /// The position as a [`Setup`].
+    pub fn to_setup(&self) -> Setup {
+        Setup {
+            board: self.board.clone(),
+            turn: self.turn,
+            plies_since_capture: self.plies_since_capture,
+            fullmoves: self.fullmoves(),
+        }
+    }
+
+    /// The FEN of the current position.
+    pub fn fen(&self) -> String {
+        self.to_setup().fen()
+    }
+
+    /// The pieces.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The 64-bit Zobrist key, maintained incrementally.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Whether the side to move is in check.
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.in_check
+    }
+
+    /// The square of `color`'s king.
+    #[inline]
+    pub fn king(&self, color: Color) -> Square {
+        Square::from_index_unchecked(self.kings[color.index()])
+    }
+
+    /// Plies since the last capture (or since the setup, plus its counter).
+    #[inline]
+    pub fn plies_since_capture(&self) -> u32 {
+        self.plies_since_capture
+    }
+
+    /// Plies played since the position was set up.
+    #[inline]
+    pub fn ply(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The moves played since the setup.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.history.iter().map(|u| u.mv)
+    }
+
+    /// The move number for FEN.
+    pub fn fullmoves(&self) -> u32 {
+        let black_first = (self.start_turn == Color::Black) as usize;
+        self.start_fullmoves + ((self.history.len() + black_first) / 2) as u32
+    }
+
+    /// The Zobrist key computed from scratch (tests compare it with [`Position::key`]).
+    pub fn compute_key(&self) -> u64 {
+        let mut key = zobrist::side_key(self.turn);
+        for (sq, p) in self.board.pieces() {
+            key ^= zobrist::piece_key(p, sq);
+        }
+        key
+    }
+
+    /// The position seen in a left-right mirror, without history.
+    pub fn mirror(&self) -> Position {
+        let setup = self.to_setup().mirror();
+        Position::from_setup(setup).expect("the mirror of a legal position is legal")
+    }
+
+    // ---- attacks ----------------------------------------------------------
+
+    /// Whether the kings stand on one file with nothing between them.
+    pub fn kings_face(&self) -> bool {
+        let (r, b) = (self.kings[0], self.kings[1]);
+        r % 9 == b % 9
+            && RAYS[r][crate::tables::DIR_UP]
+                .as_slice()
+                .iter()
+                .map(|&s| s as usize)
+                .find(|&s| self.board.squares[s] != 0)
+                == Some(b)
+    }
+
+    /// Whether `color`'s king is attacked (the other king facing it counts).
+    #[inline]
+    fn king_attacked(&self, color: Color) -> bool {
+        square_attacked(&self.board.squares, self.kings[color.index()], !color)
+    }
+
+    // ---- move generation --------------------------------------------------
+
+    /// Appends the pseudo-legal moves of the side to move: moves by the rules
+    /// of each piece, not yet checked for leaving the own king attacked.
+    pub fn pseudo_legal_moves(&self, list: &mut MoveList) {
+        let us = self.turn;
+        let sq = &self.board.squares;
+        let own = |c: Code| c != 0 && code_color(c) == us;
+        for from in bits(self.board.by_color[us.index()]) {
+            let role = Role::ALL[(sq[from] as usize - 1) % 7];
+            match role {
+                Role::King => steps(list, from, KING_STEPS[from].as_slice(), sq, own),
+                Role::Advisor => steps(list, from, ADVISOR_STEPS[from].as_slice(), sq, own),
+                Role::Pawn => steps(list, from, PAWN_STEPS[us.index()][from].as_slice(), sq, own),
+                Role::Elephant => {
+                    blocked_steps(list, from, ELEPHANT_STEPS[from].as_slice(), sq, own)
+                }
+                Role::Horse => blocked_steps(list, from, HORSE_STEPS[from].as_slice(), sq, own),
+                Role::Rook => {
+                    for ray in &RAYS[from] {
+                        for &to in ray.as_slice() {
+                            let c = sq[to as usize];
+                            if c == 0 {
+                                list.push(Move::from_raw(from, to as usize));
+                                continue;
+                            }
+                            if !own(c) {
+                                list.push(Move::from_raw(from, to as usize));
+                            }
+                            break;
+                        }
+                    }
+                }
+                Role::Cannon => {
+                    for ray in &RAYS[from] {
+                        let mut screen = false;
+                        for &to in ray.as_slice() {
+                            let c = sq[to as usize];
+                            if !screen {
+                                if c == 0 {
+                                    list.push(Move::from_raw(from, to as usize));
+                                } else {
+                                    screen = true;
+                                }
+                            } else if c != 0 {
+                                if !own(c) {
+                                    list.push(Move::from_raw(from, to as usize));
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a pseudo-legal move keeps the own king safe (not attacked, not
+    /// facing the other king).
+    #[inline]
+    pub fn is_legal_pseudo(&self, m: Move) -> bool {
+        let (from, to) = (m.from().index(), m.to().index());
+        let us = self.turn.index();
+        let king = self.kings[us];
+        // Only squares on the king's lines or its diagonal neighbours (horse
+        // legs) can change whether it is attacked; other moves are safe unless
+        // the king is already in check.
+        if !self.in_check
+            && from != king
+            && KING_SENSITIVE[king] & (1u128 << from) == 0
+            && LINES[king] & (1u128 << to) == 0
+        {
+            return true;
+        }
+        let mut squares = self.board.squares;
+        squares[to] = squares[from];
+        squares[from] = 0;
+        let king = if from == king { to } else { king };
+        !square_attacked(&squares, king, !self.turn)
+    }
+
+    /// The legal moves of the side to move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.pseudo_legal_moves(&mut list);
+        list.retain(|m| self.is_legal_pseudo(m));
+        list
+    }
+
+    /// Whether `m` is legal here (any move, not only a generated one).
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.check_move(m).is_ok()
+    }
+
+    /// Resolves a move parsed without a position, or says why it is illegal.
+    pub fn resolve(&self, m: IccsMove) -> Result<Move, IllegalMove> {
+        let mv = Move::new(m.from, m.to);
+        self.check_move(mv).map(|()| mv)
+    }
+
+    /// Parses an ICCS move (`h2e2`, `H2-E2`) and resolves it.
+    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
+        let iccs: IccsMove = text.parse().map_err(|e| format!("{e}"))?;
+        self.resolve(iccs).map_err(|e| e.to_string())
+    }
+
+    fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
+        let text = || mv.to_string();
+        let piece = self
+            .board
+            .piece_at(mv.from())
+            .ok_or_else(|| IllegalMove::NoPiece { mv: text(), square: mv.from() })?;
+        if piece.color != self.turn {
+            return Err(IllegalMove::NotYourPiece { mv: text(), square: mv.from() });
+        }
+        let mut list = MoveList::new();
+        self.pseudo_legal_moves(&mut list);
+        if !list.contains(&mv) {
+            return Err(IllegalMove::CannotMoveThere { mv: text(), role: piece.role });
+        }
+        if self.is_legal_pseudo(mv) {
+            return Ok(());
+        }
+        let mut after = self.clone();
+        after.make_move(mv);
+        if after.kings_face() {
+            Err(IllegalMove::KingsWouldFace { mv: text() })
+        } else {
+            Err(IllegalMove::LeavesKingInCheck { mv: text() })
+        }
+    }
+
+    /// Whether the side to move has no legal move (it has lost: checkmate or stalemate).
+    pub fn is_lost(&self) -> bool {
+        let mut list = MoveList::new();
+        self.pseudo_legal_moves(&mut list);
+        !list.iter().any(|&m| self.is_legal_pseudo(m))
+    }
+
+    // ---- make / unmake ----------------------------------------------------
+
+    /// Plays a legal move (as generated or resolved; anything else corrupts the position).
+    pub fn make_move(&mut self, m: Move) {
+        let (from, to) = (m.from().index(), m.to().index());
+        let moving = self.board.squares[from];
+        let captured = self.board.squares[to];
+        debug_assert!(moving != 0 && code_color(moving) == self.turn);
+        self.history.push(Undo {
+            mv: m,
+            captured,
+            key: self.key,
+            in_check: self.in_check,
+            plies_since_capture: self.plies_since_capture,
+        });
+        let us = self.turn.index();
+        let moving_idx = moving as usize - 1;
+        self.key ^= zobrist::piece_key_raw(moving_idx, from)
+            ^ zobrist::piece_key_raw(moving_idx, to)
+            ^ zobrist::side_key(Color::Black);
+        self.board.squares[to] = moving;
+        self.board.squares[from] = 0;
+        self.board.by_color[us] ^= (1u128 << from) | (1u128 << to);
+        if captured != 0 {
+            self.key ^= zobrist::piece_key_raw(captured as usize - 1, to);
+            self.board.by_color[us ^ 1] ^= 1u128 << to;
+            self.plies_since_capture = 0;
+        } else {
+            self.plies_since_capture += 1;
+        }
+        if self.kings[us] == from {
+            self.kings[us] = to;
+        }
+        self.turn = !self.turn;
+        self.in_check = self.king_attacked(self.turn);
+    }
+
+    /// Takes back the last move. Does nothing when no move was played.
+    pub fn unmake_move(&mut self) {
+        let Some(u) = self.history.pop() else { return };
+        let (from, to) = (u.mv.from().index(), u.mv.to().index());
+        self.turn = !self.turn;
+        let us = self.turn.index();
+        let moving = self.board.squares[to];
+        self.board.squares[from] = moving;
+        self.board.squares[to] = u.captured;
+        self.board.by_color[us] ^= (1u128 << from) | (1u128 << to);
+        if u.captured != 0 {
+            self.board.by_color[us ^ 1] ^= 1u128 << to;
+        }
+        if self.kings[us] == to {
+            self.kings[us] = from;
+        }
+        self.key = u.key;
+        self.in_check = u.in_check;
+        self.plies_since_capture = u.plies_since_capture;
+    }
+
+    /// The move that would be taken back by [`Position::unmake_move`].
+    pub fn last_move(&self) -> Option<Move> {
+        self.history.last().map(|u| u.mv)
+    }
+
+    /// The piece captured by the last move, if any.
+    pub fn last_captured(&self) -> Option<Piece> {
+        match self.history.last()?.captured {
+            0 => None,
+            c => Some(Piece::from_index(c as usize - 1)),
+        }
+    }
+
+    // ---- repetition -------------------------------------------------------
+
+    /// Key and in-check flag of the position `back` plies ago (0 = now).
+    fn past(&self, back: usize) -> (u64, bool) {
+        if back == 0 {
+            (self.key, self.in_check)
+        } else {
+            let u = &self.history[self.history.len() - back];
+            (u.key, u.in_check)
+        }
+    }
+
+    /// The most recent earlier occurrence of the current position since the
+    /// last capture, with the kind of the cycle that led back to it.
+    pub fn repetition(&self) -> Option<Repetition> {
+        let reach = (self.plies_since_capture as usize).min(self.history.len());
+        let plies = (4..=reach).step_by(2).find(|&d| self.past(d).0 == self.key)?;
+        // The positions 0, 2, .. plies ago were reached by the opponent's moves,
+        // those 1, 3, .. ago by ours; a move gave check if the side to move in
+        // the position it reached was in check.
+        let checked_every = |first: usize| (first..plies).step_by(2).all(|b| self.past(b).1);
+        let them_checked = checked_every(0);
+        let us_checked = checked_every(1);
+        let kind = match (us_checked, them_checked) {
+            (true, true) => RepetitionKind::MutualCheck,
+            (true, false) => RepetitionKind::PerpetualCheck { by: self.turn },
+            (false, true) => RepetitionKind::PerpetualCheck { by: !self.turn },
+            (false, false) => RepetitionKind::Idle,
+        };
+        Some(Repetition { kind, plies })
+    }
+
+    /// How many times the current position has occurred since the last
+    /// capture, this time included.
+    pub fn repetition_count(&self) -> usize {
+        let reach = (self.plies_since_capture as usize).min(self.history.len());
+        1 + (4..=reach).step_by(2).filter(|&d| self.past(d).0 == self.key).count()
+    }
+}
+
+/// Checks that a piece stands on a square it could have reached in a game.
+fn check_placement(piece: Piece, square: Square) -> Result<(), PositionError> {
+    let file = square.file() as i32;
+    let own_rank = match piece.color {
+        Color::Red => square.rank() as i32,
+        Color::Black => 9 - square.rank() as i32,
+    };
+    match piece.role {
+        Role::King if !square.in_palace(piece.color) => {
+            Err(PositionError::OutsidePalace { piece, square })
+        }
+        Role::Advisor if !square.in_palace(piece.color) => {
+            Err(PositionError::OutsidePalace { piece, square })
+        }
+        Role::Advisor if (file + own_rank) % 2 == 0 => {
+            Err(PositionError::AdvisorOffPoints { piece, square })
+        }
+        Role::Elephant
+            if own_rank > 4
+                || own_rank % 2 == 1
+                || file % 2 == 1
+                || (own_rank / 2 + file / 2) % 2 == 0 =>
+        {
+            Err(PositionError::ElephantOffPoints { piece, square })
+        }
+        Role::Pawn if own_rank < 3 => Err(PositionError::PawnBehindStart { piece, square }),
+        Role::Pawn if own_rank <= 4 && file % 2 == 1 => {
+            Err(PositionError::PawnUnreachable { piece, square })
+        }
+        _ => Ok(()),
+    }
+}
+
+#[inline]
+fn steps(list: &mut MoveList, from: usize, targets: &[u8], sq: &[Code], own: impl Fn(Code) -> bool) {
+    for &to in targets {
+        if !own(sq[to as usize]) {
+            list.push(Move::from_raw(from, to as usize));
+        }
+    }
+}
+
+#[inline]
+fn blocked_steps(
+    list: &mut MoveList,
+    from: usize,
+    targets: &[(u8, u8)],
+    sq: &[Code],
+    own: impl Fn(Code) -> bool,
+) {
+    for &(to, blocker) in targets {
+        if sq[blocker as usize] == 0 && !own(sq[to as usize]) {
+            list.push(Move::from_raw(from, to as usize));
+        }
+    }
+}
+
+/// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king
+/// (the king only along an open file: the facing rule). Advisors and elephants
+/// never reach the other side's palace, so they are not looked at: this is
+/// meant for king squares.
+#[inline]
+fn square_attacked(sq: &[Code; NUM_SQUARES], target: usize, by: Color) -> bool {
+    let rook = code(Piece::new(by, Role::Rook));
+    let cannon = code(Piece::new(by, Role::Cannon));
+    let king = code(Piece::new(by, Role::King));
+    let horse = code(Piece::new(by, Role::Horse));
+    let pawn = code(Piece::new(by, Role::Pawn));
+    for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
+        if sq[h as usize] == horse && sq[leg as usize] == 0 {
+            return true;
+        }
+    }
+    for &p in PAWN_ATTACKERS[by.index()][target].as_slice() {
+        if sq[p as usize] == pawn {
+            return true;
+        }
+    }
+    for ray in &RAYS[target] {
+        let ray = ray.as_slice();
+        let mut i = 0;
+        while i < ray.len() && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i == ray.len() {
+            continue;
+        }
+        let first = sq[ray[i] as usize];
+        if first == rook || first == king {
+            return true;
+        }
+        i += 1;
+        while i < ray.len() && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i < ray.len() && sq[ray[i] as usize] == cannon {
+            return true;
+        }
+    }
+    false
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.fen())
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.fen())
+    }
+}

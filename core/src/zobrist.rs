@@ -1,0 +1,101 @@
+//! Zobrist keys.
+//!
+//! The keys are part of the book and table file formats, so they are fixed
+//! constants: the output of SplitMix64 from seed [`SEED`], taken in the order
+//! piece index (0..14, Red king .. Black pawn) × square index (0..90), then the
+//! side-to-move key. Changing any of this is a new [`KEY_SCHEME_VERSION`]; a test
+//! pins sample values so the keys cannot drift by accident.
+
+use crate::types::{Color, Piece, Square, NUM_SQUARES};
+
+/// Version of the key scheme, written into every book and table header.
+pub const KEY_SCHEME_VERSION: u32 = 1;
+
+/// Seed of the SplitMix64 sequence the keys are drawn from.
+pub const SEED: u64 = 0x5849_414E_4751_4931; // "XIANGQI1"
+
+const fn splitmix64(state: u64) -> (u64, u64) {
+    let state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (state, z ^ (z >> 31))
+}
+
+struct Keys {
+    piece_square: [[u64; NUM_SQUARES]; 14],
+    black_to_move: u64,
+}
+
+static KEYS: Keys = {
+    let mut piece_square = [[0u64; NUM_SQUARES]; 14];
+    let mut state = SEED;
+    let mut p = 0;
+    while p < 14 {
+        let mut s = 0;
+        while s < NUM_SQUARES {
+            let (next, key) = splitmix64(state);
+            state = next;
+            piece_square[p][s] = key;
+            s += 1;
+        }
+        p += 1;
+    }
+    let (_, black_to_move) = splitmix64(state);
+    Keys { piece_square, black_to_move }
+};
+
+/// The key of `piece` standing on `square`.
+#[inline]
+pub fn piece_key(piece: Piece, square: Square) -> u64 {
+    KEYS.piece_square[piece.index()][square.index()]
+}
+
+#[inline]
+pub(crate) fn piece_key_raw(piece_index: usize, square_index: usize) -> u64 {
+    KEYS.piece_square[piece_index][square_index]
+}
+
+/// The key XOR-ed in when Black is to move.
+#[inline]
+pub fn side_key(color: Color) -> u64 {
+    match color {
+        Color::Red => 0,
+        Color::Black => KEYS.black_to_move,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Role;
+
+    #[test]
+    fn keys_are_the_published_constants() {
+        // Pinned values: if this test fails, the key scheme changed and
+        // KEY_SCHEME_VERSION must be raised (old books and tables become invalid).
+        let red_king_a0 = piece_key(Piece::new(Color::Red, Role::King), Square::new(0, 0).unwrap());
+        let black_pawn_i9 =
+            piece_key(Piece::new(Color::Black, Role::Pawn), Square::new(8, 9).unwrap());
+        assert_eq!(
+            (red_king_a0, black_pawn_i9, side_key(Color::Black)),
+            (PINNED_FIRST, PINNED_LAST, PINNED_SIDE)
+        );
+        assert_eq!(KEY_SCHEME_VERSION, 1);
+    }
+
+    #[test]
+    fn keys_are_distinct_and_nonzero() {
+        let mut all: Vec<u64> = KEYS.piece_square.iter().flatten().copied().collect();
+        all.push(KEYS.black_to_move);
+        assert!(all.iter().all(|&k| k != 0));
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 14 * 90 + 1);
+    }
+
+    // Computed independently (a Python SplitMix64) from SEED.
+    const PINNED_FIRST: u64 = 0xe3cb3c19071cd063;
+    const PINNED_LAST: u64 = 0x72e115f4a62a99a9;
+    const PINNED_SIDE: u64 = 0x4cf8fcd3c28d2e4d;
+}
