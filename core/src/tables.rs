@@ -361,7 +361,9 @@ mod tests {
         // A red pawn across the river has three steps, at home one.
         assert_eq!(PAWN_STEPS[0][5 * 9 + 4].len, 3);
         assert_eq!(PAWN_STEPS[0][3 * 9 + 4].len, 1);
-        assert_eq!(PAWN_STEPS[1][9 * 9 + 4].len, 3);
+        assert_eq!(PAWN_STEPS[1][4 * 9 + 4].len, 3);
+        // On the last rank only sideways steps remain.
+        assert_eq!(PAWN_STEPS[1][4].len, 2);
         // Elephants on the river bank may not cross it.
         assert_eq!(ELEPHANT_STEPS[4 * 9 + 2].len, 2);
         assert_eq!(RAYS[0][DIR_UP].len, 9);
