@@ -246,8 +246,9 @@ impl Position {
     }
 
     /// Whether `color`'s king is attacked (the other king facing it counts).
+    /// For the side to move this is [`Position::in_check`], kept up to date.
     #[inline]
-    fn king_attacked(&self, color: Color) -> bool {
+    pub fn king_attacked(&self, color: Color) -> bool {
         square_attacked(&self.board.squares, self.kings[color.index()], !color)
     }
 
