@@ -33,7 +33,10 @@ pub struct Board {
 impl Board {
     /// A board with no pieces.
     pub const fn empty() -> Board {
-        Board { squares: [0; NUM_SQUARES], by_color: [0; 2] }
+        Board {
+            squares: [0; NUM_SQUARES],
+            by_color: [0; 2],
+        }
     }
 
     /// The piece on `sq`, if any.

@@ -87,7 +87,9 @@ impl FromStr for IccsMove {
     type Err = ParseMoveError;
 
     fn from_str(s: &str) -> Result<IccsMove, ParseMoveError> {
-        let err = || ParseMoveError { text: s.chars().take(20).collect() };
+        let err = || ParseMoveError {
+            text: s.chars().take(20).collect(),
+        };
         let (a, b) = match s.len() {
             4 => (s.get(0..2), s.get(2..4)),
             5 if s.as_bytes()[2] == b'-' => (s.get(0..2), s.get(3..5)),
@@ -104,7 +106,10 @@ impl FromStr for IccsMove {
 
 impl From<Move> for IccsMove {
     fn from(m: Move) -> IccsMove {
-        IccsMove { from: m.from(), to: m.to() }
+        IccsMove {
+            from: m.from(),
+            to: m.to(),
+        }
     }
 }
 
@@ -122,7 +127,10 @@ pub struct MoveList {
 impl MoveList {
     /// An empty list.
     pub const fn new() -> MoveList {
-        MoveList { len: 0, moves: [Move(0); MAX_MOVES] }
+        MoveList {
+            len: 0,
+            moves: [Move(0); MAX_MOVES],
+        }
     }
 
     #[inline]

@@ -7,8 +7,8 @@ use crate::board::{bits, code, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_ATTACKERS, HORSE_STEPS, KING_SENSITIVE, KING_STEPS,
-    LINES, PAWN_ATTACKERS, PAWN_STEPS, RAYS,
+    ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_ATTACKERS, HORSE_STEPS, KING_SENSITIVE, KING_STEPS, LINES,
+    PAWN_ATTACKERS, PAWN_STEPS, RAYS,
 };
 use crate::types::{Color, Piece, Role, Square, NUM_SQUARES};
 use crate::zobrist;
@@ -19,7 +19,11 @@ pub enum PositionError {
     #[error("{color:?} has no king")]
     MissingKing { color: Color },
     #[error("too many {piece}s: {count} (at most {max})")]
-    TooMany { piece: Piece, count: usize, max: usize },
+    TooMany {
+        piece: Piece,
+        count: usize,
+        max: usize,
+    },
     #[error("{piece} on {square} is outside its palace")]
     OutsidePalace { piece: Piece, square: Square },
     #[error("{piece} on {square} is not on one of its five palace points")]
@@ -28,7 +32,9 @@ pub enum PositionError {
     ElephantOffPoints { piece: Piece, square: Square },
     #[error("{piece} on {square} is behind its starting rank")]
     PawnBehindStart { piece: Piece, square: Square },
-    #[error("{piece} on {square} cannot get there: pawns move sideways only after crossing the river")]
+    #[error(
+        "{piece} on {square} cannot get there: pawns move sideways only after crossing the river"
+    )]
     PawnUnreachable { piece: Piece, square: Square },
     #[error("the kings face each other on an open file")]
     KingsFacing,
@@ -117,7 +123,11 @@ impl Position {
                 let piece = Piece::new(color, role);
                 let count = board.squares_of(piece).count();
                 if count > role.max_count() {
-                    return Err(PositionError::TooMany { piece, count, max: role.max_count() });
+                    return Err(PositionError::TooMany {
+                        piece,
+                        count,
+                        max: role.max_count(),
+                    });
                 }
             }
             let king = board.squares_of(Piece::new(color, Role::King)).next();
@@ -363,14 +373,23 @@ impl Position {
         let piece = self
             .board
             .piece_at(mv.from())
-            .ok_or_else(|| IllegalMove::NoPiece { mv: text(), square: mv.from() })?;
+            .ok_or_else(|| IllegalMove::NoPiece {
+                mv: text(),
+                square: mv.from(),
+            })?;
         if piece.color != self.turn {
-            return Err(IllegalMove::NotYourPiece { mv: text(), square: mv.from() });
+            return Err(IllegalMove::NotYourPiece {
+                mv: text(),
+                square: mv.from(),
+            });
         }
         let mut list = MoveList::new();
         self.pseudo_legal_moves(&mut list);
         if !list.contains(&mv) {
-            return Err(IllegalMove::CannotMoveThere { mv: text(), role: piece.role });
+            return Err(IllegalMove::CannotMoveThere {
+                mv: text(),
+                role: piece.role,
+            });
         }
         if self.is_legal_pseudo(mv) {
             return Ok(());
@@ -478,7 +497,9 @@ impl Position {
     /// last capture, with the kind of the cycle that led back to it.
     pub fn repetition(&self) -> Option<Repetition> {
         let reach = (self.plies_since_capture as usize).min(self.history.len());
-        let plies = (4..=reach).step_by(2).find(|&d| self.past(d).0 == self.key)?;
+        let plies = (4..=reach)
+            .step_by(2)
+            .find(|&d| self.past(d).0 == self.key)?;
         // The positions 0, 2, .. plies ago were reached by the opponent's moves,
         // those 1, 3, .. ago by ours; a move gave check if the side to move in
         // the position it reached was in check.
@@ -498,7 +519,10 @@ impl Position {
     /// capture, this time included.
     pub fn repetition_count(&self) -> usize {
         let reach = (self.plies_since_capture as usize).min(self.history.len());
-        1 + (4..=reach).step_by(2).filter(|&d| self.past(d).0 == self.key).count()
+        1 + (4..=reach)
+            .step_by(2)
+            .filter(|&d| self.past(d).0 == self.key)
+            .count()
     }
 }
 
@@ -536,7 +560,13 @@ fn check_placement(piece: Piece, square: Square) -> Result<(), PositionError> {
 }
 
 #[inline]
-fn steps(list: &mut MoveList, from: usize, targets: &[u8], sq: &[Code], own: impl Fn(Code) -> bool) {
+fn steps(
+    list: &mut MoveList,
+    from: usize,
+    targets: &[u8],
+    sq: &[Code],
+    own: impl Fn(Code) -> bool,
+) {
     for &to in targets {
         if !own(sq[to as usize]) {
             list.push(Move::from_raw(from, to as usize));

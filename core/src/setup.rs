@@ -62,7 +62,10 @@ impl Setup {
 
     /// The setup seen in a left-right mirror.
     pub fn mirror(&self) -> Setup {
-        Setup { board: self.board.mirror(), ..self.clone() }
+        Setup {
+            board: self.board.mirror(),
+            ..self.clone()
+        }
     }
 }
 
@@ -97,7 +100,9 @@ fn parse_placement(field: &str) -> Result<Board, FenError> {
 fn parse_counter(field: Option<&str>, default: u32) -> Result<u32, FenError> {
     match field {
         None | Some("-") => Ok(default),
-        Some(f) => f.parse().map_err(|_| FenError::BadCounter(f.chars().take(12).collect())),
+        Some(f) => f
+            .parse()
+            .map_err(|_| FenError::BadCounter(f.chars().take(12).collect())),
     }
 }
 
@@ -118,7 +123,12 @@ impl FromStr for Setup {
         let _en_passant = fields.next();
         let plies_since_capture = parse_counter(fields.next(), 0)?;
         let fullmoves = parse_counter(fields.next(), 1)?.max(1);
-        Ok(Setup { board, turn, plies_since_capture, fullmoves })
+        Ok(Setup {
+            board,
+            turn,
+            plies_since_capture,
+            fullmoves,
+        })
     }
 }
 

@@ -38,7 +38,10 @@ pub(crate) struct PairList<const N: usize> {
 }
 
 impl<const N: usize> PairList<N> {
-    const EMPTY: Self = PairList { len: 0, pairs: [(0, 0); N] };
+    const EMPTY: Self = PairList {
+        len: 0,
+        pairs: [(0, 0); N],
+    };
 
     const fn push(mut self, target: u8, blocker: u8) -> Self {
         self.pairs[self.len as usize] = (target, blocker);
@@ -172,7 +175,11 @@ pub(crate) static HORSE_STEPS: [PairList<8>; NUM_SQUARES] = {
         let mut d = 0;
         while d < 8 {
             let (df, dr) = HORSE[d];
-            let (lf, lr) = if df.abs() == 2 { (f + signum(df), r) } else { (f, r + signum(dr)) };
+            let (lf, lr) = if df.abs() == 2 {
+                (f + signum(df), r)
+            } else {
+                (f, r + signum(dr))
+            };
             if let (Some(to), Some(leg)) = (square_at(f + df, r + dr), square_at(lf, lr)) {
                 t[s] = t[s].push(to, leg);
             }
@@ -193,9 +200,10 @@ pub(crate) static HORSE_ATTACKERS: [PairList<8>; NUM_SQUARES] = {
         let mut d = 0;
         while d < 8 {
             let (df, dr) = HORSE[d];
-            if let (Some(from), Some(leg)) =
-                (square_at(f + df, r + dr), square_at(f + signum(df), r + signum(dr)))
-            {
+            if let (Some(from), Some(leg)) = (
+                square_at(f + df, r + dr),
+                square_at(f + signum(df), r + signum(dr)),
+            ) {
                 t[s] = t[s].push(from, leg);
             }
             d += 1;

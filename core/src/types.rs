@@ -157,7 +157,11 @@ impl Piece {
     /// Reads a FEN letter (upper case Red); `e` and `h` are accepted too.
     pub fn from_char(c: char) -> Option<Piece> {
         let role = Role::from_char(c)?;
-        let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::Red
+        } else {
+            Color::Black
+        };
         Some(Piece::new(color, role))
     }
 }

@@ -42,7 +42,10 @@ static KEYS: Keys = {
         p += 1;
     }
     let (_, black_to_move) = splitmix64(state);
-    Keys { piece_square, black_to_move }
+    Keys {
+        piece_square,
+        black_to_move,
+    }
 };
 
 /// The key of `piece` standing on `square`.
@@ -74,9 +77,14 @@ mod tests {
     fn keys_are_the_published_constants() {
         // Pinned values: if this test fails, the key scheme changed and
         // KEY_SCHEME_VERSION must be raised (old books and tables become invalid).
-        let red_king_a0 = piece_key(Piece::new(Color::Red, Role::King), Square::new(0, 0).unwrap());
-        let black_pawn_i9 =
-            piece_key(Piece::new(Color::Black, Role::Pawn), Square::new(8, 9).unwrap());
+        let red_king_a0 = piece_key(
+            Piece::new(Color::Red, Role::King),
+            Square::new(0, 0).unwrap(),
+        );
+        let black_pawn_i9 = piece_key(
+            Piece::new(Color::Black, Role::Pawn),
+            Square::new(8, 9).unwrap(),
+        );
         assert_eq!(
             (red_king_a0, black_pawn_i9, side_key(Color::Black)),
             (PINNED_FIRST, PINNED_LAST, PINNED_SIDE)

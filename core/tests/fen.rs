@@ -32,14 +32,23 @@ fn start_position_round_trips() {
 
 #[test]
 fn short_fens_and_alternative_letters_are_read() {
-    let short = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w").unwrap();
+    let short = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w")
+        .unwrap();
     assert_eq!(short.fen(), START_FEN);
-    let letters = Position::from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r").unwrap();
+    let letters =
+        Position::from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r")
+            .unwrap();
     assert_eq!(letters.fen(), START_FEN);
-    let black = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 7 12").unwrap();
+    let black = Position::from_fen(
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 7 12",
+    )
+    .unwrap();
     assert_eq!(black.turn(), Color::Black);
     assert_eq!(black.plies_since_capture(), 7);
-    assert_eq!(black.fen(), "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 7 12");
+    assert_eq!(
+        black.fen(),
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 7 12"
+    );
 }
 
 #[test]
@@ -56,7 +65,10 @@ fn move_counters_advance_in_the_fen() {
 #[test]
 fn syntax_errors_are_named() {
     assert_eq!(err(""), FenError::Empty);
-    assert_eq!(err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w"), FenError::WrongRankCount(9));
+    assert_eq!(
+        err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w"),
+        FenError::WrongRankCount(9)
+    );
     assert_eq!(
         err("rnbakabnr/8/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
         FenError::WrongFileCount { rank: 8, files: 8 }
@@ -67,9 +79,15 @@ fn syntax_errors_are_named() {
     );
     assert_eq!(
         err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w"),
-        FenError::UnknownLetter { rank: 0, letter: 'X' }
+        FenError::UnknownLetter {
+            rank: 0,
+            letter: 'X'
+        }
     );
-    assert_eq!(err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"), FenError::MissingSide);
+    assert_eq!(
+        err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"),
+        FenError::MissingSide
+    );
     assert_eq!(
         err("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR x"),
         FenError::BadSide("x".into())
@@ -82,47 +100,86 @@ fn syntax_errors_are_named() {
 
 #[test]
 fn impossible_positions_are_named() {
-    assert_eq!(pos_err("rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"), PositionError::MissingKing { color: Color::Black });
+    assert_eq!(
+        pos_err("rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
+        PositionError::MissingKing {
+            color: Color::Black
+        }
+    );
     assert_eq!(
         pos_err("rnbakabnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
-        PositionError::TooMany { piece: Piece::new(Color::Black, Role::King), count: 2, max: 1 }
+        PositionError::TooMany {
+            piece: Piece::new(Color::Black, Role::King),
+            count: 2,
+            max: 1
+        }
     );
     assert_eq!(
         pos_err("2k6/9/9/9/9/9/9/9/9/4K4 w"),
-        PositionError::OutsidePalace { piece: Piece::new(Color::Black, Role::King), square: sq("c9") }
+        PositionError::OutsidePalace {
+            piece: Piece::new(Color::Black, Role::King),
+            square: sq("c9")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/9/9/9/9/A8/4K4 w"),
-        PositionError::OutsidePalace { piece: red(Role::Advisor), square: sq("a1") }
+        PositionError::OutsidePalace {
+            piece: red(Role::Advisor),
+            square: sq("a1")
+        }
     );
     assert_eq!(
         pos_err("4k4/9/9/9/9/9/9/9/9/3KA4 w"),
-        PositionError::AdvisorOffPoints { piece: red(Role::Advisor), square: sq("e0") }
+        PositionError::AdvisorOffPoints {
+            piece: red(Role::Advisor),
+            square: sq("e0")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/9/9/9/9/9/B3K4 w"),
-        PositionError::ElephantOffPoints { piece: red(Role::Elephant), square: sq("a0") }
+        PositionError::ElephantOffPoints {
+            piece: red(Role::Elephant),
+            square: sq("a0")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/2B6/9/9/9/9/4K4 w"),
-        PositionError::ElephantOffPoints { piece: red(Role::Elephant), square: sq("c5") }
+        PositionError::ElephantOffPoints {
+            piece: red(Role::Elephant),
+            square: sq("c5")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/9/9/9/P8/9/4K4 w"),
-        PositionError::PawnBehindStart { piece: red(Role::Pawn), square: sq("a2") }
+        PositionError::PawnBehindStart {
+            piece: red(Role::Pawn),
+            square: sq("a2")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/9/9/1P7/9/9/4K4 w"),
-        PositionError::PawnUnreachable { piece: red(Role::Pawn), square: sq("b3") }
+        PositionError::PawnUnreachable {
+            piece: red(Role::Pawn),
+            square: sq("b3")
+        }
     );
     assert_eq!(
         pos_err("3k5/9/9/9/9/9/P1P1P1P1P/P8/9/4K4 w"),
-        PositionError::TooMany { piece: red(Role::Pawn), count: 6, max: 5 }
+        PositionError::TooMany {
+            piece: red(Role::Pawn),
+            count: 6,
+            max: 5
+        }
     );
-    assert_eq!(pos_err("4k4/9/9/9/9/9/9/9/9/4K4 w"), PositionError::KingsFacing);
+    assert_eq!(
+        pos_err("4k4/9/9/9/9/9/9/9/9/4K4 w"),
+        PositionError::KingsFacing
+    );
     assert_eq!(
         pos_err("4k4/9/9/9/9/9/9/9/4R4/3K5 w"),
-        PositionError::OpponentInCheck { color: Color::Black }
+        PositionError::OpponentInCheck {
+            color: Color::Black
+        }
     );
 }
 
@@ -145,7 +202,9 @@ fn legal_edge_placements_are_accepted() {
 
 #[test]
 fn setup_mirror_round_trips() {
-    let setup: Setup = "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1".parse().unwrap();
+    let setup: Setup = "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1"
+        .parse()
+        .unwrap();
     assert_ne!(setup.mirror(), setup);
     assert_eq!(setup.mirror().mirror(), setup);
 }

@@ -11,9 +11,18 @@ fn check_up_to(max_depth: u32, min_depth: u32) {
             if depth < min_depth || depth > max_depth {
                 continue;
             }
-            assert_eq!(perft(&mut pos, depth), expected, "perft {depth} of {}", case.fen);
+            assert_eq!(
+                perft(&mut pos, depth),
+                expected,
+                "perft {depth} of {}",
+                case.fen
+            );
         }
-        assert_eq!(pos.fen(), Position::from_fen(&case.fen).unwrap().fen(), "perft left the position changed");
+        assert_eq!(
+            pos.fen(),
+            Position::from_fen(&case.fen).unwrap().fen(),
+            "perft left the position changed"
+        );
     }
 }
 
@@ -42,7 +51,10 @@ fn mirrored_positions_have_the_same_perft() {
         let mut pos = Position::from_fen(&case.fen).unwrap();
         let mut mirrored = pos.mirror();
         // Root move by root move: the mirror of each move leads to the same count.
-        let mut original: Vec<_> = perft_divide(&mut pos, 3).into_iter().map(|(m, n)| (m.mirror(), n)).collect();
+        let mut original: Vec<_> = perft_divide(&mut pos, 3)
+            .into_iter()
+            .map(|(m, n)| (m.mirror(), n))
+            .collect();
         let mut seen = perft_divide(&mut mirrored, 3);
         original.sort();
         seen.sort();

@@ -11,7 +11,9 @@ use xqcore::{
 
 fn play(pos: &mut Position, moves: &str) {
     for m in moves.split_whitespace() {
-        let mv = pos.parse_move(m).unwrap_or_else(|e| panic!("{m} in {}: {e}", pos.fen()));
+        let mv = pos
+            .parse_move(m)
+            .unwrap_or_else(|e| panic!("{m} in {}: {e}", pos.fen()));
         pos.make_move(mv);
     }
 }
@@ -43,20 +45,35 @@ fn sorted(list: MoveList) -> Vec<Move> {
 
 /// Every invariant that must hold in any reachable position.
 fn check_invariants(pos: &Position) {
-    assert_eq!(pos.key(), pos.compute_key(), "incremental key in {}", pos.fen());
+    assert_eq!(
+        pos.key(),
+        pos.compute_key(),
+        "incremental key in {}",
+        pos.fen()
+    );
     let reparsed = Position::from_fen(&pos.fen()).expect("own FEN reads back");
     assert_eq!(reparsed.fen(), pos.fen());
     assert_eq!(reparsed.key(), pos.key());
     assert_eq!(reparsed.in_check(), pos.in_check());
     assert_eq!(pos.in_check(), pos.king_attacked(pos.turn()));
     let legal = sorted(pos.legal_moves());
-    assert_eq!(legal, brute_force_legal(pos), "legal moves of {}", pos.fen());
+    assert_eq!(
+        legal,
+        brute_force_legal(pos),
+        "legal moves of {}",
+        pos.fen()
+    );
     let mirrored: Vec<Move> = {
         let mut v: Vec<Move> = legal.iter().map(|m| m.mirror()).collect();
         v.sort();
         v
     };
-    assert_eq!(sorted(pos.mirror().legal_moves()), mirrored, "mirror of {}", pos.fen());
+    assert_eq!(
+        sorted(pos.mirror().legal_moves()),
+        mirrored,
+        "mirror of {}",
+        pos.fen()
+    );
     assert_eq!(pos.is_lost(), legal.is_empty());
 }
 
@@ -123,7 +140,10 @@ proptest! {
 #[test]
 fn moves_parse_without_a_position() {
     let m: IccsMove = "h2e2".parse().unwrap();
-    assert_eq!((m.from, m.to), (Square::parse("h2").unwrap(), Square::parse("e2").unwrap()));
+    assert_eq!(
+        (m.from, m.to),
+        (Square::parse("h2").unwrap(), Square::parse("e2").unwrap())
+    );
     assert_eq!("H2-E2".parse::<IccsMove>().unwrap(), m);
     for bad in ["", "h2", "h2e", "j2e2", "h2e:", "h2e2x", "h2h2", "ｈ2e2"] {
         assert!(bad.parse::<IccsMove>().is_err(), "{bad}");
@@ -139,20 +159,53 @@ fn illegal_moves_are_refused_with_their_reason() {
     let pos = Position::start();
     let resolve = |s: &str| pos.resolve(s.parse().unwrap());
     assert!(matches!(resolve("e5e6"), Err(IllegalMove::NoPiece { .. })));
-    assert!(matches!(resolve("h7e7"), Err(IllegalMove::NotYourPiece { .. })));
-    assert!(matches!(resolve("h2h8"), Err(IllegalMove::CannotMoveThere { role: Role::Cannon, .. })));
-    assert!(resolve("h2h9").is_ok(), "the cannon takes the horse over its screen");
-    assert!(matches!(resolve("b0d1"), Err(IllegalMove::CannotMoveThere { role: Role::Horse, .. })));
-    assert!(matches!(resolve("c0e2"), Ok(_)));
-    assert!(matches!(resolve("c3d3"), Err(IllegalMove::CannotMoveThere { role: Role::Pawn, .. })));
+    assert!(matches!(
+        resolve("h7e7"),
+        Err(IllegalMove::NotYourPiece { .. })
+    ));
+    assert!(matches!(
+        resolve("h2h8"),
+        Err(IllegalMove::CannotMoveThere {
+            role: Role::Cannon,
+            ..
+        })
+    ));
+    assert!(
+        resolve("h2h9").is_ok(),
+        "the cannon takes the horse over its screen"
+    );
+    assert!(matches!(
+        resolve("b0d1"),
+        Err(IllegalMove::CannotMoveThere {
+            role: Role::Horse,
+            ..
+        })
+    ));
+    assert!(resolve("c0e2").is_ok());
+    assert!(matches!(
+        resolve("c3d3"),
+        Err(IllegalMove::CannotMoveThere {
+            role: Role::Pawn,
+            ..
+        })
+    ));
     // The e-pawn is all that stands between the kings... with the rest cleared away.
     let open = Position::from_fen("4k4/9/9/9/9/4P4/9/9/9/4K4 w").unwrap();
-    assert!(matches!(open.parse_move("e4d4"), Err(_)), "pawn not across the river");
+    assert!(
+        open.parse_move("e4d4").is_err(),
+        "pawn not across the river"
+    );
     let screen = Position::from_fen("4k4/9/9/9/4P4/9/9/9/9/4K4 w").unwrap();
-    assert!(matches!(screen.resolve("e5d5".parse().unwrap()), Err(IllegalMove::KingsWouldFace { .. })));
+    assert!(matches!(
+        screen.resolve("e5d5".parse().unwrap()),
+        Err(IllegalMove::KingsWouldFace { .. })
+    ));
     // A pinned rook may move along the pin, not off it.
     let pinned = Position::from_fen("4k4/9/9/9/4r4/9/9/9/4R4/3AK4 w").unwrap();
-    assert!(matches!(pinned.resolve("e1d1".parse().unwrap()), Err(IllegalMove::LeavesKingInCheck { .. })));
+    assert!(matches!(
+        pinned.resolve("e1d1".parse().unwrap()),
+        Err(IllegalMove::LeavesKingInCheck { .. })
+    ));
     assert!(pinned.parse_move("e1e5").is_ok());
     let e = pinned.parse_move("e1d1").unwrap_err();
     assert!(e.contains("leaves the king in check"), "{e}");
@@ -163,18 +216,27 @@ fn cannon_screens_and_horse_legs_decide_checks() {
     // A red horse stepping between a black cannon and the red king becomes the cannon's screen.
     let pos = Position::from_fen("3k5/9/9/9/4c4/9/9/9/2N6/4K4 w").unwrap();
     assert!(!pos.in_check());
-    assert!(matches!(pos.resolve("c1e2".parse().unwrap()), Err(IllegalMove::LeavesKingInCheck { .. })));
+    assert!(matches!(
+        pos.resolve("c1e2".parse().unwrap()),
+        Err(IllegalMove::LeavesKingInCheck { .. })
+    ));
     assert!(pos.parse_move("c1d3").is_ok());
     // A red rook on a black horse's leg may not leave it, but may take the horse.
     let leg = Position::from_fen("5k3/9/9/9/9/9/9/3n5/3R5/4K4 w").unwrap();
     assert!(!leg.in_check());
-    assert!(matches!(leg.resolve("d1a1".parse().unwrap()), Err(IllegalMove::LeavesKingInCheck { .. })));
+    assert!(matches!(
+        leg.resolve("d1a1".parse().unwrap()),
+        Err(IllegalMove::LeavesKingInCheck { .. })
+    ));
     assert!(leg.parse_move("d1d2").is_ok());
     // A cannon with two screens gives no check; taking one screen away does.
     let two = Position::from_fen("4k4/9/9/9/4c4/9/4P4/4N4/9/3K5 w").unwrap();
     assert!(two.parse_move("d0e0").is_ok());
     let one = Position::from_fen("4k4/9/9/9/4c4/9/9/4N4/9/3K5 w").unwrap();
-    assert!(matches!(one.resolve("d0e0".parse().unwrap()), Err(IllegalMove::LeavesKingInCheck { .. })));
+    assert!(matches!(
+        one.resolve("d0e0".parse().unwrap()),
+        Err(IllegalMove::LeavesKingInCheck { .. })
+    ));
 }
 
 #[test]
@@ -186,7 +248,8 @@ fn checkmate_and_stalemate_both_lose() {
     assert!(mate.is_lost());
     assert!(mate.legal_moves().is_empty());
     // Stalemate: Black to move, not in check, nothing legal.
-    let stalemate = Position::from_fen("3k5/R8/4R4/9/9/9/9/9/9/4K4 b").unwrap_or_else(|e| panic!("{e}"));
+    let stalemate =
+        Position::from_fen("3k5/R8/4R4/9/9/9/9/9/9/4K4 b").unwrap_or_else(|e| panic!("{e}"));
     assert!(!stalemate.in_check());
     let moves = stalemate.legal_moves();
     assert!(moves.is_empty(), "{moves:?}");
@@ -215,7 +278,10 @@ fn perpetual_check_is_blamed_on_the_checker() {
     // Seen from the position after the checking move, the same cycle.
     let mut pos2 = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K2R1 w").unwrap();
     play(&mut pos2, "h0h9 d9d8 h9h8 d8d9 h8h9");
-    assert_eq!(pos2.repetition().unwrap().kind, RepetitionKind::PerpetualCheck { by: Color::Red });
+    assert_eq!(
+        pos2.repetition().unwrap().kind,
+        RepetitionKind::PerpetualCheck { by: Color::Red }
+    );
 }
 
 #[test]
@@ -226,7 +292,13 @@ fn mutual_check_is_recognised() {
     assert!(pos.in_check());
     play(&mut pos, "f2e2 e3f3 e2f2 f3e3");
     let rep = pos.repetition().expect("cycle");
-    assert_eq!(rep, xqcore::Repetition { kind: RepetitionKind::MutualCheck, plies: 4 });
+    assert_eq!(
+        rep,
+        xqcore::Repetition {
+            kind: RepetitionKind::MutualCheck,
+            plies: 4
+        }
+    );
 }
 
 #[test]

@@ -5,7 +5,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "xqengine", version, about = "Xiangqi engine (UCCI, and UCI when the first command is `uci`)")]
+#[command(
+    name = "xqengine",
+    version,
+    about = "Xiangqi engine (UCCI, and UCI when the first command is `uci`)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -26,25 +30,27 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Perft { depth, fen }) => match xqengine::perft_cmd::run(fen.as_deref(), depth) {
-            Ok(report) => {
-                let mut out = std::io::stdout().lock();
-                if xqengine::perft_cmd::print(&report, &mut out).is_err() {
-                    return ExitCode::FAILURE;
+        Some(Command::Perft { depth, fen }) => {
+            match xqengine::perft_cmd::run(fen.as_deref(), depth) {
+                Ok(report) => {
+                    let mut out = std::io::stdout().lock();
+                    if xqengine::perft_cmd::print(&report, &mut out).is_err() {
+                        return ExitCode::FAILURE;
+                    }
+                    let secs = report.elapsed.as_secs_f64();
+                    eprintln!(
+                        "time {:.3} s, {:.0} nodes/s",
+                        secs,
+                        report.nodes as f64 / secs.max(1e-9)
+                    );
+                    ExitCode::SUCCESS
                 }
-                let secs = report.elapsed.as_secs_f64();
-                eprintln!(
-                    "time {:.3} s, {:.0} nodes/s",
-                    secs,
-                    report.nodes as f64 / secs.max(1e-9)
-                );
-                ExitCode::SUCCESS
+                Err(e) => {
+                    eprintln!("xqengine perft: bad --fen: {e}");
+                    ExitCode::from(2)
+                }
             }
-            Err(e) => {
-                eprintln!("xqengine perft: bad --fen: {e}");
-                ExitCode::from(2)
-            }
-        },
+        }
         None => {
             eprintln!("xqengine: the protocol loop is not built yet; try `xqengine perft 4`");
             ExitCode::FAILURE

@@ -19,9 +19,21 @@ pub fn run(fen: Option<&str>, depth: u32) -> Result<PerftReport, xqcore::FenErro
         None => Position::start(),
     };
     let started = Instant::now();
-    let divide = if depth == 0 { Vec::new() } else { perft_divide(&mut pos, depth) };
-    let nodes = if depth == 0 { 1 } else { divide.iter().map(|(_, n)| n).sum() };
-    Ok(PerftReport { divide, nodes, elapsed: started.elapsed() })
+    let divide = if depth == 0 {
+        Vec::new()
+    } else {
+        perft_divide(&mut pos, depth)
+    };
+    let nodes = if depth == 0 {
+        1
+    } else {
+        divide.iter().map(|(_, n)| n).sum()
+    };
+    Ok(PerftReport {
+        divide,
+        nodes,
+        elapsed: started.elapsed(),
+    })
 }
 
 /// Writes the report: `move: count` lines, then `nodes N`.

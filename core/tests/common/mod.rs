@@ -47,7 +47,12 @@ impl Rng {
 }
 
 /// Plays up to `plies` random legal moves from `pos`, calling `check` before each move.
-pub fn random_playout(pos: &mut Position, rng: &mut Rng, plies: usize, mut check: impl FnMut(&Position)) {
+pub fn random_playout(
+    pos: &mut Position,
+    rng: &mut Rng,
+    plies: usize,
+    mut check: impl FnMut(&Position),
+) {
     for _ in 0..plies {
         check(pos);
         let moves = pos.legal_moves();
