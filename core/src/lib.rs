@@ -17,6 +17,7 @@ mod board;
 mod moves;
 pub mod perft;
 mod position;
+mod see;
 mod setup;
 mod tables;
 mod types;

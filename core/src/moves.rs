@@ -11,6 +11,9 @@ use crate::types::Square;
 pub struct Move(u16);
 
 impl Move {
+    /// The null move (`a0a0`), never a legal move: marks a passed turn in search.
+    pub const NULL: Move = Move(0);
+
     /// Builds a move.
     #[inline]
     pub const fn new(from: Square, to: Square) -> Move {

@@ -90,7 +90,7 @@ pub struct Repetition {
 /// A legal position with the moves played since it was set up.
 #[derive(Clone)]
 pub struct Position {
-    board: Board,
+    pub(crate) board: Board,
     turn: Color,
     kings: [usize; 2],
     key: u64,
@@ -267,9 +267,19 @@ impl Position {
     /// Appends the pseudo-legal moves of the side to move: moves by the rules
     /// of each piece, not yet checked for leaving the own king attacked.
     pub fn pseudo_legal_moves(&self, list: &mut MoveList) {
+        self.generate(list, false);
+    }
+
+    /// Appends the pseudo-legal captures of the side to move.
+    pub fn pseudo_legal_captures(&self, list: &mut MoveList) {
+        self.generate(list, true);
+    }
+
+    fn generate(&self, list: &mut MoveList, captures_only: bool) {
         let us = self.turn;
         let sq = &self.board.squares;
-        let own = |c: Code| c != 0 && code_color(c) == us;
+        // The squares a move may end on: empty or enemy, or only enemy.
+        let own = |c: Code| (c == 0 && captures_only) || (c != 0 && code_color(c) == us);
         for from in bits(self.board.by_color[us.index()]) {
             let role = Role::ALL[(sq[from] as usize - 1) % 7];
             match role {
@@ -285,7 +295,9 @@ impl Position {
                         for &to in ray.as_slice() {
                             let c = sq[to as usize];
                             if c == 0 {
-                                list.push(Move::from_raw(from, to as usize));
+                                if !captures_only {
+                                    list.push(Move::from_raw(from, to as usize));
+                                }
                                 continue;
                             }
                             if !own(c) {
@@ -302,7 +314,9 @@ impl Position {
                             let c = sq[to as usize];
                             if !screen {
                                 if c == 0 {
-                                    list.push(Move::from_raw(from, to as usize));
+                                    if !captures_only {
+                                        list.push(Move::from_raw(from, to as usize));
+                                    }
                                 } else {
                                     screen = true;
                                 }
@@ -463,6 +477,33 @@ impl Position {
         if self.kings[us] == to {
             self.kings[us] = from;
         }
+        self.key = u.key;
+        self.in_check = u.in_check;
+        self.plies_since_capture = u.plies_since_capture;
+    }
+
+    /// Passes the turn (for null-move pruning in search). The side to move must
+    /// not be in check. Repetition detection does not look past a null move.
+    pub fn make_null_move(&mut self) {
+        debug_assert!(!self.in_check);
+        self.history.push(Undo {
+            mv: Move::NULL,
+            captured: 0,
+            key: self.key,
+            in_check: self.in_check,
+            plies_since_capture: self.plies_since_capture,
+        });
+        self.key ^= zobrist::side_key(Color::Black);
+        self.turn = !self.turn;
+        self.plies_since_capture = 0;
+        self.in_check = false;
+    }
+
+    /// Takes back [`Position::make_null_move`].
+    pub fn unmake_null_move(&mut self) {
+        let u = self.history.pop().expect("a null move to take back");
+        debug_assert!(u.mv == Move::NULL);
+        self.turn = !self.turn;
         self.key = u.key;
         self.in_check = u.in_check;
         self.plies_since_capture = u.plies_since_capture;

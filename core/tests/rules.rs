@@ -75,6 +75,25 @@ fn check_invariants(pos: &Position) {
         pos.fen()
     );
     assert_eq!(pos.is_lost(), legal.is_empty());
+    let mut pseudo = MoveList::new();
+    pos.pseudo_legal_moves(&mut pseudo);
+    let mut expected: Vec<Move> = pseudo
+        .iter()
+        .copied()
+        .filter(|m| pos.board().piece_at(m.to()).is_some())
+        .collect();
+    expected.sort();
+    let mut captures = MoveList::new();
+    pos.pseudo_legal_captures(&mut captures);
+    assert_eq!(sorted(captures), expected, "captures of {}", pos.fen());
+    if !pos.in_check() {
+        let mut passed = pos.clone();
+        passed.make_null_move();
+        assert_eq!(passed.turn(), !pos.turn());
+        assert_eq!(passed.key(), passed.compute_key());
+        passed.unmake_null_move();
+        assert_eq!((passed.fen(), passed.key()), (pos.fen(), pos.key()));
+    }
 }
 
 #[test]
