@@ -137,7 +137,8 @@ impl MoveList {
     }
 
     #[inline]
-    pub(crate) fn push(&mut self, m: Move) {
+    /// Appends a move. Panics if the list is full ([`MAX_MOVES`]).
+    pub fn push(&mut self, m: Move) {
         self.moves[self.len] = m;
         self.len += 1;
     }

@@ -1,0 +1,393 @@
+//! The engine facade: position, options, transposition table and the search
+//! thread. Typed in, typed out: the protocol front ends do all the text.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use xqcore::{Move, Position};
+
+use crate::eval::Knowledge;
+use crate::search::{
+    self, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, MATE_BOUND,
+};
+use crate::tt::TranspositionTable;
+
+/// Engine settings, set through protocol options.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Transposition table size in MB (0: automatic).
+    pub hash_mb: usize,
+    /// Search threads (0: one per core).
+    pub threads: usize,
+    pub ponder: bool,
+    pub use_book: bool,
+    pub use_egtb: bool,
+    pub book_files: Vec<String>,
+    pub egtb_paths: Vec<String>,
+    /// Natural-move limit in plies.
+    pub draw_plies: u32,
+    pub repetition: RepetitionRule,
+    pub pruning: Pruning,
+    pub knowledge: Knowledge,
+    /// Random noise amplitude in centipawns (UCCI `selectivity`).
+    pub randomness: i32,
+    /// Draw aversion in centipawns (UCCI `style`).
+    pub contempt: i32,
+    pub multipv: usize,
+}
+
+/// Transposition table size when `hashsize` is 0.
+pub const AUTO_HASH_MB: usize = 64;
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mb: 0,
+            threads: 1,
+            ponder: false,
+            use_book: true,
+            use_egtb: true,
+            book_files: Vec::new(),
+            egtb_paths: Vec::new(),
+            draw_plies: 120,
+            repetition: RepetitionRule::AsianRule,
+            pruning: Pruning::Large,
+            knowledge: Knowledge::Large,
+            randomness: 0,
+            contempt: 10,
+            multipv: 1,
+        }
+    }
+}
+
+/// A game clock for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub remaining: Duration,
+    /// Moves until the next time control (period clocks).
+    pub movestogo: Option<u32>,
+    pub increment: Duration,
+}
+
+/// What `go` asks for, in typed form.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoRequest {
+    pub ponder: bool,
+    /// The opponent offers a draw.
+    pub draw_offered: bool,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<Duration>,
+    pub mate: Option<u32>,
+    pub infinite: bool,
+    pub clock: Option<Clock>,
+    /// Restrict the root to these moves (UCI `searchmoves`).
+    pub search_moves: Vec<Move>,
+}
+
+/// The engine's answer to `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BestMove {
+    /// `None`: no move (no legal move, or `go depth 0`).
+    pub mv: Option<Move>,
+    pub ponder: Option<Move>,
+    /// Accept the offered draw.
+    pub draw: bool,
+    pub resign: bool,
+}
+
+/// Accept a draw offer when the engine's score is at most this.
+pub const DRAW_ACCEPT_SCORE: i32 = -50;
+/// Resign when the score is at most this (or a mate against is proven).
+pub const RESIGN_SCORE: i32 = -2_000;
+/// Time kept in hand against latency.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
+
+/// Soft and hard time limits for a clock, after the ElephantEye time
+/// strategy: proper time is `remaining / movestogo` or `increment +
+/// remaining / 20`; an iteration may start until proper/2 and the search
+/// stops at 2 × proper, never closer to the flag than the overhead allows.
+pub fn time_limits(clock: &Clock) -> (Duration, Duration) {
+    let usable = clock.remaining.saturating_sub(MOVE_OVERHEAD);
+    let proper = match clock.movestogo {
+        Some(n) if n > 0 => clock.remaining / n,
+        _ => clock.increment + clock.remaining / 20,
+    };
+    let hard = (proper * 2)
+        .min(usable.mul_f64(0.9))
+        .max(Duration::from_millis(1));
+    let soft = (proper / 2).min(hard);
+    (soft, hard)
+}
+
+/// Converts a `go` request into search limits.
+pub fn limits_for(req: &GoRequest) -> Limits {
+    let mut limits = Limits {
+        depth: req.depth.map(|d| d as i32),
+        nodes: req.nodes,
+        mate: req.mate,
+        infinite: req.infinite,
+        ..Limits::default()
+    };
+    if let Some(t) = req.movetime {
+        let t = t
+            .saturating_sub(Duration::from_millis(10))
+            .max(Duration::from_millis(1));
+        limits.soft_time = Some(t);
+        limits.hard_time = Some(t);
+    } else if let Some(clock) = &req.clock {
+        let (soft, hard) = time_limits(clock);
+        limits.soft_time = Some(soft);
+        limits.hard_time = Some(hard);
+    } else if req.depth.is_none() && req.nodes.is_none() && req.mate.is_none() {
+        limits.infinite = true;
+    }
+    limits
+}
+
+struct Running {
+    control: Arc<SearchControl>,
+    handle: JoinHandle<()>,
+}
+
+/// The engine: a position with its history, options, and at most one search.
+pub struct Engine {
+    pub options: EngineOptions,
+    position: Position,
+    banned: Vec<Move>,
+    tt: Arc<TranspositionTable>,
+    tt_mb: usize,
+    running: Option<Running>,
+    game_seed: u64,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine at the start position with default options.
+    pub fn new() -> Engine {
+        Engine {
+            options: EngineOptions::default(),
+            position: Position::start(),
+            banned: Vec::new(),
+            tt: Arc::new(TranspositionTable::new(1)),
+            tt_mb: 0,
+            running: None,
+            game_seed: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Sets the position (clears banned moves).
+    pub fn set_position(&mut self, pos: Position) {
+        self.position = pos;
+        self.banned.clear();
+    }
+
+    /// Moves the engine must not play in the current position.
+    pub fn set_banned(&mut self, moves: Vec<Move>) {
+        self.banned = moves;
+    }
+
+    /// The banned moves.
+    pub fn banned(&self) -> &[Move] {
+        &self.banned
+    }
+
+    /// Empties the transposition table.
+    pub fn clear_hash(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Forgets everything learnt in the last game and reseeds randomness.
+    pub fn new_game(&mut self) {
+        self.clear_hash();
+        self.game_seed = self
+            .game_seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+    }
+
+    /// Whether a search is running.
+    pub fn is_searching(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| !r.handle.is_finished())
+    }
+
+    /// Asks the running search to stop (its result is still reported).
+    pub fn stop(&self) {
+        if let Some(r) = &self.running {
+            r.control.stop();
+        }
+    }
+
+    /// The opponent played the pondered move: the clock starts now.
+    pub fn ponderhit(&self) {
+        if let Some(r) = &self.running {
+            r.control.ponderhit();
+        }
+    }
+
+    /// Waits for the running search to finish and report.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            let _ = r.handle.join();
+        }
+    }
+
+    /// Stops the running search, if any, and waits for it.
+    pub fn stop_and_wait(&mut self) {
+        self.stop();
+        self.wait();
+    }
+
+    fn config(&self) -> SearchConfig {
+        let threads = match self.options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        SearchConfig {
+            knowledge: self.options.knowledge,
+            pruning: self.options.pruning,
+            randomness: self.options.randomness,
+            random_seed: self.game_seed,
+            contempt: self.options.contempt,
+            draw_plies: self.options.draw_plies,
+            repetition: self.options.repetition,
+            threads,
+            multipv: self.options.multipv.max(1),
+            ..SearchConfig::default()
+        }
+    }
+
+    fn ensure_table(&mut self) {
+        let mb = if self.options.hash_mb == 0 {
+            AUTO_HASH_MB
+        } else {
+            self.options.hash_mb
+        };
+        if mb != self.tt_mb {
+            self.tt = Arc::new(TranspositionTable::new(mb));
+            self.tt_mb = mb;
+        }
+    }
+
+    /// The root moves: legal, not banned, and among `search_moves` if given.
+    pub fn root_moves(&self, search_moves: &[Move]) -> Vec<Move> {
+        self.position
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| !self.banned.contains(m))
+            .filter(|m| search_moves.is_empty() || search_moves.contains(m))
+            .collect()
+    }
+
+    /// Starts a search on its own thread. `done` receives the answer once the
+    /// search has ended and, when pondering or infinite, once it was told to end.
+    pub fn go(
+        &mut self,
+        req: GoRequest,
+        reporter: Arc<dyn Reporter>,
+        done: Box<dyn FnOnce(BestMove) + Send>,
+    ) {
+        self.stop_and_wait();
+        self.ensure_table();
+        let control = Arc::new(SearchControl::new(req.ponder));
+        let root_moves = self.root_moves(&req.search_moves);
+        let config = self.config();
+        let limits = limits_for(&req);
+        let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(16 << 20)
+            .spawn(move || {
+                let answer = if root_moves.is_empty() || req.depth == Some(0) {
+                    BestMove {
+                        mv: None,
+                        ponder: None,
+                        draw: false,
+                        resign: false,
+                    }
+                } else {
+                    let r = search::search(
+                        &pos,
+                        &root_moves,
+                        &config,
+                        &limits,
+                        &tt,
+                        &ctl,
+                        reporter.as_ref(),
+                    );
+                    BestMove {
+                        mv: r.best,
+                        ponder: r.ponder,
+                        draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
+                        resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
+                    }
+                };
+                // A pondering or infinite search answers only when told to.
+                while (ctl.pondering() || limits.infinite) && !ctl.stopped() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                done(answer);
+            })
+            .expect("spawn the search thread");
+        self.running = Some(Running { control, handle });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limits_follow_the_clock_kind() {
+        let period = Clock {
+            remaining: Duration::from_secs(300),
+            movestogo: Some(30),
+            increment: Duration::ZERO,
+        };
+        let (soft, hard) = time_limits(&period);
+        assert_eq!(soft, Duration::from_secs(5));
+        assert_eq!(hard, Duration::from_secs(20));
+        let incr = Clock {
+            remaining: Duration::from_secs(10),
+            movestogo: None,
+            increment: Duration::from_millis(100),
+        };
+        let (soft, hard) = time_limits(&incr);
+        assert_eq!(soft, Duration::from_millis(300));
+        assert_eq!(hard, Duration::from_millis(1200));
+        // Nearly out of time: never plan past the flag.
+        let flag = Clock {
+            remaining: Duration::from_millis(200),
+            movestogo: Some(1),
+            increment: Duration::ZERO,
+        };
+        let (_, hard) = time_limits(&flag);
+        assert!(hard < Duration::from_millis(150), "{hard:?}");
+    }
+
+    #[test]
+    fn plain_go_is_infinite() {
+        assert!(limits_for(&GoRequest::default()).infinite);
+        assert!(
+            !limits_for(&GoRequest {
+                depth: Some(3),
+                ..GoRequest::default()
+            })
+            .infinite
+        );
+    }
+}

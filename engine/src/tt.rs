@@ -1,0 +1,215 @@
+//! The transposition table, shared by all search threads without locks.
+//!
+//! Each entry is two atomic words: `key ^ data` and `data`. A reader accepts an
+//! entry only if the XOR of the two words gives back its key, so a torn write
+//! by another thread reads as a miss instead of a wrong move or score.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use xqcore::Move;
+
+/// What a stored score means relative to the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true value is at least the score (a beta cutoff).
+    Lower,
+    /// The true value is at most the score (no move raised alpha).
+    Upper,
+    /// The true value.
+    Exact,
+}
+
+/// A decoded entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub mv: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+const SLOTS_PER_BUCKET: usize = 4;
+
+/// A table of `2^k` buckets of four entries.
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    mask: usize,
+    generation: AtomicU8,
+}
+
+// data layout: move 16 | score 16 (i16) | depth 8 (i8) | bound 2 | generation 6
+fn pack(e: &Entry, generation: u8) -> u64 {
+    let mv = e.mv.map_or(0, |m| m.to_u16()) as u64;
+    let score = (e.score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
+    let depth = (e.depth.clamp(-100, 127) as i8 as u8) as u64;
+    let bound = match e.bound {
+        Bound::Lower => 1u64,
+        Bound::Upper => 2,
+        Bound::Exact => 3,
+    };
+    mv | score << 16 | depth << 32 | bound << 40 | ((generation & 63) as u64) << 42
+}
+
+fn unpack(d: u64) -> Option<Entry> {
+    let bound = match (d >> 40) & 3 {
+        1 => Bound::Lower,
+        2 => Bound::Upper,
+        3 => Bound::Exact,
+        _ => return None,
+    };
+    let mv = Move::from_u16(d as u16).filter(|&m| m != Move::NULL);
+    Some(Entry {
+        mv,
+        score: (d >> 16) as u16 as i16 as i32,
+        depth: (d >> 32) as u8 as i8 as i32,
+        bound,
+    })
+}
+
+fn generation_of(d: u64) -> u8 {
+    ((d >> 42) & 63) as u8
+}
+
+impl TranspositionTable {
+    /// A table of about `mb` megabytes (at least one bucket).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let bytes = mb.max(1) * 1024 * 1024;
+        let buckets = (bytes / (16 * SLOTS_PER_BUCKET)).next_power_of_two() / 2;
+        let buckets = buckets.max(1);
+        let mut slots = Vec::with_capacity(buckets * SLOTS_PER_BUCKET);
+        slots.resize_with(buckets * SLOTS_PER_BUCKET, Slot::default);
+        TranspositionTable {
+            slots,
+            mask: buckets - 1,
+            generation: AtomicU8::new(0),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 16
+    }
+
+    fn bucket(&self, key: u64) -> &[Slot] {
+        let b = (key as usize) & self.mask;
+        &self.slots[b * SLOTS_PER_BUCKET..(b + 1) * SLOTS_PER_BUCKET]
+    }
+
+    /// Marks the start of a new search, so older entries are replaced first.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Empties the table.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s.check.store(0, Ordering::Relaxed);
+            s.data.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// The entry stored for `key`, if any.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        for s in self.bucket(key) {
+            let data = s.data.load(Ordering::Relaxed);
+            if s.check.load(Ordering::Relaxed) ^ data == key {
+                return unpack(data);
+            }
+        }
+        None
+    }
+
+    /// Stores an entry, replacing the same key, else the shallowest or oldest.
+    pub fn store(&self, key: u64, entry: Entry) {
+        let generation = self.generation.load(Ordering::Relaxed);
+        let bucket = self.bucket(key);
+        let mut victim = &bucket[0];
+        let mut worst = i32::MAX;
+        for s in bucket {
+            let data = s.data.load(Ordering::Relaxed);
+            if s.check.load(Ordering::Relaxed) ^ data == key {
+                // Keep a known best move when the new entry has none.
+                let mut entry = entry;
+                if entry.mv.is_none() {
+                    entry.mv = unpack(data).and_then(|e| e.mv);
+                }
+                let d = pack(&entry, generation);
+                s.check.store(key ^ d, Ordering::Relaxed);
+                s.data.store(d, Ordering::Relaxed);
+                return;
+            }
+            let age = generation.wrapping_sub(generation_of(data)) & 63;
+            let value = unpack(data).map_or(i32::MIN, |e| e.depth) - 8 * age as i32;
+            if value < worst {
+                worst = value;
+                victim = s;
+            }
+        }
+        let d = pack(&entry, generation);
+        victim.check.store(key ^ d, Ordering::Relaxed);
+        victim.data.store(d, Ordering::Relaxed);
+    }
+
+    /// Permille of the first thousand slots used in the current search.
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Ordering::Relaxed) & 63;
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && generation_of(d) == generation
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xqcore::Square;
+
+    #[test]
+    fn stores_and_probes_entries() {
+        let tt = TranspositionTable::new(1);
+        let mv = Move::new(Square::parse("h2").unwrap(), Square::parse("e2").unwrap());
+        let e = Entry {
+            mv: Some(mv),
+            score: -1234,
+            depth: 7,
+            bound: Bound::Lower,
+        };
+        tt.store(0xdead_beef_1234, e);
+        assert_eq!(tt.probe(0xdead_beef_1234), Some(e));
+        assert_eq!(tt.probe(0xdead_beef_1235), None);
+        let shallow = Entry {
+            mv: None,
+            score: 5,
+            depth: 2,
+            bound: Bound::Exact,
+        };
+        tt.store(0xdead_beef_1234, shallow);
+        assert_eq!(
+            tt.probe(0xdead_beef_1234),
+            Some(Entry {
+                mv: Some(mv),
+                ..shallow
+            })
+        );
+        tt.clear();
+        assert_eq!(tt.probe(0xdead_beef_1234), None);
+    }
+
+    #[test]
+    fn size_follows_the_option() {
+        assert!(TranspositionTable::new(16).bytes() <= 16 << 20);
+        assert!(TranspositionTable::new(16).bytes() >= 8 << 20);
+    }
+}
