@@ -145,7 +145,8 @@ impl TranspositionTable {
                 return;
             }
             let age = generation.wrapping_sub(generation_of(data)) & 63;
-            let value = unpack(data).map_or(i32::MIN, |e| e.depth) - 8 * age as i32;
+            // Empty slots go first, then the shallowest, older entries counting as shallower.
+            let value = unpack(data).map_or(-1_000, |e| e.depth) - 8 * age as i32;
             if value < worst {
                 worst = value;
                 victim = s;

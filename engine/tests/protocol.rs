@@ -1,0 +1,366 @@
+//! The UCCI and UCI protocols, driven over stdin/stdout.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{best_of, Engine, SECS};
+use xqcore::Position;
+
+#[test]
+fn ucci_handshake_lists_every_option() {
+    let mut e = Engine::start();
+    e.send("ucci");
+    let lines = e.collect_until("ucciok", SECS(5));
+    assert!(lines[0].starts_with("id name xqengine"));
+    for name in [
+        "usemillisec",
+        "batch",
+        "debug",
+        "ponder",
+        "usebook",
+        "useegtb",
+        "bookfiles",
+        "egtbpaths",
+        "hashsize",
+        "threads",
+        "drawmoves",
+        "repetition",
+        "pruning",
+        "knowledge",
+        "selectivity",
+        "style",
+        "loadbook",
+        "clearhash",
+        "newgame",
+        "dualtime",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option {name} type "))),
+            "option {name} missing: {lines:#?}"
+        );
+    }
+    e.send("isready");
+    e.expect("readyok", SECS(5));
+    e.send("quit");
+    e.expect("bye", SECS(5));
+    assert!(e.wait_exit(SECS(5)));
+}
+
+#[test]
+fn go_depth_answers_a_legal_move_with_info() {
+    let mut e = Engine::ucci();
+    e.send("position startpos moves h2e2");
+    e.send("go depth 5");
+    let lines = e.collect_until("bestmove", SECS(30));
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info depth 5"))
+        .expect("depth 5 info");
+    for field in [
+        " seldepth ",
+        " score ",
+        " time ",
+        " nodes ",
+        " nps ",
+        " pv ",
+    ] {
+        assert!(info.contains(field), "{info}");
+    }
+    let best = best_of(lines.last().unwrap());
+    let mut pos = Position::start();
+    pos.make_move(pos.parse_move("h2e2").unwrap());
+    assert!(pos.parse_move(&best).is_ok(), "{best} illegal");
+}
+
+#[test]
+fn go_nodes_and_movetime_and_time_controls_all_end() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    e.send("go nodes 20000");
+    e.expect("bestmove", SECS(30));
+    // UCCI times are seconds unless usemillisec.
+    let t = Instant::now();
+    e.send("go time 2 increment 0");
+    e.expect("bestmove", SECS(10));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    e.send("setoption usemillisec true");
+    let t = Instant::now();
+    e.send("go time 3000 movestogo 10");
+    e.expect("bestmove", SECS(10));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    e.send("go wtime 2000 btime 60000 increment 0");
+    e.expect("bestmove", SECS(10));
+    e.send("go time 1000 increment 100 opptime 5000 oppincrement 100");
+    e.expect("bestmove", SECS(10));
+}
+
+#[test]
+fn stop_ends_an_infinite_search_promptly() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    e.send("go infinite");
+    // An infinite search does not answer by itself.
+    e.expect("info depth 3", SECS(10));
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    e.expect("readyok", SECS(2));
+    let t = Instant::now();
+    e.send("stop");
+    let best = e.expect("bestmove", SECS(5));
+    // The 50 ms target is checked by hand and in the README; this bound is generous for CI.
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    assert!(Position::start().parse_move(&best_of(&best)).is_ok());
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_or_stop() {
+    let mut e = Engine::ucci();
+    e.send("position startpos moves h2e2");
+    e.send("go ponder time 1 increment 0");
+    // Pondering: no bestmove even past the time budget.
+    e.expect("info depth 1", SECS(5));
+    std::thread::sleep(Duration::from_millis(1200));
+    while let Some(l) = e.next_line(Duration::from_millis(10)) {
+        assert!(!l.starts_with("bestmove"), "answered while pondering: {l}");
+    }
+    let t = Instant::now();
+    e.send("ponderhit");
+    e.expect("bestmove", SECS(5));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+
+    e.send("go ponder depth 3");
+    e.expect("info depth 3", SECS(10));
+    e.send("stop");
+    e.expect("bestmove", SECS(2));
+}
+
+#[test]
+fn banned_moves_are_never_played() {
+    let mut e = Engine::ucci();
+    // Mate in one with a0a9 only; banning it must make the engine play something else.
+    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
+    e.send("banmoves a0a9");
+    e.send("go depth 3");
+    assert_ne!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
+    // A new position clears the ban.
+    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
+}
+
+/// Reads until `bestmove` or `nobestmove` and returns that line.
+fn answer(e: &mut Engine) -> String {
+    let deadline = Instant::now() + SECS(20);
+    loop {
+        let l = e
+            .next_line(deadline.saturating_duration_since(Instant::now()))
+            .expect("an answer");
+        if l.starts_with("bestmove") || l == "nobestmove" {
+            return l;
+        }
+    }
+}
+
+#[test]
+fn mated_and_stalemated_sides_have_no_move() {
+    let mut e = Engine::ucci();
+    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1 moves a0a9");
+    e.send("go depth 5");
+    assert_eq!(answer(&mut e), "nobestmove");
+    e.send("position fen 3k5/R8/4R4/9/9/9/9/9/9/4K4 b - - 0 1");
+    e.send("go time 5");
+    assert_eq!(answer(&mut e), "nobestmove");
+    e.send("position startpos");
+    e.send("go depth 0");
+    assert_eq!(answer(&mut e), "nobestmove");
+    e.send("stop");
+    assert_eq!(answer(&mut e), "nobestmove", "a stray stop gets nobestmove");
+}
+
+#[test]
+fn bad_input_leaves_the_position_unchanged() {
+    let mut e = Engine::ucci();
+    // Mate in one for Red: if any bad line below changed the position, the answer would differ.
+    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    for bad in [
+        "position fen 4k4/9/9/9/9/9/9/9/9/4K4 w",
+        "position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w",
+        "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1 moves a0a9 d9d8",
+        "position startpos moves h2e2 h9g7 e2e9",
+        "position fen",
+        "position",
+        "go depth banana",
+        "flibbertigibbet",
+        "setoption hashsize lots",
+    ] {
+        e.send(bad);
+        let reply = e.expect("info string", SECS(5));
+        assert!(reply.len() > "info string ".len() + 5, "{bad}: {reply}");
+    }
+    e.send("go depth 3");
+    assert_eq!(best_of(&answer(&mut e)), "a0a9");
+    // Reasons name what is wrong.
+    e.send("position startpos moves h2e2 h9g7 e2e9");
+    let reply = e.expect("info string", SECS(5));
+    assert!(
+        reply.contains("move 3") && reply.contains("e2e9"),
+        "{reply}"
+    );
+}
+
+#[test]
+fn garbage_and_long_lines_do_not_crash() {
+    let mut e = Engine::ucci();
+    e.send_raw(b"\xff\xfe\x00garbage\x01\x02\n");
+    e.send(&"position startpos moves ".repeat(2000));
+    e.send(&"h2e2 ".repeat(50_000));
+    e.send("isready");
+    e.expect("readyok", SECS(10));
+    // CRLF line ends.
+    e.send_raw(b"position startpos moves h2e2\r\ngo depth 2\r\n");
+    let best = best_of(&answer(&mut e));
+    let mut pos = Position::start();
+    pos.make_move(pos.parse_move("h2e2").unwrap());
+    assert!(pos.parse_move(&best).is_ok());
+}
+
+#[test]
+fn commands_sent_right_after_bestmove_are_not_lost() {
+    let mut e = Engine::ucci();
+    for i in 0..20 {
+        e.send("position startpos");
+        e.send("go depth 2");
+        e.send("position startpos moves h2e2");
+        e.send("go depth 1");
+        assert!(answer(&mut e).starts_with("bestmove"), "round {i}");
+        let second = answer(&mut e);
+        let mut pos = Position::start();
+        pos.make_move(pos.parse_move("h2e2").unwrap());
+        assert!(
+            pos.parse_move(&best_of(&second)).is_ok(),
+            "round {i}: {second}"
+        );
+    }
+}
+
+#[test]
+fn quit_and_end_of_input_exit_even_while_thinking() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect("info depth 2", SECS(10));
+    e.send("quit");
+    e.expect("bye", SECS(2));
+    assert!(e.wait_exit(SECS(2)));
+
+    let mut e = Engine::ucci();
+    e.send("go infinite");
+    e.expect("info depth 2", SECS(10));
+    e.close_stdin();
+    assert!(e.wait_exit(SECS(2)));
+}
+
+#[test]
+fn batch_mode_reads_nothing_until_the_search_ends() {
+    let mut e = Engine::ucci();
+    e.send("setoption batch true");
+    e.send("position startpos");
+    e.send("go depth 4");
+    // In batch mode this stop is only read after the search: it finds the engine idle.
+    e.send("stop");
+    assert!(answer(&mut e).starts_with("bestmove"));
+    assert_eq!(answer(&mut e), "nobestmove");
+}
+
+#[test]
+fn draw_offers_are_accepted_only_when_worse() {
+    let mut e = Engine::ucci();
+    // Red is a rook up: decline (no `draw`).
+    e.send("position fen rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+    e.send("go draw depth 4");
+    let l = answer(&mut e);
+    assert!(!l.contains(" draw"), "{l}");
+    // Black to move and a rook down: accept.
+    e.send("position fen rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1");
+    e.send("go draw depth 4");
+    let l = answer(&mut e);
+    assert!(l.ends_with(" draw"), "{l}");
+}
+
+#[test]
+fn hopeless_positions_resign() {
+    let mut e = Engine::ucci();
+    // Black has a lone king against two rooks.
+    e.send("position fen 3k5/9/9/9/9/9/9/2N1C4/R8/R3K4 b - - 0 1");
+    e.send("go depth 6");
+    let l = answer(&mut e);
+    assert!(l.ends_with(" resign"), "{l}");
+}
+
+#[test]
+fn uci_dialect_speaks_uci() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.collect_until("uciok", SECS(5));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name Hash type spin")));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name MultiPV type spin")));
+    e.send("setoption name Hash value 8");
+    e.send("setoption name MultiPV value 3");
+    e.send("ucinewgame");
+    e.send("isready");
+    e.expect("readyok", SECS(5));
+    e.send("position startpos moves h2e2");
+    e.send("go depth 4");
+    let lines = e.collect_until("bestmove", SECS(20));
+    let depth4: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 4 "))
+        .collect();
+    for k in 1..=3 {
+        assert!(
+            depth4
+                .iter()
+                .any(|l| l.contains(&format!(" multipv {k} score cp "))),
+            "{depth4:#?}"
+        );
+    }
+    // Mate scores are given in moves.
+    e.send("setoption name MultiPV value 1");
+    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send("go wtime 2000 btime 2000 winc 10 binc 10");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        lines.iter().any(|l| l.contains(" score mate 1 ")),
+        "{lines:#?}"
+    );
+    assert_eq!(best_of(lines.last().unwrap()), "a0a9");
+    e.send("go movetime 200 searchmoves a0a1");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(5))), "a0a1");
+    e.send("quit");
+    assert!(e.wait_exit(SECS(5)));
+}
