@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::tables::{HORSE_STEPS, RAYS};
 use crate::types::{Color, Piece, Square, NUM_SQUARES};
 
 /// Piece code on the board array: 0 for empty, `piece.index() + 1` otherwise.
@@ -62,7 +63,43 @@ impl Board {
 
     /// Every piece with its square, in square order.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        Square::all().filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
+        bits(self.by_color[0] | self.by_color[1]).map(|i| {
+            (
+                Square::from_index_unchecked(i),
+                Piece::from_index(self.squares[i] as usize - 1),
+            )
+        })
+    }
+
+    /// How many pieces of `color` there are.
+    pub fn count_color(&self, color: Color) -> u32 {
+        self.by_color[color.index()].count_ones()
+    }
+
+    /// Empty squares a rook or cannon on `sq` can slide to (its quiet moves).
+    pub fn slide_squares(&self, sq: Square) -> u32 {
+        let mut n = 0;
+        for ray in &RAYS[sq.index()] {
+            n += ray
+                .as_slice()
+                .iter()
+                .take_while(|&&s| self.squares[s as usize] == 0)
+                .count();
+        }
+        n as u32
+    }
+
+    /// Squares a horse of `color` on `sq` can move to: leg free, not holding
+    /// a piece of its own colour.
+    pub fn horse_squares(&self, sq: Square, color: Color) -> u32 {
+        HORSE_STEPS[sq.index()]
+            .as_slice()
+            .iter()
+            .filter(|&&(to, leg)| {
+                let target = self.squares[to as usize];
+                self.squares[leg as usize] == 0 && (target == 0 || code_color(target) != color)
+            })
+            .count() as u32
     }
 
     /// Squares of the pieces equal to `piece`.

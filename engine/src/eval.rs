@@ -35,6 +35,9 @@ pub struct EvalParams {
     pub open_cannon: i32,
     /// Bonus for the side to move.
     pub tempo: i32,
+    /// Material plus table value by piece index and square, derived from
+    /// `material` and `pst` by [`EvalParams::derive`].
+    psq: [[i32; 90]; 14],
 }
 
 /// Table rows run from rank 9 (the far side) down to rank 0 (the own back rank),
@@ -144,6 +147,20 @@ const PAWN_PST: [i32; 90] = table([
     [0; 9],
 ]);
 
+impl EvalParams {
+    /// Recomputes the derived tables after `material` or `pst` changed.
+    pub fn derive(mut self) -> Self {
+        for piece_index in 0..14 {
+            let piece = Piece::from_index(piece_index);
+            for sq in Square::all() {
+                self.psq[piece_index][sq.index()] = self.material[piece.role.index()]
+                    + self.pst[piece.role.index()][relative(sq, piece.color)];
+            }
+        }
+        self
+    }
+}
+
 impl Default for EvalParams {
     fn default() -> Self {
         EvalParams {
@@ -162,7 +179,9 @@ impl Default for EvalParams {
             missing_elephant: 6,
             open_cannon: 60,
             tempo: 10,
+            psq: [[0; 90]; 14],
         }
+        .derive()
     }
 }
 
@@ -178,11 +197,10 @@ fn relative(sq: Square, color: Color) -> usize {
 /// Material plus piece-square value of one piece, from its owner's view.
 #[inline]
 pub fn piece_value(params: &EvalParams, knowledge: Knowledge, piece: Piece, sq: Square) -> i32 {
-    let m = params.material[piece.role.index()];
     if knowledge >= Knowledge::Small {
-        m + params.pst[piece.role.index()][relative(sq, piece.color)]
+        params.psq[piece.index()][sq.index()]
     } else {
-        m
+        params.material[piece.role.index()]
     }
 }
 
@@ -195,68 +213,58 @@ struct Census {
 
 /// Evaluates `pos` from the side to move's view.
 pub fn evaluate(pos: &Position, params: &EvalParams, knowledge: Knowledge) -> i32 {
+    evaluate_lazy(pos, params, knowledge, -i32::MAX, i32::MAX)
+}
+
+/// Margin beyond which mobility and king safety cannot bring a score back
+/// inside the window: they are skipped (lazy evaluation).
+pub const LAZY_MARGIN: i32 = 350;
+
+/// Like [`evaluate`], but returns the material and table score alone when it
+/// is more than [`LAZY_MARGIN`] outside `(alpha, beta)`.
+pub fn evaluate_lazy(
+    pos: &Position,
+    params: &EvalParams,
+    knowledge: Knowledge,
+    alpha: i32,
+    beta: i32,
+) -> i32 {
     let board = pos.board();
+    let us = pos.turn().index();
     let mut score = [0i32; 2];
+    for (sq, piece) in board.pieces() {
+        score[piece.color.index()] += piece_value(params, knowledge, piece, sq);
+    }
+    let base = score[us] - score[us ^ 1] + params.tempo;
+    if knowledge < Knowledge::Medium || base - LAZY_MARGIN >= beta || base + LAZY_MARGIN <= alpha {
+        return base;
+    }
+    let mut extra = [0i32; 2];
     let mut census = Census::default();
     for (sq, piece) in board.pieces() {
         let c = piece.color.index();
-        score[c] += piece_value(params, knowledge, piece, sq);
         census.count[c][piece.role.index()] += 1;
         if piece.role == Role::Pawn && !sq.on_own_side(piece.color) {
             census.crossed_pawns[c] += 1;
         }
-        if knowledge >= Knowledge::Medium {
-            score[c] += mobility(pos, sq, piece, params);
-        }
+        extra[c] += mobility(pos, sq, piece, params);
     }
     if knowledge >= Knowledge::Large {
         for color in Color::ALL {
-            score[color.index()] -= king_danger(pos, color, &census, params);
+            extra[color.index()] -= king_danger(pos, color, &census, params);
         }
     }
-    let us = pos.turn().index();
-    score[us] - score[us ^ 1] + params.tempo
+    base + extra[us] - extra[us ^ 1]
 }
 
 /// Squares reachable by rooks, horses (legs free) and cannons (quiet moves).
 fn mobility(pos: &Position, sq: Square, piece: Piece, params: &EvalParams) -> i32 {
     let board = pos.board();
-    let empty =
-        |f: i32, r: i32| Square::new(f as u8, r as u8).is_some_and(|s| board.piece_at(s).is_none());
-    let (f, r) = (sq.file() as i32, sq.rank() as i32);
     match piece.role {
-        Role::Rook | Role::Cannon => {
-            let mut n = 0;
-            for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
-                let (mut x, mut y) = (f + df, r + dr);
-                while (0..9).contains(&x) && (0..10).contains(&y) && empty(x, y) {
-                    n += 1;
-                    x += df;
-                    y += dr;
-                }
-            }
-            n * params.mobility[if piece.role == Role::Rook { 0 } else { 2 }]
-        }
-        Role::Horse => {
-            let mut n = 0;
-            for (lf, lr, targets) in [
-                (0, 1, [(1, 2), (-1, 2)]),
-                (0, -1, [(1, -2), (-1, -2)]),
-                (1, 0, [(2, 1), (2, -1)]),
-                (-1, 0, [(-2, 1), (-2, -1)]),
-            ] {
-                if !empty(f + lf, r + lr) {
-                    continue;
-                }
-                for (tf, tr) in targets {
-                    let reachable = Square::new((f + tf) as u8, (r + tr) as u8)
-                        .filter(|_| (0..9).contains(&(f + tf)) && (0..10).contains(&(r + tr)))
-                        .is_some_and(|s| board.piece_at(s).is_none_or(|p| p.color != piece.color));
-                    n += reachable as i32;
-                }
-            }
-            n * params.mobility[1] - 2 * params.mobility[1]
-        }
+        Role::Rook => board.slide_squares(sq) as i32 * params.mobility[0],
+        Role::Cannon => board.slide_squares(sq) as i32 * params.mobility[2],
+        // A horse with two or fewer moves is hemmed in: score relative to that.
+        Role::Horse => (board.horse_squares(sq, piece.color) as i32 - 2) * params.mobility[1],
         _ => 0,
     }
 }

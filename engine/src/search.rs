@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use xqcore::{Color, Move, MoveList, Position, RepetitionKind, Role};
 
-use crate::eval::{evaluate, EvalParams, Knowledge};
+use crate::eval::{evaluate_lazy, EvalParams, Knowledge};
 use crate::tt::{Bound, Entry, TranspositionTable};
 
 /// Score of being mated at the root; mated in `n` plies scores `-MATE + n`.
@@ -613,8 +613,14 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn evaluate(&self) -> i32 {
-        let e = evaluate(&self.pos, &self.config.params, self.config.knowledge);
+    fn evaluate(&self, alpha: i32, beta: i32) -> i32 {
+        let e = evaluate_lazy(
+            &self.pos,
+            &self.config.params,
+            self.config.knowledge,
+            alpha,
+            beta,
+        );
         if self.config.randomness == 0 {
             return e;
         }
@@ -688,7 +694,11 @@ impl<'a> Worker<'a> {
         }
 
         let in_check = self.pos.in_check();
-        let static_eval = if in_check { -MATE } else { self.evaluate() };
+        let static_eval = if in_check {
+            -MATE
+        } else {
+            self.evaluate(alpha, beta)
+        };
         let us = self.pos.turn();
 
         if !pv_node && !in_check {
@@ -904,14 +914,18 @@ impl<'a> Worker<'a> {
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.evaluate() };
+            return if in_check {
+                0
+            } else {
+                self.evaluate(alpha, beta)
+            };
         }
         let mut best = -MATE + ply as i32;
         let mut list = MoveList::new();
         if in_check {
             self.pos.pseudo_legal_moves(&mut list);
         } else {
-            let stand_pat = self.evaluate();
+            let stand_pat = self.evaluate(alpha, beta);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -961,8 +975,23 @@ fn lmr(depth: i32, searched: usize) -> i32 {
 }
 
 /// Moves the best-scored remaining move to position `i` and returns it.
+/// The first picks select (most cutoffs come early); past them the rest is
+/// sorted once, instead of selecting quadratically.
 #[inline]
 fn pick_next(list: &mut MoveList, scores: &mut [i32; xqcore::MAX_MOVES], i: usize) -> Move {
+    const SELECT: usize = 6;
+    if i == SELECT {
+        let n = list.len();
+        let mut pairs: Vec<(i32, Move)> = (i..n).map(|k| (scores[k], list[k])).collect();
+        pairs.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
+        for (k, (sc, m)) in pairs.into_iter().enumerate() {
+            scores[i + k] = sc;
+            list[i + k] = m;
+        }
+    }
+    if i >= SELECT {
+        return list[i];
+    }
     let mut best = i;
     for j in i + 1..list.len() {
         if scores[j] > scores[best] {
