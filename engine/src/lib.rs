@@ -3,6 +3,7 @@
 //! For now it holds the perft driver; the search, the engine facade and the
 //! UCCI/UCI front ends join it as they are built.
 
+pub mod arena;
 pub mod bench;
 pub mod engine;
 pub mod eval;

@@ -530,7 +530,7 @@ impl<'a> Worker<'a> {
         let mut best_score = -MATE - 1;
         self.pv_len[0] = 0;
         for (i, &m) in moves.iter().enumerate() {
-            if self.main && self.control.elapsed() > Duration::from_secs(1) {
+            if self.main && self.control.elapsed() > Duration::from_secs(3) {
                 reporter.currmove(m, i + 1, depth);
             }
             self.pos.make_move(m);

@@ -50,6 +50,10 @@ impl Reporter for LineReporter {
 /// The protocol state: dialect, protocol-only options and the engine.
 pub struct Session {
     engine: Engine,
+    /// True from `go` until its answer is printed. Printing the answer and
+    /// clearing this happen under the lock, so a command read after the
+    /// answer always finds the engine idle.
+    searching: Arc<Mutex<bool>>,
     out: Output,
     dialect: Dialect,
     booted: bool,
@@ -72,6 +76,7 @@ impl Session {
     pub fn new(out: Output) -> Session {
         Session {
             engine: Engine::new(),
+            searching: Arc::new(Mutex::new(false)),
             out,
             dialect: Dialect::Ucci,
             booted: false,
@@ -124,7 +129,8 @@ impl Session {
         };
         // While searching only these are taken at once; anything else first
         // ends the search (its bestmove is printed), then runs.
-        if self.engine.is_searching() {
+        let searching = *self.searching.lock().unwrap_or_else(|e| e.into_inner());
+        if searching {
             match command {
                 Command::Stop => {
                     self.engine.stop();
@@ -391,11 +397,16 @@ impl Session {
             out: self.out.clone(),
             dialect: self.dialect,
         });
-        let (out, dialect) = (self.out.clone(), self.dialect);
+        let (out, dialect, searching) = (self.out.clone(), self.dialect, self.searching.clone());
+        *searching.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.engine.go(
             req,
             reporter,
-            Box::new(move |best| out.line(&protocol::format_bestmove(dialect, &best))),
+            Box::new(move |best| {
+                let mut busy = searching.lock().unwrap_or_else(|e| e.into_inner());
+                out.line(&protocol::format_bestmove(dialect, &best));
+                *busy = false;
+            }),
         );
         if self.batch {
             self.engine.wait();
