@@ -754,19 +754,22 @@ impl<'a> Worker<'a> {
             }
             let capture = self.pos.board().piece_at(m.to()).is_some();
             let moving = self.pos.board().piece_at(m.from()).expect("a piece moves");
-            // Late-move pruning of quiet moves near the leaves.
+            self.pos.make_move(m);
+            let gives_check = self.pos.in_check();
+            // Late-move pruning of quiet moves near the leaves; checks are kept
+            // (they are how mates are found).
             if self.config.pruning >= Pruning::Large
                 && !pv_node
                 && !in_check
                 && !capture
+                && !gives_check
                 && depth <= 3
                 && searched >= 4 + 4 * depth as usize
                 && best_score > -MATE_BOUND
             {
+                self.pos.unmake_move();
                 continue;
             }
-            self.pos.make_move(m);
-            let gives_check = self.pos.in_check();
             let ext = gives_check as i32;
             let new_depth = depth - 1 + ext;
             let score = if searched == 0 {
