@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Time to reach a fixed depth with 1 and 2 threads over the bench positions (Lazy SMP check).
 
-Usage: python3 tools/smp_time_to_depth.py [depth] [path/to/xqengine]
+Usage: python3 tools/smp_time_to_depth.py [depth] [path/to/xqengine]   (run from the repository root)
 """
 import re
-import subprocess
 import sys
 import time
+
+from ucci_driver import Engine
 
 depth = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 exe = sys.argv[2] if len(sys.argv) > 2 else "target/release/xqengine"
@@ -15,30 +16,17 @@ fens = re.findall(r'^\s+"([^"]+ [wb])",$', src, re.M)
 
 
 def run(threads):
-    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def send(line):
-        p.stdin.write(line + "\n")
-        p.stdin.flush()
-
-    def until(prefix):
-        while True:
-            line = p.stdout.readline()
-            if line.startswith(prefix):
-                return line
-
-    send("ucci")
-    until("ucciok")
-    send(f"setoption threads {threads}")
+    engine = Engine(exe)
+    engine.send(f"setoption threads {threads}")
     total = 0.0
     for fen in fens:
-        send("setoption clearhash")
-        send(f"position fen {fen}")
+        engine.send("setoption clearhash")
+        engine.send(f"position fen {fen}")
         start = time.perf_counter()
-        send(f"go depth {depth}")
-        until("bestmove")
+        engine.send(f"go depth {depth}")
+        engine.until("bestmove")
         total += time.perf_counter() - start
-    send("quit")
+    engine.quit()
     return total
 
 

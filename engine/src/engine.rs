@@ -217,13 +217,6 @@ impl Engine {
             .wrapping_add(1442695040888963407);
     }
 
-    /// Whether a search is running.
-    pub fn is_searching(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|r| !r.handle.is_finished())
-    }
-
     /// Asks the running search to stop (its result is still reported).
     pub fn stop(&self) {
         if let Some(r) = &self.running {

@@ -213,15 +213,23 @@ pub struct SearchResult {
 
 const PIECE_VALUES_SEE: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
 
-/// Search state of one thread.
-struct Worker<'a> {
-    pos: Position,
+/// What all search threads share: settings, limits, the table, the clock
+/// and one node counter per thread.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
     config: &'a SearchConfig,
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
     limits: &'a Limits,
-    node_counter: &'a AtomicU64,
-    total_nodes: &'a [AtomicU64],
+    counters: &'a [AtomicU64],
+}
+
+/// Search state of one thread.
+struct Worker<'a> {
+    pos: Position,
+    shared: Shared<'a>,
+    /// Thread index; thread 0 is the main thread, which reports and decides.
+    id: usize,
     nodes: u64,
     main: bool,
     root_color: Color,
@@ -249,34 +257,19 @@ pub fn search(
     let threads = config.threads.max(1);
     let counters: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let done = AtomicBool::new(false);
+    let shared = Shared {
+        config,
+        tt,
+        control,
+        limits,
+        counters: &counters,
+    };
     let result = std::thread::scope(|scope| {
         for id in 1..threads {
-            let (counters, done) = (&counters, &done);
-            scope.spawn(move || {
-                let mut w = Worker::new(
-                    pos,
-                    config,
-                    tt,
-                    control,
-                    limits,
-                    &counters[id],
-                    counters,
-                    false,
-                );
-                w.iterate(root_moves, id, reporter, done);
-            });
+            let done = &done;
+            scope.spawn(move || Worker::new(pos, shared, id).iterate(root_moves, reporter, done));
         }
-        let mut w = Worker::new(
-            pos,
-            config,
-            tt,
-            control,
-            limits,
-            &counters[0],
-            &counters,
-            true,
-        );
-        let r = w.iterate(root_moves, 0, reporter, &done);
+        let r = Worker::new(pos, shared, 0).iterate(root_moves, reporter, &done);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -287,27 +280,13 @@ pub fn search(
 }
 
 impl<'a> Worker<'a> {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        pos: &Position,
-        config: &'a SearchConfig,
-        tt: &'a TranspositionTable,
-        control: &'a SearchControl,
-        limits: &'a Limits,
-        node_counter: &'a AtomicU64,
-        total_nodes: &'a [AtomicU64],
-        main: bool,
-    ) -> Self {
+    fn new(pos: &Position, shared: Shared<'a>, id: usize) -> Self {
         Worker {
             pos: pos.clone(),
-            config,
-            tt,
-            control,
-            limits,
-            node_counter,
-            total_nodes,
+            shared,
+            id,
             nodes: 0,
-            main,
+            main: id == 0,
             root_color: pos.turn(),
             seldepth: 0,
             killers: [[Move::NULL; 2]; MAX_PLY + 1],
@@ -320,7 +299,8 @@ impl<'a> Worker<'a> {
     }
 
     fn total_nodes(&self) -> u64 {
-        self.total_nodes
+        self.shared
+            .counters
             .iter()
             .map(|c| c.load(Ordering::Relaxed))
             .sum()
@@ -333,24 +313,26 @@ impl<'a> Worker<'a> {
         if self.nodes & 255 != 0 {
             return;
         }
-        self.node_counter.store(self.nodes, Ordering::Relaxed);
-        if self.control.stopped() {
+        self.shared.counters[self.id].store(self.nodes, Ordering::Relaxed);
+        if self.shared.control.stopped() {
             self.aborted = true;
             return;
         }
         if !self.main {
             return;
         }
-        if let Some(n) = self.limits.nodes {
+        if let Some(n) = self.shared.limits.nodes {
             if self.total_nodes() >= n {
-                self.control.stop();
+                self.shared.control.stop();
                 self.aborted = true;
             }
         }
-        if let Some(hard) = self.limits.hard_time {
-            if !self.control.pondering() && !self.limits.infinite && self.control.elapsed() >= hard
+        if let Some(hard) = self.shared.limits.hard_time {
+            if !self.shared.control.pondering()
+                && !self.shared.limits.infinite
+                && self.shared.control.elapsed() >= hard
             {
-                self.control.stop();
+                self.shared.control.stop();
                 self.aborted = true;
             }
         }
@@ -359,7 +341,6 @@ impl<'a> Worker<'a> {
     fn iterate(
         &mut self,
         root_moves: &[Move],
-        id: usize,
         reporter: &dyn Reporter,
         done: &AtomicBool,
     ) -> SearchResult {
@@ -375,6 +356,7 @@ impl<'a> Worker<'a> {
             return result;
         }
         let max_depth = self
+            .shared
             .limits
             .depth
             .unwrap_or(MAX_PLY as i32 - 8)
@@ -382,14 +364,14 @@ impl<'a> Worker<'a> {
         let mut order: Vec<Move> = root_moves.to_vec();
         let mut score = 0;
         // Helper threads start one ply deeper on odd ids, so threads spread over depths.
-        let mut depth = 1 + (id % 2) as i32;
+        let mut depth = 1 + (self.id % 2) as i32;
         while depth <= max_depth {
             if done.load(Ordering::Relaxed) && !self.main {
                 break;
             }
             let mut lines: Vec<(Move, i32, Vec<Move>)> = Vec::new();
             let multipv = if self.main {
-                self.config.multipv.clamp(1, order.len())
+                self.shared.config.multipv.clamp(1, order.len())
             } else {
                 1
             };
@@ -434,27 +416,27 @@ impl<'a> Worker<'a> {
             }
             depth += 1;
         }
-        self.node_counter.store(self.nodes, Ordering::Relaxed);
-        result.time = self.control.elapsed();
+        self.shared.counters[self.id].store(self.nodes, Ordering::Relaxed);
+        result.time = self.shared.control.elapsed();
         result
     }
 
     fn should_stop_after_iteration(&self, score: i32, depth: i32, root_count: usize) -> bool {
-        if let Some(m) = self.limits.mate {
+        if let Some(m) = self.shared.limits.mate {
             if score >= MATE_BOUND && (MATE - score + 1) / 2 <= m as i32 {
                 return true;
             }
         }
-        if self.limits.infinite || self.control.pondering() {
+        if self.shared.limits.infinite || self.shared.control.pondering() {
             return false;
         }
-        let timed = self.limits.soft_time.is_some();
+        let timed = self.shared.limits.soft_time.is_some();
         // A proven mate either way, or a single legal move, ends a timed search.
         if timed && (score.abs() >= MATE_BOUND && depth > 1 || root_count == 1) {
             return true;
         }
-        if let Some(soft) = self.limits.soft_time {
-            if self.control.elapsed() >= soft {
+        if let Some(soft) = self.shared.limits.soft_time {
+            if self.shared.control.elapsed() >= soft {
                 return true;
             }
         }
@@ -469,8 +451,8 @@ impl<'a> Worker<'a> {
             score: Score::from_internal(score),
             raw_score: score,
             nodes: self.total_nodes().max(self.nodes),
-            time: self.control.elapsed(),
-            hashfull: self.tt.hashfull(),
+            time: self.shared.control.elapsed(),
+            hashfull: self.shared.tt.hashfull(),
             pv: pv.to_vec(),
         }
     }
@@ -530,7 +512,7 @@ impl<'a> Worker<'a> {
         let mut best_score = -MATE - 1;
         self.pv_len[0] = 0;
         for (i, &m) in moves.iter().enumerate() {
-            if self.main && self.control.elapsed() > Duration::from_secs(3) {
+            if self.main && self.shared.control.elapsed() > Duration::from_secs(3) {
                 reporter.currmove(m, i + 1, depth);
             }
             self.pos.make_move(m);
@@ -570,7 +552,7 @@ impl<'a> Worker<'a> {
                 Bound::Upper
             };
             if !self.aborted {
-                self.tt.store(
+                self.shared.tt.store(
                     self.pos.key(),
                     Entry {
                         mv: Some(m),
@@ -595,15 +577,15 @@ impl<'a> Worker<'a> {
 
     fn draw_score(&self) -> i32 {
         if self.pos.turn() == self.root_color {
-            -self.config.contempt
+            -self.shared.config.contempt
         } else {
-            self.config.contempt
+            self.shared.config.contempt
         }
     }
 
     /// The score of a repeated position for the side to move, by the rules in force.
     fn repetition_score(&self, kind: RepetitionKind, ply: usize) -> i32 {
-        if self.config.repetition == RepetitionRule::AlwaysDraw {
+        if self.shared.config.repetition == RepetitionRule::AlwaysDraw {
             return self.draw_score();
         }
         match kind {
@@ -616,18 +598,18 @@ impl<'a> Worker<'a> {
     fn evaluate(&self, alpha: i32, beta: i32) -> i32 {
         let e = evaluate_lazy(
             &self.pos,
-            &self.config.params,
-            self.config.knowledge,
+            &self.shared.config.params,
+            self.shared.config.knowledge,
             alpha,
             beta,
         );
-        if self.config.randomness == 0 {
+        if self.shared.config.randomness == 0 {
             return e;
         }
-        let mut h = self.pos.key() ^ self.config.random_seed;
+        let mut h = self.pos.key() ^ self.shared.config.random_seed;
         h = (h ^ (h >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
         h ^= h >> 33;
-        let r = self.config.randomness as u64;
+        let r = self.shared.config.randomness as u64;
         e + (h % (2 * r + 1)) as i32 - r as i32
     }
 
@@ -662,7 +644,7 @@ impl<'a> Worker<'a> {
         if let Some(rep) = self.pos.repetition() {
             return self.repetition_score(rep.kind, ply);
         }
-        if self.pos.plies_since_capture() >= self.config.draw_plies {
+        if self.pos.plies_since_capture() >= self.shared.config.draw_plies {
             return if self.pos.is_lost() {
                 -MATE + ply as i32
             } else {
@@ -677,7 +659,7 @@ impl<'a> Worker<'a> {
         }
 
         let key = self.pos.key();
-        let tt_entry = self.tt.probe(key);
+        let tt_entry = self.shared.tt.probe(key);
         let tt_move = tt_entry.and_then(|e| e.mv);
         if let Some(e) = tt_entry {
             if !pv_node && e.depth >= depth {
@@ -703,7 +685,7 @@ impl<'a> Worker<'a> {
 
         if !pv_node && !in_check {
             // Reverse futility: far above beta near the leaves.
-            if self.config.pruning >= Pruning::Large
+            if self.shared.config.pruning >= Pruning::Large
                 && depth <= 3
                 && static_eval - 120 * depth >= beta
                 && beta.abs() < MATE_BOUND
@@ -711,7 +693,7 @@ impl<'a> Worker<'a> {
                 return static_eval;
             }
             // Null move, with a verification search when material is thin.
-            if self.config.pruning >= Pruning::Small
+            if self.shared.config.pruning >= Pruning::Small
                 && !self.verifying
                 && depth >= 3
                 && static_eval >= beta
@@ -758,7 +740,7 @@ impl<'a> Worker<'a> {
             let gives_check = self.pos.in_check();
             // Late-move pruning of quiet moves near the leaves; checks are kept
             // (they are how mates are found).
-            if self.config.pruning >= Pruning::Large
+            if self.shared.config.pruning >= Pruning::Large
                 && !pv_node
                 && !in_check
                 && !capture
@@ -776,7 +758,7 @@ impl<'a> Worker<'a> {
                 -self.search(-beta, -alpha, new_depth, ply + 1, pv_node)
             } else {
                 let mut r = 0;
-                if self.config.pruning >= Pruning::Medium
+                if self.shared.config.pruning >= Pruning::Medium
                     && depth >= 3
                     && searched >= 3
                     && !capture
@@ -835,7 +817,7 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(
+        self.shared.tt.store(
             key,
             Entry {
                 mv: best_move,
