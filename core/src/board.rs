@@ -1,8 +1,9 @@
-//! Piece placement: a square-indexed array plus one occupancy bitboard per colour.
+//! Piece placement: a square-indexed array, bitboards by colour and piece,
+//! and bit-ranks and bit-files for sliding pieces.
 
 use std::fmt;
 
-use crate::tables::{HORSE_STEPS, RAYS};
+use crate::tables::{FILE_OF, FILE_SLIDES, HORSE_STEPS, RANK_OF, RANK_SLIDES};
 use crate::types::{Color, Piece, Square, NUM_SQUARES};
 
 /// Piece code on the board array: 0 for empty, `piece.index() + 1` otherwise.
@@ -23,12 +24,20 @@ pub(crate) const fn code_color(c: Code) -> Color {
     }
 }
 
-/// Where the pieces stand. Kings are not required: a [`Board`] may be any
-/// placement; [`crate::Position`] checks that it makes sense.
+/// Where the pieces stand: a square-indexed array, occupancy bitboards by
+/// colour and by piece, and the occupancy of each rank and file as small bit
+/// sets (ElephantEye's bit-ranks and bit-files), which the slide tables turn
+/// into rook and cannon moves without walking rays. Kings are not required: a
+/// [`Board`] may be any placement; [`crate::Position`] checks that it makes sense.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
     pub(crate) squares: [Code; NUM_SQUARES],
     pub(crate) by_color: [u128; 2],
+    pub(crate) by_piece: [u128; 14],
+    /// Bit `file` of `ranks[rank]` is set when that square is occupied.
+    pub(crate) ranks: [u16; 10],
+    /// Bit `rank` of `files[file]` is set when that square is occupied.
+    pub(crate) files: [u16; 9],
 }
 
 impl Board {
@@ -37,6 +46,9 @@ impl Board {
         Board {
             squares: [0; NUM_SQUARES],
             by_color: [0; 2],
+            by_piece: [0; 14],
+            ranks: [0; 10],
+            files: [0; 9],
         }
     }
 
@@ -52,13 +64,58 @@ impl Board {
     /// Puts `piece` on `sq`, replacing what stood there.
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
         let i = sq.index();
-        let bit = 1u128 << i;
-        self.by_color[0] &= !bit;
-        self.by_color[1] &= !bit;
-        self.squares[i] = piece.map_or(0, code);
-        if let Some(p) = piece {
-            self.by_color[p.color.index()] |= bit;
+        let old = self.squares[i];
+        if old != 0 {
+            self.toggle(i, old);
         }
+        if let Some(p) = piece {
+            self.toggle(i, code(p));
+        }
+    }
+
+    /// Adds a piece to an empty square or removes it from its square: every
+    /// occupancy set flips the square's bit, the array follows.
+    #[inline]
+    pub(crate) fn toggle(&mut self, sq: usize, c: Code) {
+        let bit = 1u128 << sq;
+        self.by_color[code_color(c).index()] ^= bit;
+        self.by_piece[c as usize - 1] ^= bit;
+        self.ranks[RANK_OF[sq] as usize] ^= 1 << FILE_OF[sq];
+        self.files[FILE_OF[sq] as usize] ^= 1 << RANK_OF[sq];
+        self.squares[sq] = if self.squares[sq] == c { 0 } else { c };
+    }
+
+    /// Moves the piece on `from` to the empty square `to`.
+    #[inline]
+    pub(crate) fn shift(&mut self, from: usize, to: usize, c: Code) {
+        let bits = (1u128 << from) | (1u128 << to);
+        self.by_color[code_color(c).index()] ^= bits;
+        self.by_piece[c as usize - 1] ^= bits;
+        let (fr, ff, tr, tf) = (RANK_OF[from], FILE_OF[from], RANK_OF[to], FILE_OF[to]);
+        self.ranks[fr as usize] ^= 1 << ff;
+        self.ranks[tr as usize] ^= 1 << tf;
+        self.files[ff as usize] ^= 1 << fr;
+        self.files[tf as usize] ^= 1 << tr;
+        self.squares[to] = c;
+        self.squares[from] = 0;
+    }
+
+    /// Occupancy of all squares.
+    #[inline]
+    pub fn occupied(&self) -> u128 {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// Squares of `color`'s pieces as a bitboard (bit = square index).
+    #[inline]
+    pub fn color_bits(&self, color: Color) -> u128 {
+        self.by_color[color.index()]
+    }
+
+    /// Squares holding `piece` as a bitboard (bit = square index).
+    #[inline]
+    pub fn piece_bits(&self, piece: Piece) -> u128 {
+        self.by_piece[piece.index()]
     }
 
     /// Every piece with its square, in square order.
@@ -77,16 +134,11 @@ impl Board {
     }
 
     /// Empty squares a rook or cannon on `sq` can slide to (its quiet moves).
+    #[inline]
     pub fn slide_squares(&self, sq: Square) -> u32 {
-        let mut n = 0;
-        for ray in &RAYS[sq.index()] {
-            n += ray
-                .as_slice()
-                .iter()
-                .take_while(|&&s| self.squares[s as usize] == 0)
-                .count();
-        }
-        n as u32
+        let (r, f) = (RANK_OF[sq.index()] as usize, FILE_OF[sq.index()] as usize);
+        RANK_SLIDES[f][self.ranks[r] as usize].quiet.count_ones()
+            + FILE_SLIDES[r][self.files[f] as usize].quiet.count_ones()
     }
 
     /// Squares a horse of `color` on `sq` can move to: leg free, not holding
@@ -104,8 +156,13 @@ impl Board {
 
     /// Squares of the pieces equal to `piece`.
     pub fn squares_of(&self, piece: Piece) -> impl Iterator<Item = Square> + '_ {
-        let c = code(piece);
-        Square::all().filter(move |sq| self.squares[sq.index()] == c)
+        bits(self.by_piece[piece.index()]).map(Square::from_index_unchecked)
+    }
+
+    /// How many pieces equal to `piece` there are.
+    #[inline]
+    pub fn count_of(&self, piece: Piece) -> u32 {
+        self.by_piece[piece.index()].count_ones()
     }
 
     /// Number of pieces on the board.

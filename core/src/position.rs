@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use crate::board::{bits, code, code_color, Board, Code};
+use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_ATTACKERS, HORSE_STEPS, KING_SENSITIVE, KING_STEPS, LINES,
-    PAWN_ATTACKERS, PAWN_STEPS, RAYS,
+    ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_STEPS,
+    KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_STEPS, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Piece, Role, Square, NUM_SQUARES};
 use crate::zobrist;
@@ -246,20 +246,18 @@ impl Position {
     /// Whether the kings stand on one file with nothing between them.
     pub fn kings_face(&self) -> bool {
         let (r, b) = (self.kings[0], self.kings[1]);
-        r % 9 == b % 9
-            && RAYS[r][crate::tables::DIR_UP]
-                .as_slice()
-                .iter()
-                .map(|&s| s as usize)
-                .find(|&s| self.board.squares[s] != 0)
-                == Some(b)
+        let f = FILE_OF[r] as usize;
+        f == FILE_OF[b] as usize
+            && FILE_SLIDES[RANK_OF[r] as usize][self.board.files[f] as usize].rook
+                & (1 << RANK_OF[b])
+                != 0
     }
 
     /// Whether `color`'s king is attacked (the other king facing it counts).
     /// For the side to move this is [`Position::in_check`], kept up to date.
     #[inline]
     pub fn king_attacked(&self, color: Color) -> bool {
-        square_attacked(&self.board.squares, self.kings[color.index()], !color)
+        square_attacked(&self.board, self.kings[color.index()], !color)
     }
 
     // ---- move generation --------------------------------------------------
@@ -267,65 +265,83 @@ impl Position {
     /// Appends the pseudo-legal moves of the side to move: moves by the rules
     /// of each piece, not yet checked for leaving the own king attacked.
     pub fn pseudo_legal_moves(&self, list: &mut MoveList) {
-        self.generate(list, false);
+        self.generate::<true, true>(list);
     }
 
     /// Appends the pseudo-legal captures of the side to move.
     pub fn pseudo_legal_captures(&self, list: &mut MoveList) {
-        self.generate(list, true);
+        self.generate::<true, false>(list);
     }
 
-    fn generate(&self, list: &mut MoveList, captures_only: bool) {
+    /// Appends the pseudo-legal non-captures of the side to move.
+    pub fn pseudo_legal_quiets(&self, list: &mut MoveList) {
+        self.generate::<false, true>(list);
+    }
+
+    fn generate<const CAPTURES: bool, const QUIETS: bool>(&self, list: &mut MoveList) {
         let us = self.turn;
-        let sq = &self.board.squares;
-        // The squares a move may end on: empty or enemy, or only enemy.
-        let own = |c: Code| (c == 0 && captures_only) || (c != 0 && code_color(c) == us);
-        for from in bits(self.board.by_color[us.index()]) {
-            let role = Role::ALL[(sq[from] as usize - 1) % 7];
+        let board = &self.board;
+        let sq = &board.squares;
+        let enemy = |c: Code| is_enemy(c, us);
+        // A step to `to`: quiet if empty, a capture if an enemy stands there.
+        let step = |list: &mut MoveList, from: usize, to: usize| {
+            let c = sq[to];
+            if (QUIETS && c == 0) || (CAPTURES && enemy(c)) {
+                list.push(Move::from_raw(from, to));
+            }
+        };
+        for from in bits(board.by_color[us.index()]) {
+            let role = role_of(sq[from]);
             match role {
-                Role::King => steps(list, from, KING_STEPS[from].as_slice(), sq, own),
-                Role::Advisor => steps(list, from, ADVISOR_STEPS[from].as_slice(), sq, own),
-                Role::Pawn => steps(list, from, PAWN_STEPS[us.index()][from].as_slice(), sq, own),
-                Role::Elephant => {
-                    blocked_steps(list, from, ELEPHANT_STEPS[from].as_slice(), sq, own)
+                Role::King | Role::Advisor | Role::Pawn => {
+                    let targets = match role {
+                        Role::King => KING_STEPS[from].as_slice(),
+                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
+                        _ => PAWN_STEPS[us.index()][from].as_slice(),
+                    };
+                    for &to in targets {
+                        step(list, from, to as usize);
+                    }
                 }
-                Role::Horse => blocked_steps(list, from, HORSE_STEPS[from].as_slice(), sq, own),
-                Role::Rook => {
-                    for ray in &RAYS[from] {
-                        for &to in ray.as_slice() {
-                            let c = sq[to as usize];
-                            if c == 0 {
-                                if !captures_only {
-                                    list.push(Move::from_raw(from, to as usize));
-                                }
-                                continue;
-                            }
-                            if !own(c) {
-                                list.push(Move::from_raw(from, to as usize));
-                            }
-                            break;
+                Role::Elephant | Role::Horse => {
+                    let targets = if role == Role::Horse {
+                        HORSE_STEPS[from].as_slice()
+                    } else {
+                        ELEPHANT_STEPS[from].as_slice()
+                    };
+                    for &(to, blocker) in targets {
+                        if sq[blocker as usize] == 0 {
+                            step(list, from, to as usize);
                         }
                     }
                 }
-                Role::Cannon => {
-                    for ray in &RAYS[from] {
-                        let mut screen = false;
-                        for &to in ray.as_slice() {
-                            let c = sq[to as usize];
-                            if !screen {
-                                if c == 0 {
-                                    if !captures_only {
-                                        list.push(Move::from_raw(from, to as usize));
-                                    }
-                                } else {
-                                    screen = true;
-                                }
-                            } else if c != 0 {
-                                if !own(c) {
-                                    list.push(Move::from_raw(from, to as usize));
-                                }
-                                break;
+                Role::Rook | Role::Cannon => {
+                    let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
+                    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+                    let file = &FILE_SLIDES[r][board.files[f] as usize];
+                    if CAPTURES {
+                        let (on_rank, on_file) = if role == Role::Rook {
+                            (rank.rook, file.rook)
+                        } else {
+                            (rank.cannon, file.cannon)
+                        };
+                        for t in bits16(on_rank) {
+                            if enemy(sq[r * 9 + t]) {
+                                list.push(Move::from_raw(from, r * 9 + t));
                             }
+                        }
+                        for t in bits16(on_file) {
+                            if enemy(sq[t * 9 + f]) {
+                                list.push(Move::from_raw(from, t * 9 + f));
+                            }
+                        }
+                    }
+                    if QUIETS {
+                        for t in bits16(rank.quiet) {
+                            list.push(Move::from_raw(from, r * 9 + t));
+                        }
+                        for t in bits16(file.quiet) {
+                            list.push(Move::from_raw(from, t * 9 + f));
                         }
                     }
                 }
@@ -338,8 +354,7 @@ impl Position {
     #[inline]
     pub fn is_legal_pseudo(&self, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
-        let us = self.turn.index();
-        let king = self.kings[us];
+        let king = self.kings[self.turn.index()];
         // Only squares on the king's lines or its diagonal neighbours (horse
         // legs) can change whether it is attacked; other moves are safe unless
         // the king is already in check.
@@ -350,11 +365,59 @@ impl Position {
         {
             return true;
         }
-        let mut squares = self.board.squares;
-        squares[to] = squares[from];
-        squares[from] = 0;
-        let king = if from == king { to } else { king };
-        !square_attacked(&squares, king, !self.turn)
+        !self.king_attacked_after(from, to)
+    }
+
+    /// Whether the side to move's king would be attacked after moving the
+    /// piece on `from` to `to`, worked out without changing the board: the
+    /// king's rank and file occupancy are adjusted and the two squares read
+    /// as they would be.
+    fn king_attacked_after(&self, from: usize, to: usize) -> bool {
+        let us = self.turn;
+        let own_king = self.kings[us.index()];
+        let king = if from == own_king { to } else { own_king };
+        let board = &self.board;
+        // `to` holds our moving piece afterwards and `from` nothing: neither is an attacker.
+        let at = |s: usize| -> Code {
+            if s == to || s == from {
+                0
+            } else {
+                board.squares[s]
+            }
+        };
+        let empty = |s: usize| s != to && (s == from || board.squares[s] == 0);
+        let them = !us;
+        let [k, _, _, horse, rook, cannon, pawn] = codes(them);
+        for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+            if at(h as usize) == horse && empty(leg as usize) {
+                return true;
+            }
+        }
+        for &p in PAWN_ATTACKERS[them.index()][king].as_slice() {
+            if at(p as usize) == pawn {
+                return true;
+            }
+        }
+        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
+        let line_bits =
+            |occ: u16, line: usize, s: usize, on: &[u8; NUM_SQUARES], bit: &[u8; NUM_SQUARES]| {
+                let mut occ = occ;
+                if on[from] as usize == line {
+                    occ &= !(1 << bit[from]);
+                }
+                if on[s] as usize == line {
+                    occ |= 1 << bit[s];
+                }
+                occ
+            };
+        let rank_occ = line_bits(board.ranks[kr], kr, to, &RANK_OF, &FILE_OF);
+        let file_occ = line_bits(board.files[kf], kf, to, &FILE_OF, &RANK_OF);
+        let rank = &RANK_SLIDES[kf][rank_occ as usize];
+        let file = &FILE_SLIDES[kr][file_occ as usize];
+        bits16(rank.rook).any(|t| at(kr * 9 + t) == rook)
+            || bits16(file.rook).any(|t| matches!(at(t * 9 + kf), c if c == rook || c == k))
+            || bits16(rank.cannon).any(|t| at(kr * 9 + t) == cannon)
+            || bits16(file.cannon).any(|t| at(t * 9 + kf) == cannon)
     }
 
     /// The legal moves of the side to move.
@@ -444,14 +507,13 @@ impl Position {
         self.key ^= zobrist::piece_key_raw(moving_idx, from)
             ^ zobrist::piece_key_raw(moving_idx, to)
             ^ zobrist::side_key(Color::Black);
-        self.board.squares[to] = moving;
-        self.board.squares[from] = 0;
-        self.board.by_color[us] ^= (1u128 << from) | (1u128 << to);
         if captured != 0 {
             self.key ^= zobrist::piece_key_raw(captured as usize - 1, to);
-            self.board.by_color[us ^ 1] ^= 1u128 << to;
+            self.board.toggle(to, captured);
             self.plies_since_capture = 0;
-        } else {
+        }
+        self.board.shift(from, to, moving);
+        if captured == 0 {
             self.plies_since_capture += 1;
         }
         if self.kings[us] == from {
@@ -468,11 +530,9 @@ impl Position {
         self.turn = !self.turn;
         let us = self.turn.index();
         let moving = self.board.squares[to];
-        self.board.squares[from] = moving;
-        self.board.squares[to] = u.captured;
-        self.board.by_color[us] ^= (1u128 << from) | (1u128 << to);
+        self.board.shift(to, from, moving);
         if u.captured != 0 {
-            self.board.by_color[us ^ 1] ^= 1u128 << to;
+            self.board.toggle(to, u.captured);
         }
         if self.kings[us] == to {
             self.kings[us] = from;
@@ -600,34 +660,37 @@ fn check_placement(piece: Piece, square: Square) -> Result<(), PositionError> {
     }
 }
 
+/// The codes of `color`'s pieces in [`Role`] order.
 #[inline]
-fn steps(
-    list: &mut MoveList,
-    from: usize,
-    targets: &[u8],
-    sq: &[Code],
-    own: impl Fn(Code) -> bool,
-) {
-    for &to in targets {
-        if !own(sq[to as usize]) {
-            list.push(Move::from_raw(from, to as usize));
-        }
-    }
+pub(crate) const fn codes(color: Color) -> [Code; 7] {
+    let k = color.index() as Code * 7 + 1;
+    [k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6]
 }
 
+/// The role of a non-zero piece code.
 #[inline]
-fn blocked_steps(
-    list: &mut MoveList,
-    from: usize,
-    targets: &[(u8, u8)],
-    sq: &[Code],
-    own: impl Fn(Code) -> bool,
-) {
-    for &(to, blocker) in targets {
-        if sq[blocker as usize] == 0 && !own(sq[to as usize]) {
-            list.push(Move::from_raw(from, to as usize));
+pub(crate) fn role_of(c: Code) -> Role {
+    Role::ALL[(c as usize - 1) % 7]
+}
+
+/// Whether code `c` is a piece of the side opposing `us`.
+#[inline]
+pub(crate) fn is_enemy(c: Code, us: Color) -> bool {
+    c != 0 && (c >= 8) as usize != us.index()
+}
+
+/// Iterates the set bits of a line's occupancy as point indices.
+#[inline]
+pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if b == 0 {
+            None
+        } else {
+            let i = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(i)
         }
-    }
+    })
 }
 
 /// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king
@@ -635,15 +698,14 @@ fn blocked_steps(
 /// never reach the other side's palace, so they are not looked at: this is
 /// meant for king squares.
 #[inline]
-fn square_attacked(sq: &[Code; NUM_SQUARES], target: usize, by: Color) -> bool {
-    let rook = code(Piece::new(by, Role::Rook));
-    let cannon = code(Piece::new(by, Role::Cannon));
-    let king = code(Piece::new(by, Role::King));
-    let horse = code(Piece::new(by, Role::Horse));
-    let pawn = code(Piece::new(by, Role::Pawn));
-    for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
-        if sq[h as usize] == horse && sq[leg as usize] == 0 {
-            return true;
+fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
+    let sq = &board.squares;
+    let [king, _, _, horse, rook, cannon, pawn] = codes(by);
+    if board.by_piece[horse as usize - 1] != 0 {
+        for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
+            if sq[h as usize] == horse && sq[leg as usize] == 0 {
+                return true;
+            }
         }
     }
     for &p in PAWN_ATTACKERS[by.index()][target].as_slice() {
@@ -651,28 +713,13 @@ fn square_attacked(sq: &[Code; NUM_SQUARES], target: usize, by: Color) -> bool {
             return true;
         }
     }
-    for ray in &RAYS[target] {
-        let ray = ray.as_slice();
-        let mut i = 0;
-        while i < ray.len() && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i == ray.len() {
-            continue;
-        }
-        let first = sq[ray[i] as usize];
-        if first == rook || first == king {
-            return true;
-        }
-        i += 1;
-        while i < ray.len() && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i < ray.len() && sq[ray[i] as usize] == cannon {
-            return true;
-        }
-    }
-    false
+    let (r, f) = (RANK_OF[target] as usize, FILE_OF[target] as usize);
+    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+    let file = &FILE_SLIDES[r][board.files[f] as usize];
+    bits16(rank.rook).any(|t| sq[r * 9 + t] == rook)
+        || bits16(file.rook).any(|t| matches!(sq[t * 9 + f], c if c == rook || c == king))
+        || bits16(rank.cannon).any(|t| sq[r * 9 + t] == cannon)
+        || bits16(file.cannon).any(|t| sq[t * 9 + f] == cannon)
 }
 
 impl fmt::Debug for Position {

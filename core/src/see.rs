@@ -1,75 +1,86 @@
 //! Static exchange evaluation: the material balance of a capture sequence on
 //! one square, each side recapturing with its least valuable piece.
 
-use crate::board::{code, Code};
+use crate::board::{Board, Code};
 use crate::moves::Move;
-use crate::position::Position;
+use crate::position::{bits16, codes, Position};
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_ATTACKERS, KING_STEPS, PAWN_ATTACKERS, RAYS,
+    ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, KING_STEPS,
+    PAWN_ATTACKERS, RANK_OF, RANK_SLIDES,
 };
-use crate::types::{Color, Piece, Role, NUM_SQUARES};
+use crate::types::{Color, Role};
 
-/// The least valuable piece of `by` that attacks `target`, with its square.
-/// Pins are ignored; blockers (horse legs, elephant eyes, cannon screens) are
-/// read from `sq`, so removing pieces reveals the attackers behind them.
-fn least_valuable_attacker(
-    sq: &[Code; NUM_SQUARES],
+/// The board during an exchange on one square: pieces that have moved to the
+/// square are marked gone from their own, and the square's rank and file
+/// occupancy follow, so the slide tables reveal the attackers behind them.
+struct Exchange<'a> {
+    board: &'a Board,
     target: usize,
-    by: Color,
-) -> Option<(usize, Role)> {
-    let is = |s: usize, role: Role| sq[s] == code(Piece::new(by, role));
-    if let Some(&s) = PAWN_ATTACKERS[by.index()][target]
-        .as_slice()
-        .iter()
-        .find(|&&s| is(s as usize, Role::Pawn))
-    {
-        return Some((s as usize, Role::Pawn));
-    }
-    if let Some(&s) = ADVISOR_STEPS[target]
-        .as_slice()
-        .iter()
-        .find(|&&s| is(s as usize, Role::Advisor))
-    {
-        return Some((s as usize, Role::Advisor));
-    }
-    for &(s, eye) in ELEPHANT_STEPS[target].as_slice() {
-        if is(s as usize, Role::Elephant) && sq[eye as usize] == 0 {
-            return Some((s as usize, Role::Elephant));
+    gone: u128,
+    rank_occ: u16,
+    file_occ: u16,
+}
+
+impl Exchange<'_> {
+    #[inline]
+    fn at(&self, s: usize) -> Code {
+        if self.gone & (1u128 << s) != 0 {
+            0
+        } else {
+            self.board.squares[s]
         }
     }
-    for &(s, leg) in HORSE_ATTACKERS[target].as_slice() {
-        if is(s as usize, Role::Horse) && sq[leg as usize] == 0 {
-            return Some((s as usize, Role::Horse));
+
+    fn remove(&mut self, s: usize) {
+        self.gone |= 1u128 << s;
+        if RANK_OF[s] == RANK_OF[self.target] {
+            self.rank_occ &= !(1 << FILE_OF[s]);
+        }
+        if FILE_OF[s] == FILE_OF[self.target] {
+            self.file_occ &= !(1 << RANK_OF[s]);
         }
     }
-    let mut rook = None;
-    for ray in &RAYS[target] {
-        let mut screens = 0;
-        for &s in ray.as_slice() {
-            let s = s as usize;
-            if sq[s] == 0 {
-                continue;
-            }
-            if screens == 0 && is(s, Role::Rook) {
-                rook = rook.or(Some(s));
-            }
-            if screens == 1 {
-                if is(s, Role::Cannon) {
-                    return Some((s, Role::Cannon));
-                }
-                break;
-            }
-            screens += 1;
+
+    /// The least valuable piece of `by` that attacks the target, with its
+    /// square. Pins are ignored.
+    fn least_valuable_attacker(&self, by: Color) -> Option<(usize, Role)> {
+        let t = self.target;
+        let [king, advisor, elephant, horse, rook, cannon, pawn] = codes(by);
+        let find =
+            |list: &[u8], c: Code| list.iter().map(|&s| s as usize).find(|&s| self.at(s) == c);
+        if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
+            return Some((s, Role::Pawn));
         }
+        if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
+            return Some((s, Role::Advisor));
+        }
+        for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
+            if self.at(s as usize) == elephant && self.at(eye as usize) == 0 {
+                return Some((s as usize, Role::Elephant));
+            }
+        }
+        for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
+            if self.at(s as usize) == horse && self.at(leg as usize) == 0 {
+                return Some((s as usize, Role::Horse));
+            }
+        }
+        let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
+        let rank = &RANK_SLIDES[f][self.rank_occ as usize];
+        let file = &FILE_SLIDES[r][self.file_occ as usize];
+        let on_lines = |rank_bits: u16, file_bits: u16, c: Code| {
+            bits16(rank_bits)
+                .map(|x| r * 9 + x)
+                .chain(bits16(file_bits).map(|x| x * 9 + f))
+                .find(|&s| self.at(s) == c)
+        };
+        if let Some(s) = on_lines(rank.cannon, file.cannon, cannon) {
+            return Some((s, Role::Cannon));
+        }
+        if let Some(s) = on_lines(rank.rook, file.rook, rook) {
+            return Some((s, Role::Rook));
+        }
+        find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King))
     }
-    if let Some(s) = rook {
-        return Some((s, Role::Rook));
-    }
-    KING_STEPS[target]
-        .as_slice()
-        .iter()
-        .find(|&&s| is(s as usize, Role::King))
-        .map(|&s| (s as usize, Role::King))
 }
 
 impl Position {
@@ -79,34 +90,43 @@ impl Position {
     /// worth by [`Role::index`]; the king should be worth more than the rest
     /// put together.
     pub fn see(&self, m: Move, values: &[i32; 7]) -> i32 {
-        let mut sq = self.board.squares;
+        let board = self.board();
         let (from, to) = (m.from().index(), m.to().index());
-        let value_at = |c: Code| {
+        let value_of = |c: Code| {
             if c == 0 {
                 0
             } else {
                 values[(c as usize - 1) % 7]
             }
         };
+        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
+        let mut x = Exchange {
+            board,
+            target: to,
+            gone: 0,
+            rank_occ: board.ranks[r] | 1 << f,
+            file_occ: board.files[f] | 1 << r,
+        };
+        x.remove(from);
         let mut gain = [0i32; 40];
-        gain[0] = value_at(sq[to]);
-        sq[to] = sq[from];
-        sq[from] = 0;
+        gain[0] = value_of(board.squares[to]);
+        // The value of the piece standing on the target, which the next capture wins.
+        let mut on_target = value_of(board.squares[from]);
         let mut side = !self.turn();
         let mut d = 0;
-        while let Some((s, role)) = least_valuable_attacker(&sq, to, side) {
+        while let Some((s, role)) = x.least_valuable_attacker(side) {
             if d + 1 >= gain.len() {
                 break;
             }
             d += 1;
-            gain[d] = value_at(sq[to]) - gain[d - 1];
+            gain[d] = on_target - gain[d - 1];
             // Neither side can do better than stopping now: prune.
             if (-gain[d - 1]).max(gain[d]) < 0 {
                 break;
             }
-            sq[to] = sq[s];
-            sq[s] = 0;
-            if role == Role::King && least_valuable_attacker(&sq, to, !side).is_some() {
+            x.remove(s);
+            on_target = values[role.index()];
+            if role == Role::King && x.least_valuable_attacker(!side).is_some() {
                 // The king may not recapture into an attacked square.
                 d -= 1;
                 break;

@@ -279,30 +279,87 @@ pub(crate) static PAWN_ATTACKERS: [[SqList<3>; NUM_SQUARES]; 2] = {
     t
 };
 
-/// Ray directions: up the board (towards Black), down, right (towards file i), left.
-pub(crate) const DIR_UP: usize = 0;
-#[cfg(test)]
-pub(crate) const DIR_DOWN: usize = 1;
+/// What a rook or cannon at one point of a line (a rank of 9 points or a file
+/// of 10) can do, given the line's occupancy bits. Bit `i` stands for point
+/// `i` of the line (the file on a rank, the rank on a file).
+#[derive(Clone, Copy)]
+pub(crate) struct Slide {
+    /// Empty points reachable without jumping: the quiet moves of both.
+    pub quiet: u16,
+    /// The first occupied point each way: rook captures, and the pieces that
+    /// see the point directly (a rook or the facing king attacks from there).
+    pub rook: u16,
+    /// The second occupied point each way: cannon captures over a screen.
+    pub cannon: u16,
+}
 
-/// The squares met walking from a square in each of the four directions, nearest first.
-pub(crate) static RAYS: [[SqList<9>; 4]; NUM_SQUARES] = {
-    let mut t = [[SqList::EMPTY; 4]; NUM_SQUARES];
-    let dirs: [(i32, i32); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+const fn slides<const OCC: usize, const LEN: usize>() -> [[Slide; OCC]; LEN] {
+    let len = LEN;
+    let empty = Slide {
+        quiet: 0,
+        rook: 0,
+        cannon: 0,
+    };
+    let mut t = [[empty; OCC]; LEN];
+    let mut p = 0;
+    while p < len {
+        let mut occ = 0;
+        while occ < OCC {
+            let mut s = empty;
+            let mut dir = 0;
+            while dir < 2 {
+                let step: i32 = if dir == 0 { -1 } else { 1 };
+                let mut i = p as i32 + step;
+                let mut seen = 0;
+                while i >= 0 && i < len as i32 && seen < 2 {
+                    let bit = 1u16 << i;
+                    if occ & (1 << i) == 0 {
+                        if seen == 0 {
+                            s.quiet |= bit;
+                        }
+                    } else {
+                        if seen == 0 {
+                            s.rook |= bit;
+                        } else {
+                            s.cannon |= bit;
+                        }
+                        seen += 1;
+                    }
+                    i += step;
+                }
+                dir += 1;
+            }
+            t[p][occ] = s;
+            occ += 1;
+        }
+        p += 1;
+    }
+    t
+}
+
+/// Slides along a rank, by file (0..9) and the rank's occupancy (9 bits).
+pub(crate) static RANK_SLIDES: [[Slide; 512]; 9] = slides::<512, 9>();
+
+/// Slides along a file, by rank (0..10) and the file's occupancy (10 bits).
+pub(crate) static FILE_SLIDES: [[Slide; 1024]; 10] = slides::<1024, 10>();
+
+/// The rank (0..10) of each square index.
+pub(crate) static RANK_OF: [u8; NUM_SQUARES] = {
+    let mut t = [0u8; NUM_SQUARES];
     let mut s = 0;
     while s < NUM_SQUARES {
-        let mut d = 0;
-        while d < 4 {
-            let (mut f, mut r) = ((s % 9) as i32, (s / 9) as i32);
-            loop {
-                f += dirs[d].0;
-                r += dirs[d].1;
-                match square_at(f, r) {
-                    Some(to) => t[s][d] = t[s][d].push(to),
-                    None => break,
-                }
-            }
-            d += 1;
-        }
+        t[s] = (s / 9) as u8;
+        s += 1;
+    }
+    t
+};
+
+/// The file (0..9) of each square index.
+pub(crate) static FILE_OF: [u8; NUM_SQUARES] = {
+    let mut t = [0u8; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s] = (s % 9) as u8;
         s += 1;
     }
     t
@@ -374,7 +431,25 @@ mod tests {
         assert_eq!(PAWN_STEPS[1][4].len, 2);
         // Elephants on the river bank may not cross it.
         assert_eq!(ELEPHANT_STEPS[4 * 9 + 2].len, 2);
-        assert_eq!(RAYS[0][DIR_UP].len, 9);
-        assert_eq!(RAYS[0][DIR_DOWN].len, 0);
+    }
+
+    #[test]
+    fn slide_tables_see_first_and_second_blockers() {
+        // A rook on file c of a rank holding pieces on files a, e, g and i.
+        let occ = 0b1_0101_0101;
+        let s = RANK_SLIDES[2][occ];
+        assert_eq!(s.quiet, 0b0_0000_1010, "b and d are empty and in reach");
+        assert_eq!(
+            s.rook, 0b0_0001_0001,
+            "a and e are the first pieces each way"
+        );
+        assert_eq!(
+            s.cannon, 0b0_0100_0000,
+            "g is the second piece towards i; none towards a"
+        );
+        // A file with nothing on it but the piece itself.
+        let s = FILE_SLIDES[0][1];
+        assert_eq!(s.quiet, 0b11_1111_1110);
+        assert_eq!((s.rook, s.cannon), (0, 0));
     }
 }
