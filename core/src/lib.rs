@@ -13,6 +13,7 @@
 //! Squares are named as in ICCS moves: files `a`..`i` from Red's left, ranks
 //! 0..9 from Red's side.
 
+pub mod attacks;
 mod board;
 mod moves;
 pub mod perft;
@@ -23,6 +24,7 @@ mod tables;
 mod types;
 pub mod zobrist;
 
+pub use attacks::{squares, Bitboard};
 pub use board::Board;
 pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use perft::{perft, perft_divide};

@@ -10,7 +10,7 @@ use crate::tables::{
     ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_STEPS,
     KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_STEPS, RANK_OF, RANK_SLIDES,
 };
-use crate::types::{Color, Piece, Role, Square, NUM_SQUARES};
+use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
 
 /// Why a [`Setup`] is not a position that can occur in a game.
@@ -349,6 +349,60 @@ impl Position {
         }
     }
 
+    /// Whether `m` is pseudo-legal here: the side to move's piece moving by
+    /// its rules to a square not holding its own piece. Cheap enough to vet
+    /// moves from a hash table or killer slot before playing them.
+    pub fn is_pseudo_legal(&self, m: Move) -> bool {
+        let (from, to) = (m.from().index(), m.to().index());
+        let sq = &self.board.squares;
+        let (moving, target) = (sq[from], sq[to]);
+        if moving == 0 || code_color(moving) != self.turn || from == to {
+            return false;
+        }
+        let capture = target != 0;
+        if capture && !is_enemy(target, self.turn) {
+            return false;
+        }
+        let free = |s: u8| sq[s as usize] == 0;
+        match role_of(moving) {
+            Role::King => KING_STEPS[from].as_slice().contains(&(to as u8)),
+            Role::Advisor => ADVISOR_STEPS[from].as_slice().contains(&(to as u8)),
+            Role::Pawn => PAWN_STEPS[self.turn.index()][from]
+                .as_slice()
+                .contains(&(to as u8)),
+            Role::Elephant => ELEPHANT_STEPS[from]
+                .as_slice()
+                .iter()
+                .any(|&(t, eye)| t as usize == to && free(eye)),
+            Role::Horse => HORSE_STEPS[from]
+                .as_slice()
+                .iter()
+                .any(|&(t, leg)| t as usize == to && free(leg)),
+            role => {
+                let (fr, ff, tr, tf) = (RANK_OF[from], FILE_OF[from], RANK_OF[to], FILE_OF[to]);
+                let (slide, point) = if fr == tr {
+                    (
+                        &RANK_SLIDES[ff as usize][self.board.ranks[fr as usize] as usize],
+                        tf,
+                    )
+                } else if ff == tf {
+                    (
+                        &FILE_SLIDES[fr as usize][self.board.files[ff as usize] as usize],
+                        tr,
+                    )
+                } else {
+                    return false;
+                };
+                let targets = match (role, capture) {
+                    (_, false) => slide.quiet,
+                    (Role::Rook, true) => slide.rook,
+                    _ => slide.cannon,
+                };
+                targets & (1 << point) != 0
+            }
+        }
+    }
+
     /// Whether a pseudo-legal move keeps the own king safe (not attacked, not
     /// facing the other king).
     #[inline]
@@ -369,49 +423,69 @@ impl Position {
     }
 
     /// Whether the side to move's king would be attacked after moving the
-    /// piece on `from` to `to`, worked out without changing the board: the
-    /// king's rank and file occupancy are adjusted and the two squares read
-    /// as they would be.
+    /// piece on `from` to `to`.
+    #[inline]
     fn king_attacked_after(&self, from: usize, to: usize) -> bool {
-        let us = self.turn;
-        let own_king = self.kings[us.index()];
+        let own_king = self.kings[self.turn.index()];
         let king = if from == own_king { to } else { own_king };
+        self.attacked_after(king, !self.turn, from, to)
+    }
+
+    /// Whether pseudo-legal move `m` checks the opponent's king: directly,
+    /// by uncovering a rook or cannon, or by becoming a cannon's screen.
+    #[inline]
+    pub fn gives_check(&self, m: Move) -> bool {
+        let them = !self.turn;
+        self.attacked_after(
+            self.kings[them.index()],
+            self.turn,
+            m.from().index(),
+            m.to().index(),
+        )
+    }
+
+    /// Whether `by` would attack the square `king` after the piece on `from`
+    /// moved to `to`, worked out without changing the board: the target's
+    /// rank and file occupancy are adjusted and the two squares read as they
+    /// would be.
+    fn attacked_after(&self, king: usize, by: Color, from: usize, to: usize) -> bool {
         let board = &self.board;
-        // `to` holds our moving piece afterwards and `from` nothing: neither is an attacker.
+        let moving = board.squares[from];
         let at = |s: usize| -> Code {
-            if s == to || s == from {
+            if s == to {
+                moving
+            } else if s == from {
                 0
             } else {
                 board.squares[s]
             }
         };
-        let empty = |s: usize| s != to && (s == from || board.squares[s] == 0);
-        let them = !us;
-        let [k, _, _, horse, rook, cannon, pawn] = codes(them);
+        let [k, _, _, horse, rook, cannon, pawn] = codes(by);
         for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
-            if at(h as usize) == horse && empty(leg as usize) {
+            if at(h as usize) == horse && at(leg as usize) == 0 {
                 return true;
             }
         }
-        for &p in PAWN_ATTACKERS[them.index()][king].as_slice() {
+        for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
             if at(p as usize) == pawn {
                 return true;
             }
         }
         let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
-        let line_bits =
-            |occ: u16, line: usize, s: usize, on: &[u8; NUM_SQUARES], bit: &[u8; NUM_SQUARES]| {
-                let mut occ = occ;
-                if on[from] as usize == line {
-                    occ &= !(1 << bit[from]);
-                }
-                if on[s] as usize == line {
-                    occ |= 1 << bit[s];
-                }
-                occ
-            };
-        let rank_occ = line_bits(board.ranks[kr], kr, to, &RANK_OF, &FILE_OF);
-        let file_occ = line_bits(board.files[kf], kf, to, &FILE_OF, &RANK_OF);
+        let mut rank_occ = board.ranks[kr];
+        let mut file_occ = board.files[kf];
+        if RANK_OF[from] as usize == kr {
+            rank_occ &= !(1 << FILE_OF[from]);
+        }
+        if FILE_OF[from] as usize == kf {
+            file_occ &= !(1 << RANK_OF[from]);
+        }
+        if RANK_OF[to] as usize == kr {
+            rank_occ |= 1 << FILE_OF[to];
+        }
+        if FILE_OF[to] as usize == kf {
+            file_occ |= 1 << RANK_OF[to];
+        }
         let rank = &RANK_SLIDES[kf][rank_occ as usize];
         let file = &FILE_SLIDES[kr][file_occ as usize];
         bits16(rank.rook).any(|t| at(kr * 9 + t) == rook)

@@ -291,6 +291,9 @@ pub(crate) struct Slide {
     pub rook: u16,
     /// The second occupied point each way: cannon captures over a screen.
     pub cannon: u16,
+    /// The points a cannon controls: past the first occupied point (the
+    /// screen) up to and including the second.
+    pub over: u16,
 }
 
 const fn slides<const OCC: usize, const LEN: usize>() -> [[Slide; OCC]; LEN] {
@@ -299,6 +302,7 @@ const fn slides<const OCC: usize, const LEN: usize>() -> [[Slide; OCC]; LEN] {
         quiet: 0,
         rook: 0,
         cannon: 0,
+        over: 0,
     };
     let mut t = [[empty; OCC]; LEN];
     let mut p = 0;
@@ -316,8 +320,13 @@ const fn slides<const OCC: usize, const LEN: usize>() -> [[Slide; OCC]; LEN] {
                     if occ & (1 << i) == 0 {
                         if seen == 0 {
                             s.quiet |= bit;
+                        } else {
+                            s.over |= bit;
                         }
                     } else {
+                        if seen == 1 {
+                            s.over |= bit;
+                        }
                         if seen == 0 {
                             s.rook |= bit;
                         } else {

@@ -85,7 +85,46 @@ fn check_invariants(pos: &Position) {
     expected.sort();
     let mut captures = MoveList::new();
     pos.pseudo_legal_captures(&mut captures);
-    assert_eq!(sorted(captures), expected, "captures of {}", pos.fen());
+    assert_eq!(
+        sorted(captures.clone()),
+        expected,
+        "captures of {}",
+        pos.fen()
+    );
+    let mut quiets = MoveList::new();
+    pos.pseudo_legal_quiets(&mut quiets);
+    assert_eq!(
+        quiets.len() + captures.len(),
+        pseudo.len(),
+        "quiets and captures split the moves of {}",
+        pos.fen()
+    );
+    assert!(quiets
+        .iter()
+        .all(|m| pos.board().piece_at(m.to()).is_none()));
+    // gives_check agrees with playing the move.
+    for &m in legal.iter() {
+        let mut after = pos.clone();
+        after.make_move(m);
+        assert_eq!(
+            pos.gives_check(m),
+            after.in_check(),
+            "gives_check({m}) in {}",
+            pos.fen()
+        );
+    }
+    // The pseudo-legality test agrees with the generator on every square pair.
+    for from in Square::all() {
+        for to in Square::all() {
+            let m = Move::new(from, to);
+            assert_eq!(
+                pos.is_pseudo_legal(m),
+                pseudo.contains(&m),
+                "is_pseudo_legal({m}) in {}",
+                pos.fen()
+            );
+        }
+    }
     if !pos.in_check() {
         let mut passed = pos.clone();
         passed.make_null_move();

@@ -32,7 +32,8 @@ pub struct BenchResult {
     pub elapsed: Duration,
 }
 
-/// Searches every bench position to `depth` on one thread with a fresh 16 MB table.
+/// Searches every bench position to `depth` on one thread with a fresh 16 MB
+/// table and fresh histories.
 pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
     let config = SearchConfig::default();
     let limits = Limits {
@@ -46,7 +47,17 @@ pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
         let tt = TranspositionTable::new(16);
         let control = SearchControl::new(false);
         let moves = pos.legal_moves().to_vec();
-        let r = search(&pos, &moves, &config, &limits, &tt, &control, &Silent);
+        let mut histories = Vec::new();
+        let r = search(
+            &pos,
+            &moves,
+            &config,
+            &limits,
+            &tt,
+            &control,
+            &Silent,
+            &mut histories,
+        );
         nodes += r.nodes;
         each(fen, r.nodes);
     }

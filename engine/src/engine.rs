@@ -1,7 +1,7 @@
 //! The engine facade: position, options, transposition table and the search
 //! thread. Typed in, typed out: the protocol front ends do all the text.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -9,7 +9,8 @@ use xqcore::{Move, Position};
 
 use crate::eval::Knowledge;
 use crate::search::{
-    self, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, MATE_BOUND,
+    self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl,
+    MATE_BOUND,
 };
 use crate::tt::TranspositionTable;
 
@@ -158,6 +159,8 @@ pub struct Engine {
     banned: Vec<Move>,
     tt: Arc<TranspositionTable>,
     tt_mb: usize,
+    /// Move-ordering tables of each search thread, kept between moves of a game.
+    histories: Arc<Mutex<Vec<Histories>>>,
     running: Option<Running>,
     game_seed: u64,
 }
@@ -177,6 +180,7 @@ impl Engine {
             banned: Vec::new(),
             tt: Arc::new(TranspositionTable::new(1)),
             tt_mb: 0,
+            histories: Arc::new(Mutex::new(Vec::new())),
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
         }
@@ -210,7 +214,12 @@ impl Engine {
 
     /// Forgets everything learnt in the last game and reseeds randomness.
     pub fn new_game(&mut self) {
+        self.stop_and_wait();
         self.clear_hash();
+        self.histories
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         self.game_seed = self
             .game_seed
             .wrapping_mul(6364136223846793005)
@@ -259,7 +268,6 @@ impl Engine {
             repetition: self.options.repetition,
             threads,
             multipv: self.options.multipv.max(1),
-            ..SearchConfig::default()
         }
     }
 
@@ -301,6 +309,7 @@ impl Engine {
         let config = self.config();
         let limits = limits_for(&req);
         let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
+        let histories = self.histories.clone();
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(16 << 20)
@@ -313,6 +322,7 @@ impl Engine {
                         resign: false,
                     }
                 } else {
+                    let mut histories = histories.lock().unwrap_or_else(|e| e.into_inner());
                     let r = search::search(
                         &pos,
                         &root_moves,
@@ -321,6 +331,7 @@ impl Engine {
                         &tt,
                         &ctl,
                         reporter.as_ref(),
+                        &mut histories,
                     );
                     BestMove {
                         mv: r.best,

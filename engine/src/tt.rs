@@ -2,7 +2,8 @@
 //!
 //! Each entry is two atomic words: `key ^ data` and `data`. A reader accepts an
 //! entry only if the XOR of the two words gives back its key, so a torn write
-//! by another thread reads as a miss instead of a wrong move or score.
+//! by another thread reads as a miss instead of a wrong move or score. Four
+//! entries make a 64-byte bucket, one cache line.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -24,9 +25,14 @@ pub enum Bound {
 pub struct Entry {
     pub mv: Option<Move>,
     pub score: i32,
+    /// The static evaluation of the position, if it was computed.
+    pub eval: Option<i32>,
     pub depth: i32,
     pub bound: Bound,
 }
+
+/// Stored in place of a static evaluation that was not computed (in check).
+const NO_EVAL: i16 = i16::MIN;
 
 #[derive(Default)]
 struct Slot {
@@ -36,69 +42,84 @@ struct Slot {
 
 const SLOTS_PER_BUCKET: usize = 4;
 
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Slot; SLOTS_PER_BUCKET]);
+
 /// A table of `2^k` buckets of four entries.
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    buckets: Vec<Bucket>,
     mask: usize,
     generation: AtomicU8,
 }
 
-// data layout: move 16 | score 16 (i16) | depth 8 (i8) | bound 2 | generation 6
+fn clamp16(v: i32) -> u64 {
+    (v.clamp(i16::MIN as i32 + 1, i16::MAX as i32) as i16 as u16) as u64
+}
+
+// data layout: move 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 6
 fn pack(e: &Entry, generation: u8) -> u64 {
     let mv = e.mv.map_or(0, |m| m.to_u16()) as u64;
-    let score = (e.score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16) as u64;
+    let eval = e.eval.map_or(NO_EVAL as u16 as u64, clamp16);
     let depth = (e.depth.clamp(-100, 127) as i8 as u8) as u64;
     let bound = match e.bound {
         Bound::Lower => 1u64,
         Bound::Upper => 2,
         Bound::Exact => 3,
     };
-    mv | score << 16 | depth << 32 | bound << 40 | ((generation & 63) as u64) << 42
+    mv | clamp16(e.score) << 16
+        | eval << 32
+        | depth << 48
+        | bound << 56
+        | ((generation & 63) as u64) << 58
 }
 
 fn unpack(d: u64) -> Option<Entry> {
-    let bound = match (d >> 40) & 3 {
+    let bound = match (d >> 56) & 3 {
         1 => Bound::Lower,
         2 => Bound::Upper,
         3 => Bound::Exact,
         _ => return None,
     };
     let mv = Move::from_u16(d as u16).filter(|&m| m != Move::NULL);
+    let eval = (d >> 32) as u16 as i16;
     Some(Entry {
         mv,
         score: (d >> 16) as u16 as i16 as i32,
-        depth: (d >> 32) as u8 as i8 as i32,
+        eval: (eval != NO_EVAL).then_some(eval as i32),
+        depth: (d >> 48) as u8 as i8 as i32,
         bound,
     })
 }
 
 fn generation_of(d: u64) -> u8 {
-    ((d >> 42) & 63) as u8
+    ((d >> 58) & 63) as u8
 }
 
 impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one bucket).
     pub fn new(mb: usize) -> TranspositionTable {
         let bytes = mb.max(1) * 1024 * 1024;
-        let buckets = (bytes / (16 * SLOTS_PER_BUCKET)).next_power_of_two() / 2;
-        let buckets = buckets.max(1);
-        let mut slots = Vec::with_capacity(buckets * SLOTS_PER_BUCKET);
-        slots.resize_with(buckets * SLOTS_PER_BUCKET, Slot::default);
+        let count = (bytes / std::mem::size_of::<Bucket>()).next_power_of_two() / 2;
+        let count = count.max(1);
+        let mut buckets = Vec::with_capacity(count);
+        buckets.resize_with(count, Bucket::default);
         TranspositionTable {
-            slots,
-            mask: buckets - 1,
+            buckets,
+            mask: count - 1,
             generation: AtomicU8::new(0),
         }
     }
 
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * 16
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
+    #[inline]
     fn bucket(&self, key: u64) -> &[Slot] {
         let b = (key as usize) & self.mask;
-        &self.slots[b * SLOTS_PER_BUCKET..(b + 1) * SLOTS_PER_BUCKET]
+        &self.buckets[b].0
     }
 
     /// Marks the start of a new search, so older entries are replaced first.
@@ -108,7 +129,7 @@ impl TranspositionTable {
 
     /// Empties the table.
     pub fn clear(&self) {
-        for s in &self.slots {
+        for s in self.buckets.iter().flat_map(|b| b.0.iter()) {
             s.check.store(0, Ordering::Relaxed);
             s.data.store(0, Ordering::Relaxed);
         }
@@ -126,6 +147,8 @@ impl TranspositionTable {
     }
 
     /// Stores an entry, replacing the same key, else the shallowest or oldest.
+    /// An entry for the same key is kept when it is deeper and the new one is
+    /// not exact, so shallow re-searches do not wash out deep results.
     pub fn store(&self, key: u64, entry: Entry) {
         let generation = self.generation.load(Ordering::Relaxed);
         let bucket = self.bucket(key);
@@ -134,10 +157,18 @@ impl TranspositionTable {
         for s in bucket {
             let data = s.data.load(Ordering::Relaxed);
             if s.check.load(Ordering::Relaxed) ^ data == key {
-                // Keep a known best move when the new entry has none.
+                let old = unpack(data);
                 let mut entry = entry;
-                if entry.mv.is_none() {
-                    entry.mv = unpack(data).and_then(|e| e.mv);
+                if let Some(old) = old {
+                    if entry.bound != Bound::Exact
+                        && old.depth > entry.depth + 3
+                        && generation_of(data) == generation & 63
+                    {
+                        return;
+                    }
+                    // Keep a known best move and evaluation when the new entry has none.
+                    entry.mv = entry.mv.or(old.mv);
+                    entry.eval = entry.eval.or(old.eval);
                 }
                 let d = pack(&entry, generation);
                 s.check.store(key ^ d, Ordering::Relaxed);
@@ -160,9 +191,12 @@ impl TranspositionTable {
     /// Permille of the first thousand slots used in the current search.
     pub fn hashfull(&self) -> u32 {
         let generation = self.generation.load(Ordering::Relaxed) & 63;
-        let n = self.slots.len().min(1000);
-        let used = self.slots[..n]
+        let n = (self.buckets.len() * SLOTS_PER_BUCKET).min(1000);
+        let used = self
+            .buckets
             .iter()
+            .flat_map(|b| b.0.iter())
+            .take(n)
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
                 d != 0 && generation_of(d) == generation
@@ -184,24 +218,35 @@ mod tests {
         let e = Entry {
             mv: Some(mv),
             score: -1234,
+            eval: Some(-77),
             depth: 7,
             bound: Bound::Lower,
         };
         tt.store(0xdead_beef_1234, e);
         assert_eq!(tt.probe(0xdead_beef_1234), Some(e));
         assert_eq!(tt.probe(0xdead_beef_1235), None);
+        // A much shallower bound does not replace a deep result...
         let shallow = Entry {
             mv: None,
             score: 5,
+            eval: None,
             depth: 2,
-            bound: Bound::Exact,
+            bound: Bound::Upper,
         };
         tt.store(0xdead_beef_1234, shallow);
+        assert_eq!(tt.probe(0xdead_beef_1234), Some(e));
+        // ...an exact one does, keeping the move and evaluation it lacks.
+        let exact = Entry {
+            bound: Bound::Exact,
+            ..shallow
+        };
+        tt.store(0xdead_beef_1234, exact);
         assert_eq!(
             tt.probe(0xdead_beef_1234),
             Some(Entry {
                 mv: Some(mv),
-                ..shallow
+                eval: Some(-77),
+                ..exact
             })
         );
         tt.clear();

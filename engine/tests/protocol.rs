@@ -153,20 +153,24 @@ fn ponder_waits_for_ponderhit_or_stop() {
     e.expect("bestmove", SECS(2));
 }
 
+/// Red mates in one with h7e7 and no other move (data/mates.txt, verified by brute force).
+const UNIQUE_MATE: &str = "2b1kab2/9/7C1/5P3/9/9/4C4/3K5/9/2B6 w - - 0 1";
+
 #[test]
 fn banned_moves_are_never_played() {
     let mut e = Engine::ucci();
-    // Mate in one with a0a9 only; banning it must make the engine play something else.
-    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    // Mate in one with h7e7 only (data/mates.txt); banning it must make the
+    // engine play something else.
+    e.send(&format!("position fen {UNIQUE_MATE}"));
     e.send("go depth 3");
-    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
-    e.send("banmoves a0a9");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "h7e7");
+    e.send("banmoves h7e7");
     e.send("go depth 3");
-    assert_ne!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
+    assert_ne!(best_of(&e.expect("bestmove", SECS(10))), "h7e7");
     // A new position clears the ban.
-    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send(&format!("position fen {UNIQUE_MATE}"));
     e.send("go depth 3");
-    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "a0a9");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "h7e7");
 }
 
 /// Reads until `bestmove` or `nobestmove` and returns that line.
@@ -202,7 +206,7 @@ fn mated_and_stalemated_sides_have_no_move() {
 fn bad_input_leaves_the_position_unchanged() {
     let mut e = Engine::ucci();
     // Mate in one for Red: if any bad line below changed the position, the answer would differ.
-    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send(&format!("position fen {UNIQUE_MATE}"));
     for bad in [
         "position fen 4k4/9/9/9/9/9/9/9/9/4K4 w",
         "position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w",
@@ -219,7 +223,7 @@ fn bad_input_leaves_the_position_unchanged() {
         assert!(reply.len() > "info string ".len() + 5, "{bad}: {reply}");
     }
     e.send("go depth 3");
-    assert_eq!(best_of(&answer(&mut e)), "a0a9");
+    assert_eq!(best_of(&answer(&mut e)), "h7e7");
     // Reasons name what is wrong.
     e.send("position startpos moves h2e2 h9g7 e2e9");
     let reply = e.expect("info string", SECS(5));
@@ -351,16 +355,16 @@ fn uci_dialect_speaks_uci() {
     }
     // Mate scores are given in moves.
     e.send("setoption name MultiPV value 1");
-    e.send("position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    e.send(&format!("position fen {UNIQUE_MATE}"));
     e.send("go wtime 2000 btime 2000 winc 10 binc 10");
     let lines = e.collect_until("bestmove", SECS(10));
     assert!(
         lines.iter().any(|l| l.contains(" score mate 1 ")),
         "{lines:#?}"
     );
-    assert_eq!(best_of(lines.last().unwrap()), "a0a9");
-    e.send("go movetime 200 searchmoves a0a1");
-    assert_eq!(best_of(&e.expect("bestmove", SECS(5))), "a0a1");
+    assert_eq!(best_of(lines.last().unwrap()), "h7e7");
+    e.send("go movetime 200 searchmoves d2d1");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(5))), "d2d1");
     e.send("quit");
     assert!(e.wait_exit(SECS(5)));
 }

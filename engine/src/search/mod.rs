@@ -1,19 +1,27 @@
 //! Alpha-beta search: iterative deepening with PVS and aspiration windows, a
-//! shared transposition table (Lazy SMP over threads), null move with
-//! verification, late-move reductions, killer and history ordering, MVV/LVA
-//! with static exchange, quiescence with check evasions, check extension,
-//! mate-distance scores, and the xiangqi repetition and natural-move rules.
+//! shared transposition table (Lazy SMP over threads), staged move ordering
+//! (hash move, captures by MVV/LVA and static exchange, killers, counter
+//! moves, butterfly and continuation histories), null move with verification,
+//! late-move reductions, futility, late-move and SEE pruning, singular and
+//! check extensions, quiescence with check evasions, mate-distance scores,
+//! and the xiangqi repetition and natural-move rules.
 //!
 //! It knows nothing of text: results go out through [`Reporter`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use xqcore::{Color, Move, MoveList, Position, RepetitionKind, Role};
+use xqcore::{Color, Move, Position, RepetitionKind};
 
-use crate::eval::{evaluate_lazy, EvalParams, Knowledge};
+use crate::eval::{evaluate, Knowledge};
 use crate::tt::{Bound, Entry, TranspositionTable};
+
+mod alphabeta;
+pub mod history;
+mod movepick;
+
+pub use history::Histories;
+use history::PieceTo;
 
 /// Score of being mated at the root; mated in `n` plies scores `-MATE + n`.
 pub const MATE: i32 = 30_000;
@@ -67,7 +75,6 @@ pub struct SearchConfig {
     pub threads: usize,
     /// Principal variations to report (UCI MultiPV).
     pub multipv: usize,
-    pub params: Arc<EvalParams>,
 }
 
 impl Default for SearchConfig {
@@ -82,7 +89,6 @@ impl Default for SearchConfig {
             repetition: RepetitionRule::AsianRule,
             threads: 1,
             multipv: 1,
-            params: Arc::new(EvalParams::default()),
         }
     }
 }
@@ -211,7 +217,8 @@ pub struct SearchResult {
     pub time: Duration,
 }
 
-const PIECE_VALUES_SEE: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
+/// A static evaluation that was not computed (the side to move is in check).
+const NO_EVAL: i32 = MATE + 100;
 
 /// What all search threads share: settings, limits, the table, the clock
 /// and one node counter per thread.
@@ -224,26 +231,58 @@ struct Shared<'a> {
     counters: &'a [AtomicU64],
 }
 
+/// Search state of one ply.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// Static evaluation of the position at this ply, or [`NO_EVAL`].
+    static_eval: i32,
+    /// The move played from this ply, as continuation histories index it.
+    piece_to: PieceTo,
+    killers: [Move; 2],
+    /// The move a singular-extension search leaves out.
+    excluded: Move,
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Frame {
+            static_eval: NO_EVAL,
+            piece_to: PieceTo::NONE,
+            killers: [Move::NULL; 2],
+            excluded: Move::NULL,
+        }
+    }
+}
+
+/// Frames below ply 0, so `ply - 2` lookups need no special case.
+const FRAME_OFFSET: usize = 2;
+
 /// Search state of one thread.
 struct Worker<'a> {
     pos: Position,
     shared: Shared<'a>,
+    histories: &'a mut Histories,
     /// Thread index; thread 0 is the main thread, which reports and decides.
     id: usize,
     nodes: u64,
     main: bool,
     root_color: Color,
+    root_depth: i32,
     seldepth: i32,
-    killers: [[Move; 2]; MAX_PLY + 1],
-    history: Box<[[i32; 90]; 14]>,
+    frames: Vec<Frame>,
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     aborted: bool,
     /// Inside a null-move verification search, where null moves are off.
     verifying: bool,
+    /// Root moves whose last result was a proven loss.
+    losing: Vec<Move>,
 }
 
 /// Runs a search on `pos` among `root_moves` (legal moves minus banned ones).
+/// `histories` holds one set of move-ordering tables per thread, kept from
+/// search to search; missing ones are created.
+#[allow(clippy::too_many_arguments)]
 pub fn search(
     pos: &Position,
     root_moves: &[Move],
@@ -252,9 +291,11 @@ pub fn search(
     tt: &TranspositionTable,
     control: &SearchControl,
     reporter: &dyn Reporter,
+    histories: &mut Vec<Histories>,
 ) -> SearchResult {
     tt.new_search();
     let threads = config.threads.max(1);
+    histories.resize_with(threads.max(histories.len()), Histories::default);
     let counters: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let done = AtomicBool::new(false);
     let shared = Shared {
@@ -264,12 +305,18 @@ pub fn search(
         limits,
         counters: &counters,
     };
+    let (first, helpers) = histories.split_at_mut(1);
     let result = std::thread::scope(|scope| {
-        for id in 1..threads {
+        for (i, h) in helpers.iter_mut().take(threads - 1).enumerate() {
             let done = &done;
-            scope.spawn(move || Worker::new(pos, shared, id).iterate(root_moves, reporter, done));
+            std::thread::Builder::new()
+                .stack_size(8 << 20)
+                .spawn_scoped(scope, move || {
+                    Worker::new(pos, shared, h, i + 1).iterate(root_moves, reporter, done)
+                })
+                .expect("spawn a search thread");
         }
-        let r = Worker::new(pos, shared, 0).iterate(root_moves, reporter, &done);
+        let r = Worker::new(pos, shared, &mut first[0], 0).iterate(root_moves, reporter, &done);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -280,22 +327,36 @@ pub fn search(
 }
 
 impl<'a> Worker<'a> {
-    fn new(pos: &Position, shared: Shared<'a>, id: usize) -> Self {
+    fn new(pos: &Position, shared: Shared<'a>, histories: &'a mut Histories, id: usize) -> Self {
         Worker {
             pos: pos.clone(),
             shared,
+            histories,
             id,
             nodes: 0,
             main: id == 0,
             root_color: pos.turn(),
+            root_depth: 0,
             seldepth: 0,
-            killers: [[Move::NULL; 2]; MAX_PLY + 1],
-            history: Box::new([[0; 90]; 14]),
+            frames: vec![Frame::default(); MAX_PLY + FRAME_OFFSET + 4],
             pv: Box::new([[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             aborted: false,
             verifying: false,
+            losing: Vec::new(),
         }
+    }
+
+    /// The frame of `ply`.
+    #[inline]
+    fn frame(&mut self, ply: usize) -> &mut Frame {
+        &mut self.frames[ply + FRAME_OFFSET]
+    }
+
+    /// The frame `back` plies before `ply` (frames before the root are empty).
+    #[inline]
+    fn frame_before(&self, ply: usize, back: usize) -> &Frame {
+        &self.frames[ply + FRAME_OFFSET - back]
     }
 
     fn total_nodes(&self) -> u64 {
@@ -310,7 +371,7 @@ impl<'a> Worker<'a> {
     #[inline]
     fn tick(&mut self) {
         self.nodes += 1;
-        if self.nodes & 255 != 0 {
+        if self.nodes & 1023 != 0 {
             return;
         }
         self.shared.counters[self.id].store(self.nodes, Ordering::Relaxed);
@@ -363,12 +424,15 @@ impl<'a> Worker<'a> {
             .clamp(1, MAX_PLY as i32 - 8);
         let mut order: Vec<Move> = root_moves.to_vec();
         let mut score = 0;
+        let mut stability = TimeFactors::default();
         // Helper threads start one ply deeper on odd ids, so threads spread over depths.
         let mut depth = 1 + (self.id % 2) as i32;
         while depth <= max_depth {
             if done.load(Ordering::Relaxed) && !self.main {
                 break;
             }
+            self.root_depth = depth;
+            self.losing.clear();
             let mut lines: Vec<(Move, i32, Vec<Move>)> = Vec::new();
             let multipv = if self.main {
                 self.shared.config.multipv.clamp(1, order.len())
@@ -395,6 +459,7 @@ impl<'a> Worker<'a> {
                 break;
             }
             if let Some((mv, s, pv)) = lines.first().cloned() {
+                stability.update(result.best != Some(mv) && depth > 1, score, s);
                 score = s;
                 result.best = Some(mv);
                 result.ponder = pv.get(1).copied();
@@ -411,7 +476,7 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 break;
             }
-            if self.main && self.should_stop_after_iteration(score, depth, root_moves.len()) {
+            if self.main && self.should_stop_after_iteration(score, depth, root_moves, &stability) {
                 break;
             }
             depth += 1;
@@ -421,7 +486,13 @@ impl<'a> Worker<'a> {
         result
     }
 
-    fn should_stop_after_iteration(&self, score: i32, depth: i32, root_count: usize) -> bool {
+    fn should_stop_after_iteration(
+        &self,
+        score: i32,
+        depth: i32,
+        root_moves: &[Move],
+        stability: &TimeFactors,
+    ) -> bool {
         if let Some(m) = self.shared.limits.mate {
             if score >= MATE_BOUND && (MATE - score + 1) / 2 <= m as i32 {
                 return true;
@@ -430,17 +501,19 @@ impl<'a> Worker<'a> {
         if self.shared.limits.infinite || self.shared.control.pondering() {
             return false;
         }
-        let timed = self.shared.limits.soft_time.is_some();
-        // A proven mate either way, or a single legal move, ends a timed search.
-        if timed && (score.abs() >= MATE_BOUND && depth > 1 || root_count == 1) {
+        let Some(soft) = self.shared.limits.soft_time else {
+            return false;
+        };
+        // A proven mate either way, a single legal move, or a single move
+        // that does not lose by force ends a timed search.
+        let non_losing = root_moves.len() - self.losing.len();
+        if score.abs() >= MATE_BOUND && depth > 1 || root_moves.len() == 1 {
             return true;
         }
-        if let Some(soft) = self.shared.limits.soft_time {
-            if self.shared.control.elapsed() >= soft {
-                return true;
-            }
+        if non_losing <= 1 && depth > 4 {
+            return true;
         }
-        false
+        self.shared.control.elapsed() >= soft.mul_f64(stability.factor())
     }
 
     fn info(&self, depth: i32, multipv: usize, score: i32, pv: &[Move]) -> SearchInfo {
@@ -465,7 +538,7 @@ impl<'a> Worker<'a> {
         prev: i32,
         reporter: &dyn Reporter,
     ) -> Option<(Move, i32, Vec<Move>)> {
-        let mut delta = 30;
+        let mut delta = 20;
         let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
             (prev - delta, prev + delta)
         } else {
@@ -480,14 +553,15 @@ impl<'a> Worker<'a> {
                     .map(|m| (m, score, self.root_pv(m)));
             }
             if score <= alpha {
-                alpha = (alpha - delta).max(-MATE);
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-MATE);
             } else if score >= beta {
-                beta = (beta + delta).min(MATE);
+                beta = (score + delta).min(MATE);
             } else {
                 let m = best?;
                 return Some((m, score, self.root_pv(m)));
             }
-            delta *= 2;
+            delta += delta / 2;
         }
     }
 
@@ -511,18 +585,26 @@ impl<'a> Worker<'a> {
         let mut best = None;
         let mut best_score = -MATE - 1;
         self.pv_len[0] = 0;
+        *self.frame(0) = Frame::default();
+        let static_eval = if self.pos.in_check() {
+            NO_EVAL
+        } else {
+            self.evaluate()
+        };
+        self.frame(0).static_eval = static_eval;
         for (i, &m) in moves.iter().enumerate() {
             if self.main && self.shared.control.elapsed() > Duration::from_secs(3) {
                 reporter.currmove(m, i + 1, depth);
             }
+            self.frame(0).piece_to = movepick::piece_to(&self.pos, m);
             self.pos.make_move(m);
             let ext = self.pos.in_check() as i32;
             let score = if i == 0 {
-                -self.search(-beta, -alpha, depth - 1 + ext, 1, true)
+                -self.search(-beta, -alpha, depth - 1 + ext, 1, true, false)
             } else {
-                let s = -self.search(-alpha - 1, -alpha, depth - 1 + ext, 1, false);
+                let s = -self.search(-alpha - 1, -alpha, depth - 1 + ext, 1, false, true);
                 if s > alpha && s < beta && !self.aborted {
-                    -self.search(-beta, -alpha, depth - 1 + ext, 1, true)
+                    -self.search(-beta, -alpha, depth - 1 + ext, 1, true, false)
                 } else {
                     s
                 }
@@ -530,6 +612,9 @@ impl<'a> Worker<'a> {
             self.pos.unmake_move();
             if self.aborted {
                 break;
+            }
+            if score <= -MATE_BOUND {
+                self.losing.push(m);
             }
             if score > best_score {
                 best_score = score;
@@ -557,6 +642,7 @@ impl<'a> Worker<'a> {
                     Entry {
                         mv: Some(m),
                         score: best_score,
+                        eval: (static_eval != NO_EVAL).then_some(static_eval),
                         depth,
                         bound,
                     },
@@ -595,14 +681,9 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn evaluate(&self, alpha: i32, beta: i32) -> i32 {
-        let e = evaluate_lazy(
-            &self.pos,
-            &self.shared.config.params,
-            self.shared.config.knowledge,
-            alpha,
-            beta,
-        );
+    /// The static evaluation, with the seeded noise `selectivity` asks for.
+    fn evaluate(&self) -> i32 {
+        let e = evaluate(&self.pos, self.shared.config.knowledge);
         if self.shared.config.randomness == 0 {
             return e;
         }
@@ -612,380 +693,34 @@ impl<'a> Worker<'a> {
         let r = self.shared.config.randomness as u64;
         e + (h % (2 * r + 1)) as i32 - r as i32
     }
-
-    /// Whether the side to move has a rook, horse or cannon (null move is unsafe without).
-    fn attacking_pieces(&self, color: Color) -> usize {
-        self.pos
-            .board()
-            .pieces()
-            .filter(|(_, p)| {
-                p.color == color && matches!(p.role, Role::Rook | Role::Horse | Role::Cannon)
-            })
-            .count()
-    }
-
-    fn search(
-        &mut self,
-        mut alpha: i32,
-        mut beta: i32,
-        depth: i32,
-        ply: usize,
-        pv_node: bool,
-    ) -> i32 {
-        self.pv_len[ply] = 0;
-        if depth <= 0 || ply >= MAX_PLY - 2 {
-            return self.quiesce(alpha, beta, ply);
-        }
-        self.tick();
-        if self.aborted {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply as i32);
-        if let Some(rep) = self.pos.repetition() {
-            return self.repetition_score(rep.kind, ply);
-        }
-        if self.pos.plies_since_capture() >= self.shared.config.draw_plies {
-            return if self.pos.is_lost() {
-                -MATE + ply as i32
-            } else {
-                self.draw_score()
-            };
-        }
-        // Mate distance pruning.
-        alpha = alpha.max(-MATE + ply as i32);
-        beta = beta.min(MATE - ply as i32 - 1);
-        if alpha >= beta {
-            return alpha;
-        }
-
-        let key = self.pos.key();
-        let tt_entry = self.shared.tt.probe(key);
-        let tt_move = tt_entry.and_then(|e| e.mv);
-        if let Some(e) = tt_entry {
-            if !pv_node && e.depth >= depth {
-                let s = score_from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
-            }
-        }
-
-        let in_check = self.pos.in_check();
-        let static_eval = if in_check {
-            -MATE
-        } else {
-            self.evaluate(alpha, beta)
-        };
-        let us = self.pos.turn();
-
-        if !pv_node && !in_check {
-            // Reverse futility: far above beta near the leaves.
-            if self.shared.config.pruning >= Pruning::Large
-                && depth <= 3
-                && static_eval - 120 * depth >= beta
-                && beta.abs() < MATE_BOUND
-            {
-                return static_eval;
-            }
-            // Null move, with a verification search when material is thin.
-            if self.shared.config.pruning >= Pruning::Small
-                && !self.verifying
-                && depth >= 3
-                && static_eval >= beta
-            {
-                let attackers = self.attacking_pieces(us);
-                if attackers > 0 {
-                    let r = 2 + depth / 4;
-                    self.pos.make_null_move();
-                    let s = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false);
-                    self.pos.unmake_null_move();
-                    if self.aborted {
-                        return 0;
-                    }
-                    if s >= beta {
-                        if attackers > 1 || depth < 5 {
-                            return if s >= MATE_BOUND { beta } else { s };
-                        }
-                        let v = self.search_no_null(beta, depth - 1 - r, ply);
-                        if v >= beta {
-                            return s.min(MATE_BOUND - 1);
-                        }
-                    }
-                }
-            }
-        }
-
-        let mut list = MoveList::new();
-        self.pos.pseudo_legal_moves(&mut list);
-        let mut scores = self.score_moves(&list, tt_move, ply);
-        let mut best_score = -MATE - 1;
-        let mut best_move = None;
-        let mut searched = 0;
-        let original_alpha = alpha;
-        let mut quiets_tried: MoveList = MoveList::new();
-
-        for i in 0..list.len() {
-            let m = pick_next(&mut list, &mut scores, i);
-            if !self.pos.is_legal_pseudo(m) {
-                continue;
-            }
-            let capture = self.pos.board().piece_at(m.to()).is_some();
-            let moving = self.pos.board().piece_at(m.from()).expect("a piece moves");
-            self.pos.make_move(m);
-            let gives_check = self.pos.in_check();
-            // Late-move pruning of quiet moves near the leaves; checks are kept
-            // (they are how mates are found).
-            if self.shared.config.pruning >= Pruning::Large
-                && !pv_node
-                && !in_check
-                && !capture
-                && !gives_check
-                && depth <= 3
-                && searched >= 4 + 4 * depth as usize
-                && best_score > -MATE_BOUND
-            {
-                self.pos.unmake_move();
-                continue;
-            }
-            let ext = gives_check as i32;
-            let new_depth = depth - 1 + ext;
-            let score = if searched == 0 {
-                -self.search(-beta, -alpha, new_depth, ply + 1, pv_node)
-            } else {
-                let mut r = 0;
-                if self.shared.config.pruning >= Pruning::Medium
-                    && depth >= 3
-                    && searched >= 3
-                    && !capture
-                    && !in_check
-                    && !gives_check
-                {
-                    r = lmr(depth, searched);
-                    if pv_node {
-                        r -= 1;
-                    }
-                    r = r.clamp(0, new_depth - 1);
-                }
-                let mut s = -self.search(-alpha - 1, -alpha, new_depth - r, ply + 1, false);
-                if s > alpha && r > 0 && !self.aborted {
-                    s = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, false);
-                }
-                if s > alpha && s < beta && pv_node && !self.aborted {
-                    s = -self.search(-beta, -alpha, new_depth, ply + 1, true);
-                }
-                s
-            };
-            self.pos.unmake_move();
-            if self.aborted {
-                return 0;
-            }
-            searched += 1;
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = Some(m);
-                    alpha = score;
-                    if pv_node {
-                        self.update_pv(ply, m);
-                    }
-                    if score >= beta {
-                        if !capture {
-                            self.reward_quiet(m, moving.index(), depth, ply, &quiets_tried);
-                        }
-                        break;
-                    }
-                }
-            }
-            if !capture {
-                quiets_tried.push(m);
-            }
-        }
-
-        if searched == 0 {
-            // No legal move: lost, whether in check or not.
-            return -MATE + ply as i32;
-        }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.shared.tt.store(
-            key,
-            Entry {
-                mv: best_move,
-                score: score_to_tt(best_score, ply),
-                depth,
-                bound,
-            },
-        );
-        best_score
-    }
-
-    /// A reduced search with null move disabled, to verify a null-move cutoff.
-    fn search_no_null(&mut self, beta: i32, depth: i32, ply: usize) -> i32 {
-        let saved = std::mem::replace(&mut self.verifying, true);
-        let v = self.search(beta - 1, beta, depth, ply, false);
-        self.verifying = saved;
-        v
-    }
-
-    fn reward_quiet(&mut self, m: Move, piece: usize, depth: i32, ply: usize, tried: &MoveList) {
-        if self.killers[ply][0] != m {
-            self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = m;
-        }
-        let bonus = (depth * depth).min(400);
-        let h = &mut self.history[piece][m.to().index()];
-        *h += bonus - *h * bonus / 16_384;
-        for &q in tried.iter() {
-            if let Some(p) = self.pos.board().piece_at(q.from()) {
-                let h = &mut self.history[p.index()][q.to().index()];
-                *h -= bonus + *h * bonus / 16_384;
-            }
-        }
-    }
-
-    fn score_moves(
-        &self,
-        list: &MoveList,
-        tt_move: Option<Move>,
-        ply: usize,
-    ) -> [i32; xqcore::MAX_MOVES] {
-        let mut scores = [0i32; xqcore::MAX_MOVES];
-        let board = self.pos.board();
-        for (i, &m) in list.iter().enumerate() {
-            scores[i] = if Some(m) == tt_move {
-                1 << 30
-            } else if let Some(victim) = board.piece_at(m.to()) {
-                let attacker = board.piece_at(m.from()).expect("a piece moves");
-                let mvv_lva =
-                    16 * PIECE_VALUES_SEE[victim.role.index()] / 10 - attacker.role.index() as i32;
-                if self.pos.see(m, &PIECE_VALUES_SEE) >= 0 {
-                    (1 << 28) + mvv_lva
-                } else {
-                    -(1 << 20) + mvv_lva
-                }
-            } else if self.killers[ply][0] == m {
-                (1 << 27) + 1
-            } else if self.killers[ply][1] == m {
-                1 << 27
-            } else {
-                let p = board.piece_at(m.from()).expect("a piece moves");
-                self.history[p.index()][m.to().index()]
-            };
-        }
-        scores
-    }
-
-    fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        self.tick();
-        if self.aborted {
-            return 0;
-        }
-        self.pv_len[ply] = 0;
-        self.seldepth = self.seldepth.max(ply as i32);
-        if ply > 0 {
-            if let Some(rep) = self.pos.repetition() {
-                return self.repetition_score(rep.kind, ply);
-            }
-        }
-        let in_check = self.pos.in_check();
-        if ply >= MAX_PLY - 1 {
-            return if in_check {
-                0
-            } else {
-                self.evaluate(alpha, beta)
-            };
-        }
-        let mut best = -MATE + ply as i32;
-        let mut list = MoveList::new();
-        if in_check {
-            self.pos.pseudo_legal_moves(&mut list);
-        } else {
-            let stand_pat = self.evaluate(alpha, beta);
-            if stand_pat >= beta {
-                return stand_pat;
-            }
-            alpha = alpha.max(stand_pat);
-            best = stand_pat;
-            self.pos.pseudo_legal_captures(&mut list);
-        }
-        let mut scores = self.score_moves(&list, None, ply.min(MAX_PLY));
-        let mut any_legal = false;
-        for i in 0..list.len() {
-            let m = pick_next(&mut list, &mut scores, i);
-            if !self.pos.is_legal_pseudo(m) {
-                continue;
-            }
-            any_legal = true;
-            // Losing captures are not worth a look outside check.
-            if !in_check && scores[i] < 0 {
-                continue;
-            }
-            self.pos.make_move(m);
-            let score = -self.quiesce(-beta, -alpha, ply + 1);
-            self.pos.unmake_move();
-            if self.aborted {
-                return 0;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        if in_check && !any_legal {
-            return -MATE + ply as i32;
-        }
-        best
-    }
 }
 
-/// Late-move reduction in plies.
-fn lmr(depth: i32, searched: usize) -> i32 {
-    let r = ((depth as f32).ln() * (searched as f32).ln() / 2.0) as i32;
-    r.max(1)
+/// How long to keep searching after an iteration, relative to the soft
+/// limit: longer when the best move keeps changing or the score falls.
+#[derive(Default)]
+struct TimeFactors {
+    /// Recent best-move changes, decayed each iteration.
+    changes: f64,
+    /// How far the score fell in the last iteration, in centipawns.
+    fall: i32,
 }
 
-/// Moves the best-scored remaining move to position `i` and returns it.
-/// The first picks select (most cutoffs come early); past them the rest is
-/// sorted once, instead of selecting quadratically.
-#[inline]
-fn pick_next(list: &mut MoveList, scores: &mut [i32; xqcore::MAX_MOVES], i: usize) -> Move {
-    const SELECT: usize = 6;
-    if i == SELECT {
-        let n = list.len();
-        let mut pairs: Vec<(i32, Move)> = (i..n).map(|k| (scores[k], list[k])).collect();
-        pairs.sort_unstable_by_key(|p| std::cmp::Reverse(p.0));
-        for (k, (sc, m)) in pairs.into_iter().enumerate() {
-            scores[i + k] = sc;
-            list[i + k] = m;
-        }
+impl TimeFactors {
+    fn update(&mut self, best_changed: bool, previous: i32, score: i32) {
+        self.changes = self.changes / 2.0 + best_changed as i32 as f64;
+        self.fall = if previous.abs() < MATE_BOUND && score.abs() < MATE_BOUND {
+            (previous - score).max(0)
+        } else {
+            0
+        };
     }
-    if i >= SELECT {
-        return list[i];
+
+    /// Multiplier of the soft limit, between 0.6 and 2.5.
+    fn factor(&self) -> f64 {
+        let instability = 1.0 + 0.6 * self.changes;
+        let falling = 1.0 + (self.fall as f64 / 100.0).min(1.0) * 0.5;
+        (0.7 * instability * falling).clamp(0.6, 2.5)
     }
-    let mut best = i;
-    for j in i + 1..list.len() {
-        if scores[j] > scores[best] {
-            best = j;
-        }
-    }
-    list.swap(i, best);
-    scores.swap(i, best);
-    list[i]
 }
 
 /// Mate scores are stored relative to the node, not the root.

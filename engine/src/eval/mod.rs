@@ -1,0 +1,583 @@
+//! Static evaluation, in centipawns from the side to move's view.
+//!
+//! The evaluation is linear in its weights: every term counts a *feature*
+//! (a piece on a square, a mobility count, a king-attack pattern) for one
+//! side, and the score is the weighted sum, Red's features minus Black's.
+//! Each weight is a midgame/endgame pair ([`S`]); the two sums are blended
+//! by the material left on the board (tapered evaluation).
+//!
+//! The same code serves two masters through the [`Tracer`] trait: the search
+//! sums weights ([`evaluate`]), the tuner records which features fired
+//! ([`trace`]) to fit the weights to game results. [`feature`] lays out the
+//! weight vector; [`weights::WEIGHTS`] holds the fitted values.
+
+pub mod weights;
+
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+use xqcore::attacks::{advisor_attacks, king_attacks, palace, pawn_attacks, squares, Bitboard};
+use xqcore::{Board, Color, Piece, Position, Role, Square};
+
+/// How much the evaluation knows (UCCI `knowledge`: none, small, medium, large).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Knowledge {
+    /// Material only.
+    None,
+    /// Material and piece-square tables.
+    Small,
+    /// Plus mobility.
+    Medium,
+    /// Plus king safety and threats.
+    Large,
+}
+
+/// A midgame/endgame pair of centipawn values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct S {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl S {
+    /// Builds a pair.
+    pub const fn new(mg: i32, eg: i32) -> S {
+        S { mg, eg }
+    }
+}
+
+impl Add for S {
+    type Output = S;
+    #[inline]
+    fn add(self, o: S) -> S {
+        S::new(self.mg + o.mg, self.eg + o.eg)
+    }
+}
+
+impl Sub for S {
+    type Output = S;
+    #[inline]
+    fn sub(self, o: S) -> S {
+        S::new(self.mg - o.mg, self.eg - o.eg)
+    }
+}
+
+impl AddAssign for S {
+    #[inline]
+    fn add_assign(&mut self, o: S) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for S {
+    #[inline]
+    fn sub_assign(&mut self, o: S) {
+        *self = *self - o;
+    }
+}
+
+impl Mul<i32> for S {
+    type Output = S;
+    #[inline]
+    fn mul(self, k: i32) -> S {
+        S::new(self.mg * k, self.eg * k)
+    }
+}
+
+impl Neg for S {
+    type Output = S;
+    #[inline]
+    fn neg(self) -> S {
+        S::new(-self.mg, -self.eg)
+    }
+}
+
+/// Offsets of each feature group in the weight vector.
+pub mod feature {
+    /// Squares of a half board: ten ranks by five files (left-right mirrored).
+    pub const HALF: usize = 50;
+    /// Material by role index (the king's entry is unused).
+    pub const MATERIAL: usize = 0;
+    /// Piece-square values by role, `HALF` entries each, from the owner's side.
+    pub const PST: usize = MATERIAL + 7;
+    /// Rook mobility by number of squares attacked and not own (0..=17).
+    pub const ROOK_MOBILITY: usize = PST + 7 * HALF;
+    /// Horse mobility (0..=8).
+    pub const HORSE_MOBILITY: usize = ROOK_MOBILITY + 18;
+    /// Cannon mobility by quiet moves (0..=17).
+    pub const CANNON_MOBILITY: usize = HORSE_MOBILITY + 9;
+    /// Pressure on the enemy palace by attack units (clamped to 15).
+    pub const KING_ATTACK: usize = CANNON_MOBILITY + 18;
+    /// Our cannon on the enemy king's file, by pieces between (0, 1, 2, 3+).
+    pub const CANNON_KING_FILE: usize = KING_ATTACK + 16;
+    /// Our cannon on the enemy king's rank, by pieces between.
+    pub const CANNON_KING_RANK: usize = CANNON_KING_FILE + 4;
+    /// Our rook on the enemy king's file, by pieces between.
+    pub const ROOK_KING_FILE: usize = CANNON_KING_RANK + 4;
+    /// Our rook on the enemy king's rank, by pieces between.
+    pub const ROOK_KING_RANK: usize = ROOK_KING_FILE + 4;
+    /// Each missing advisor of ours, times the enemy's rooks, horses and cannons.
+    pub const MISSING_ADVISOR: usize = ROOK_KING_RANK + 4;
+    /// Each missing elephant of ours, times the enemy's rooks, horses and cannons.
+    pub const MISSING_ELEPHANT: usize = MISSING_ADVISOR + 1;
+    /// Our piece attacked and not defended, by role.
+    pub const HANGING: usize = MISSING_ELEPHANT + 1;
+    /// Our piece attacked by an enemy pawn, by role.
+    pub const THREAT_BY_PAWN: usize = HANGING + 7;
+    /// Our rook attacked by an enemy horse or cannon.
+    pub const ROOK_THREATENED: usize = THREAT_BY_PAWN + 7;
+    /// The side to move.
+    pub const TEMPO: usize = ROOK_THREATENED + 1;
+    /// Number of weights.
+    pub const COUNT: usize = TEMPO + 1;
+}
+
+/// Phase points of the material: rook 2, horse 1, cannon 1; 16 in the opening.
+pub const MAX_PHASE: i32 = 16;
+
+/// Receives the features of a position, one side at a time.
+pub trait Tracer {
+    /// Feature `index` occurs `count` times for `color`.
+    fn add(&mut self, color: Color, index: usize, count: i32);
+}
+
+/// Sums weights: the tracer the search uses.
+struct Scorer<'a> {
+    weights: &'a [S; feature::COUNT],
+    score: S,
+}
+
+impl Tracer for Scorer<'_> {
+    #[inline(always)]
+    fn add(&mut self, color: Color, index: usize, count: i32) {
+        let w = self.weights[index] * count;
+        match color {
+            Color::Red => self.score += w,
+            Color::Black => self.score -= w,
+        }
+    }
+}
+
+/// The features of a position, Red's minus Black's, with what the tuner needs
+/// to blend them: the phase and the side to move.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// (feature index, Red count minus Black count), nonzero only.
+    pub features: Vec<(u16, i16)>,
+    /// Material phase, 0 (bare endgame) ..= [`MAX_PHASE`].
+    pub phase: i32,
+    /// Scale applied to the blended score, out of 64 (endgame draws).
+    pub scale: i32,
+    /// Whether Red is to move.
+    pub red_to_move: bool,
+}
+
+#[derive(Default)]
+struct Counter {
+    counts: Vec<i32>,
+}
+
+impl Tracer for Counter {
+    fn add(&mut self, color: Color, index: usize, count: i32) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; feature::COUNT];
+        }
+        self.counts[index] += match color {
+            Color::Red => count,
+            Color::Black => -count,
+        };
+    }
+}
+
+/// Evaluates `pos` from the side to move's view with the built-in weights.
+pub fn evaluate(pos: &Position, knowledge: Knowledge) -> i32 {
+    evaluate_with(pos, &weights::WEIGHTS, knowledge)
+}
+
+/// Evaluates `pos` from the side to move's view with the given weights.
+pub fn evaluate_with(pos: &Position, weights: &[S; feature::COUNT], knowledge: Knowledge) -> i32 {
+    let mut scorer = Scorer {
+        weights,
+        score: S::default(),
+    };
+    collect(pos, knowledge, &mut scorer);
+    let red = blend(
+        scorer.score,
+        phase(pos.board()),
+        scale(pos.board(), scorer.score),
+    );
+    match pos.turn() {
+        Color::Red => red,
+        Color::Black => -red,
+    }
+}
+
+/// The features of `pos` for the tuner.
+pub fn trace(pos: &Position) -> Trace {
+    let mut counter = Counter::default();
+    collect(pos, Knowledge::Large, &mut counter);
+    let features = counter
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(i, &c)| (i as u16, c.clamp(i16::MIN as i32, i16::MAX as i32) as i16))
+        .collect();
+    // The scale depends on which side is ahead, which the tuner re-derives
+    // from its own weights; the built-in weights decide it here.
+    let mut scorer = Scorer {
+        weights: &weights::WEIGHTS,
+        score: S::default(),
+    };
+    collect(pos, Knowledge::Large, &mut scorer);
+    Trace {
+        features,
+        phase: phase(pos.board()),
+        scale: scale(pos.board(), scorer.score),
+        red_to_move: pos.turn() == Color::Red,
+    }
+}
+
+/// Blends a midgame/endgame pair by phase and applies the draw scale (out of 64).
+#[inline]
+pub fn blend(score: S, phase: i32, scale: i32) -> i32 {
+    let phase = phase.min(MAX_PHASE);
+    let mixed = (score.mg * phase + score.eg * (MAX_PHASE - phase)) / MAX_PHASE;
+    mixed * scale / 64
+}
+
+/// Material phase: rook 2, horse 1, cannon 1, both sides.
+#[inline]
+pub fn phase(board: &Board) -> i32 {
+    let mut p = 0;
+    for color in Color::ALL {
+        p += 2 * board.count_of(Piece::new(color, Role::Rook)) as i32
+            + board.count_of(Piece::new(color, Role::Horse)) as i32
+            + board.count_of(Piece::new(color, Role::Cannon)) as i32;
+    }
+    p
+}
+
+/// Whether `color` has anything that can give mate: a rook, horse, cannon or pawn.
+fn can_attack(board: &Board, color: Color) -> bool {
+    [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+        .iter()
+        .any(|&r| board.count_of(Piece::new(color, r)) > 0)
+}
+
+/// Draw scale out of 64: a side without attacking pieces cannot win, so its
+/// advantage counts for nothing.
+fn scale(board: &Board, red_score: S) -> i32 {
+    let leader = if red_score.eg + red_score.mg >= 0 {
+        Color::Red
+    } else {
+        Color::Black
+    };
+    if can_attack(board, leader) {
+        64
+    } else {
+        0
+    }
+}
+
+/// The square seen from `color`'s side, folded onto the left half of the board.
+#[inline]
+pub fn half_square(sq: Square, color: Color) -> usize {
+    let rank = match color {
+        Color::Red => sq.rank(),
+        Color::Black => 9 - sq.rank(),
+    } as usize;
+    let file = sq.file().min(8 - sq.file()) as usize;
+    rank * 5 + file
+}
+
+/// Attack units a piece brings to the enemy palace when it reaches it.
+const ATTACK_UNITS: [i32; 7] = [0, 0, 0, 2, 3, 2, 1];
+
+/// Per-side attack information gathered while scoring pieces.
+#[derive(Default)]
+struct Attacks {
+    /// Everything each side attacks or defends.
+    all: [Bitboard; 2],
+    /// Squares attacked by each side's pawns.
+    pawns: [Bitboard; 2],
+    /// Squares attacked by each side's horses and cannons.
+    minors: [Bitboard; 2],
+    /// Attack units against the enemy palace.
+    king_units: [i32; 2],
+}
+
+/// Runs every term of the evaluation through `t`.
+fn collect(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
+    let board = pos.board();
+    for color in Color::ALL {
+        t.add(color, feature::TEMPO, (pos.turn() == color) as i32);
+    }
+    let mut attacks = Attacks::default();
+    for (sq, piece) in board.pieces() {
+        let c = piece.color;
+        t.add(c, feature::MATERIAL + piece.role.index(), 1);
+        if knowledge >= Knowledge::Small {
+            let pst = feature::PST + piece.role.index() * feature::HALF;
+            t.add(c, pst + half_square(sq, c), 1);
+        }
+        if knowledge >= Knowledge::Medium {
+            piece_activity(board, sq, piece, &mut attacks, t);
+        }
+    }
+    if knowledge >= Knowledge::Large {
+        for color in Color::ALL {
+            king_safety(pos, color, &attacks, t);
+            threats(board, color, &attacks, t);
+        }
+    }
+}
+
+/// Mobility and attack sets of one piece.
+fn piece_activity(
+    board: &Board,
+    sq: Square,
+    piece: Piece,
+    attacks: &mut Attacks,
+    t: &mut impl Tracer,
+) {
+    let c = piece.color.index();
+    let own = board.color_bits(piece.color);
+    let att = match piece.role {
+        Role::Rook => {
+            let a = board.rook_attacks(sq);
+            let n = (a & !own).count_ones() as usize;
+            t.add(piece.color, feature::ROOK_MOBILITY + n.min(17), 1);
+            a
+        }
+        Role::Horse => {
+            let a = board.horse_attacks(sq);
+            attacks.minors[c] |= a;
+            let n = (a & !own).count_ones() as usize;
+            t.add(piece.color, feature::HORSE_MOBILITY + n.min(8), 1);
+            a
+        }
+        Role::Cannon => {
+            let a = board.cannon_attacks(sq);
+            attacks.minors[c] |= a;
+            let n = board.slide_quiets(sq).count_ones() as usize;
+            t.add(piece.color, feature::CANNON_MOBILITY + n.min(17), 1);
+            a
+        }
+        Role::Pawn => {
+            let a = pawn_attacks(piece.color, sq);
+            attacks.pawns[c] |= a;
+            a
+        }
+        Role::Advisor => advisor_attacks(sq),
+        Role::Elephant => board.elephant_attacks(sq),
+        Role::King => king_attacks(sq),
+    };
+    attacks.all[c] |= att;
+    if att & palace(!piece.color) != 0 {
+        attacks.king_units[c] += ATTACK_UNITS[piece.role.index()];
+    }
+}
+
+/// Pieces strictly between two squares on one line.
+fn pieces_between(board: &Board, a: Square, b: Square) -> usize {
+    let (lo, hi) = if a.index() < b.index() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let step = if lo.rank() == hi.rank() { 1 } else { 9 };
+    (lo.index() + step..hi.index())
+        .step_by(step)
+        .filter(|&i| {
+            board
+                .piece_at(Square::from_index(i).expect("on board"))
+                .is_some()
+        })
+        .count()
+}
+
+/// `color`'s pressure on the enemy king: palace attack units, rooks and
+/// cannons lined up with the king, and the enemy's missing defenders.
+fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
+    let board = pos.board();
+    let them = !color;
+    let king = pos.king(them);
+    let units = attacks.king_units[color.index()].min(15) as usize;
+    t.add(color, feature::KING_ATTACK + units, 1);
+    for (role, on_file, on_rank) in [
+        (
+            Role::Cannon,
+            feature::CANNON_KING_FILE,
+            feature::CANNON_KING_RANK,
+        ),
+        (Role::Rook, feature::ROOK_KING_FILE, feature::ROOK_KING_RANK),
+    ] {
+        for sq in board.squares_of(Piece::new(color, role)) {
+            let base = if sq.file() == king.file() {
+                on_file
+            } else if sq.rank() == king.rank() {
+                on_rank
+            } else {
+                continue;
+            };
+            let between = pieces_between(board, sq, king).min(3);
+            t.add(color, base + between, 1);
+        }
+    }
+    let force = [Role::Rook, Role::Horse, Role::Cannon]
+        .iter()
+        .map(|&r| board.count_of(Piece::new(color, r)) as i32)
+        .sum::<i32>();
+    let missing = |role| 2 - board.count_of(Piece::new(them, role)) as i32;
+    // Written from the attacker's side: the weights are positive.
+    t.add(
+        color,
+        feature::MISSING_ADVISOR,
+        force * missing(Role::Advisor),
+    );
+    t.add(
+        color,
+        feature::MISSING_ELEPHANT,
+        force * missing(Role::Elephant),
+    );
+}
+
+/// `color`'s pieces under threat: hanging, attacked by pawns, rooks attacked by minors.
+fn threats(board: &Board, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
+    let (us, them) = (color.index(), (!color).index());
+    for role in [
+        Role::Advisor,
+        Role::Elephant,
+        Role::Horse,
+        Role::Rook,
+        Role::Cannon,
+        Role::Pawn,
+    ] {
+        let ours = board.piece_bits(Piece::new(color, role));
+        if ours == 0 {
+            continue;
+        }
+        let hanging = ours & attacks.all[them] & !attacks.all[us];
+        t.add(
+            color,
+            feature::HANGING + role.index(),
+            hanging.count_ones() as i32,
+        );
+        if role != Role::Pawn {
+            let by_pawn = ours & attacks.pawns[them];
+            t.add(
+                color,
+                feature::THREAT_BY_PAWN + role.index(),
+                by_pawn.count_ones() as i32,
+            );
+        }
+    }
+    let rooks = board.piece_bits(Piece::new(color, Role::Rook));
+    let threatened = rooks & attacks.minors[them];
+    t.add(
+        color,
+        feature::ROOK_THREATENED,
+        squares(threatened).count() as i32,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(fen: &str, k: Knowledge) -> i32 {
+        evaluate(&Position::from_fen(fen).unwrap(), k)
+    }
+
+    #[test]
+    fn start_position_is_balanced_for_both_sides() {
+        let tempo = weights::WEIGHTS[feature::TEMPO].mg;
+        let red = evaluate(&Position::start(), Knowledge::Large);
+        assert_eq!(red, tempo);
+        let black = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b";
+        assert_eq!(eval(black, Knowledge::Large), tempo);
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric_and_mirror_symmetric() {
+        for fen in [
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+            "r2akab1r/3n5/4b3n/p1p1pRp1p/9/2P3P2/P3P3c/N2C3C1/4A4/1RBAK1B2 w",
+            "3akab2/9/4b4/p3p3p/2p6/6P2/P3P3P/4B4/4A4/2BAK4 b",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut setup = pos.to_setup();
+            setup.board = setup.board.flip_colors();
+            setup.turn = !setup.turn;
+            let flipped = Position::from_setup(setup).unwrap();
+            for k in [
+                Knowledge::None,
+                Knowledge::Small,
+                Knowledge::Medium,
+                Knowledge::Large,
+            ] {
+                let e = evaluate(&pos, k);
+                assert_eq!(e, evaluate(&flipped, k), "{fen} {k:?}");
+                assert_eq!(e, evaluate(&pos.mirror(), k), "{fen} {k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn extra_material_scores_higher() {
+        let up_a_rook = "rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+        assert!(eval(up_a_rook, Knowledge::Large) > 500);
+        let w = &weights::WEIGHTS;
+        let rook = w[feature::MATERIAL + Role::Rook.index()].mg;
+        assert_eq!(
+            eval(up_a_rook, Knowledge::None),
+            rook + w[feature::TEMPO].mg
+        );
+    }
+
+    #[test]
+    fn a_side_without_attackers_cannot_be_ahead() {
+        // Red has advisors and elephants against a bare king: no way to mate.
+        assert_eq!(
+            eval("4k4/9/9/9/9/9/9/4B4/4A4/3AK1B2 w", Knowledge::Large),
+            0
+        );
+    }
+
+    #[test]
+    fn the_trace_reproduces_the_score() {
+        let w = &weights::WEIGHTS;
+        for fen in [
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+            "3akab2/9/4b4/p3p3p/2p6/6P2/P3P3P/4B4/4A4/2BAK4 b",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let tr = trace(&pos);
+            let mut sum = S::default();
+            for &(i, c) in &tr.features {
+                sum += w[i as usize] * c as i32;
+            }
+            let red = blend(sum, tr.phase, tr.scale);
+            let stm = if tr.red_to_move { red } else { -red };
+            assert_eq!(stm, evaluate(&pos, Knowledge::Large), "{fen}");
+        }
+    }
+
+    #[test]
+    fn cannons_lined_up_with_the_king_are_counted_by_screens() {
+        let count = |fen: &str, index: usize| {
+            let tr = trace(&Position::from_fen(fen).unwrap());
+            tr.features
+                .iter()
+                .find(|(i, _)| *i as usize == index)
+                .map_or(0, |&(_, c)| c)
+        };
+        // Red's cannon on the black king's open file: an empty-head cannon.
+        let open = "3ak4/9/9/9/9/9/9/4C4/9/3K1A3 w";
+        assert_eq!(count(open, feature::CANNON_KING_FILE), 1);
+        // With two pieces between, it counts as a cannon behind two screens.
+        let screened = "3ak4/4a4/9/4p4/9/9/9/4C4/9/3K1A3 w";
+        assert_eq!(count(screened, feature::CANNON_KING_FILE), 0);
+        assert_eq!(count(screened, feature::CANNON_KING_FILE + 2), 1);
+    }
+}

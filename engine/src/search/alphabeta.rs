@@ -1,0 +1,575 @@
+//! The recursive search below the root: principal variation search with
+//! pruning, reductions and extensions, and the quiescence search.
+
+use std::sync::OnceLock;
+
+use xqcore::{Move, MoveList, Piece, Role};
+
+use super::history::{self, PieceTo};
+use super::movepick::{piece_to, Context, MovePicker, SEE_VALUES};
+use super::{score_from_tt, score_to_tt, Pruning, Worker, MATE, MATE_BOUND, MAX_PLY, NO_EVAL};
+use crate::tt::{Bound, Entry};
+
+/// Late-move reductions by depth and move number, in plies.
+fn reduction(depth: i32, move_count: usize) -> i32 {
+    static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [[0u8; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.5 + (d as f64).ln() * (m as f64).ln() / 2.0) as u8;
+            }
+        }
+        t
+    });
+    table[depth.clamp(0, 63) as usize][move_count.min(63)] as i32
+}
+
+/// Quiet moves tried before the rest are skipped, near the leaves.
+fn late_move_limit(depth: i32, improving: bool) -> usize {
+    let base = 3 + depth * depth;
+    (if improving { base } else { base / 2 }) as usize
+}
+
+impl Worker<'_> {
+    /// Whether `color` has a rook, horse or cannon: null move is unsafe without.
+    fn attackers(&self, color: xqcore::Color) -> u32 {
+        let board = self.pos.board();
+        [Role::Rook, Role::Horse, Role::Cannon]
+            .iter()
+            .map(|&r| board.count_of(Piece::new(color, r)))
+            .sum()
+    }
+
+    fn pruning(&self, level: Pruning) -> bool {
+        self.shared.config.pruning >= level
+    }
+
+    /// Alpha-beta search of the position at `ply` to `depth` plies.
+    /// `pv_node`: the window is open; `cut_node`: a fail-high is expected.
+    pub(super) fn search(
+        &mut self,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        pv_node: bool,
+        cut_node: bool,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.quiesce(alpha, beta, ply, pv_node);
+        }
+        self.pv_len[ply] = 0;
+        self.tick();
+        if self.aborted {
+            return 0;
+        }
+        if pv_node {
+            self.seldepth = self.seldepth.max(ply as i32);
+        }
+        if let Some(rep) = self.pos.repetition() {
+            return self.repetition_score(rep.kind, ply);
+        }
+        if self.pos.plies_since_capture() >= self.shared.config.draw_plies {
+            return if self.pos.is_lost() {
+                -MATE + ply as i32
+            } else {
+                self.draw_score()
+            };
+        }
+        let in_check = self.pos.in_check();
+        if ply >= MAX_PLY - 4 {
+            return if in_check { 0 } else { self.evaluate() };
+        }
+        // Mate distance pruning.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let excluded = self.frame(ply).excluded;
+        let key = self.pos.key();
+        let tt_entry = if excluded == Move::NULL {
+            self.shared.tt.probe(key)
+        } else {
+            None
+        };
+        let tt_move = tt_entry.and_then(|e| e.mv);
+        let tt_score = tt_entry.map(|e| score_from_tt(e.score, ply));
+        if let (Some(e), Some(s)) = (tt_entry, tt_score) {
+            if !pv_node && e.depth >= depth && bound_allows(e.bound, s, alpha, beta) {
+                return s;
+            }
+        }
+
+        // Static evaluation, and a better estimate from the table's bound.
+        let static_eval = if in_check {
+            NO_EVAL
+        } else {
+            tt_entry
+                .and_then(|e| e.eval)
+                .unwrap_or_else(|| self.evaluate())
+        };
+        let eval = match (tt_entry, tt_score) {
+            (Some(e), Some(s))
+                if !in_check && bound_allows(e.bound, s, static_eval, static_eval + 1) =>
+            {
+                s
+            }
+            _ => static_eval,
+        };
+        self.frame(ply).static_eval = static_eval;
+        let before = self.frame_before(ply, 2).static_eval;
+        let improving = !in_check && before != NO_EVAL && static_eval > before;
+        self.frame(ply + 2).killers = [Move::NULL; 2];
+        let us = self.pos.turn();
+
+        if !pv_node && !in_check && excluded == Move::NULL {
+            if let Some(v) = self.prune_early(
+                alpha,
+                beta,
+                depth,
+                ply,
+                eval,
+                static_eval,
+                improving,
+                cut_node,
+            ) {
+                return v;
+            }
+        }
+
+        // Internal iterative reduction: without a hash move this node was
+        // never searched deep; spend less on it.
+        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && self.pruning(Pruning::Medium)
+        {
+            depth -= 1;
+        }
+
+        let earlier = [
+            self.frame_before(ply, 1).piece_to,
+            self.frame_before(ply, 2).piece_to,
+        ];
+        let killers = self.frame(ply).killers;
+        let counter = self.histories.counter(earlier[0]);
+        let mut picker = MovePicker::new(tt_move, killers, counter);
+        let mut best_score = -MATE - 1;
+        let mut best_move = None;
+        let mut move_count = 0usize;
+        let mut quiets_tried = MoveList::new();
+        let mut captures_tried = MoveList::new();
+        let original_alpha = alpha;
+        let large = self.pruning(Pruning::Large);
+
+        loop {
+            let ctx = Context {
+                pos: &self.pos,
+                histories: self.histories,
+                earlier,
+            };
+            let Some(m) = picker.next(&ctx) else { break };
+            if m == excluded || !self.pos.is_legal_pseudo(m) {
+                continue;
+            }
+            move_count += 1;
+            let board = self.pos.board();
+            let moving = board.piece_at(m.from()).expect("a piece moves");
+            let victim = board.piece_at(m.to());
+            let moved = PieceTo::new(moving, m.to());
+            let quiet = victim.is_none();
+            let history = if quiet {
+                self.histories.main(us, m)
+                    + self.histories.continuation(earlier[0], moved)
+                    + self.histories.continuation(earlier[1], moved)
+            } else {
+                0
+            };
+            let gives_check = self.pos.gives_check(m);
+            let reduction = reduction(depth, move_count);
+            let lmr_depth = (depth - 1 - reduction).max(0);
+
+            // Pruning before the move is played. Checks are kept: they are
+            // how mates are found.
+            if large && best_score > -MATE_BOUND && ply > 0 {
+                if quiet && !gives_check {
+                    if depth <= 8 && move_count >= late_move_limit(depth, improving) {
+                        continue;
+                    }
+                    if lmr_depth < 4 && history < -4_000 * depth {
+                        continue;
+                    }
+                    // Futility: nothing this quiet move does can lift the score to alpha.
+                    if !in_check && lmr_depth < 8 && static_eval + 100 + 110 * lmr_depth <= alpha {
+                        continue;
+                    }
+                    if lmr_depth < 8 && self.pos.see(m, &SEE_VALUES) < -30 * lmr_depth * lmr_depth {
+                        continue;
+                    }
+                } else if !quiet && depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth {
+                    continue;
+                }
+            }
+
+            // Singular extension: is the hash move much better than the rest?
+            let mut extension = 0;
+            if let (Some(e), Some(s)) = (tt_entry, tt_score) {
+                if large
+                    && Some(m) == tt_move
+                    && depth >= 8
+                    && (ply as i32) < 2 * self.root_depth
+                    && e.depth >= depth - 3
+                    && e.bound != Bound::Upper
+                    && s.abs() < MATE_BOUND
+                {
+                    let singular_beta = s - 2 * depth;
+                    self.frame(ply).excluded = m;
+                    let v = self.search(
+                        singular_beta - 1,
+                        singular_beta,
+                        (depth - 1) / 2,
+                        ply,
+                        false,
+                        cut_node,
+                    );
+                    self.frame(ply).excluded = Move::NULL;
+                    if self.aborted {
+                        return 0;
+                    }
+                    if v < singular_beta {
+                        extension = 1;
+                    } else if singular_beta >= beta {
+                        // Several moves beat beta: cut off now.
+                        return singular_beta;
+                    } else if s >= beta {
+                        extension = -1;
+                    }
+                }
+            }
+
+            self.frame(ply).piece_to = moved;
+            self.pos.make_move(m);
+            if gives_check && extension == 0 && (ply as i32) < 2 * self.root_depth {
+                extension = 1;
+            }
+            let new_depth = depth - 1 + extension;
+
+            let mut score;
+            let late = move_count > 1 + pv_node as usize;
+            if depth >= 2
+                && late
+                && (quiet || picker.in_bad_captures())
+                && self.pruning(Pruning::Medium)
+            {
+                let mut r = reduction;
+                r += !pv_node as i32;
+                r += !improving as i32;
+                r += cut_node as i32;
+                r -= gives_check as i32;
+                r -= (killers.contains(&m) || m == counter) as i32;
+                r -= history / 8_000;
+                let d = (new_depth - r).clamp(1, new_depth.max(1));
+                score = -self.search(-alpha - 1, -alpha, d, ply + 1, false, true);
+                if score > alpha && d < new_depth && !self.aborted {
+                    score = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, false, !cut_node);
+                }
+            } else if !pv_node || move_count > 1 {
+                score = -self.search(-alpha - 1, -alpha, new_depth, ply + 1, false, !cut_node);
+            } else {
+                score = alpha + 1;
+            }
+            if pv_node && (move_count == 1 || (score > alpha && score < beta)) && !self.aborted {
+                score = -self.search(-beta, -alpha, new_depth, ply + 1, true, false);
+            }
+            self.pos.unmake_move();
+            if self.aborted {
+                return 0;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if Some(m) != best_move {
+                if quiet {
+                    quiets_tried.push(m);
+                } else {
+                    captures_tried.push(m);
+                }
+            }
+        }
+
+        if move_count == 0 {
+            // No legal move: lost, whether in check or not (or, in a singular
+            // search, nothing but the excluded move).
+            return if excluded != Move::NULL {
+                alpha
+            } else {
+                -MATE + ply as i32
+            };
+        }
+        if best_score >= beta {
+            if let Some(m) = best_move {
+                self.reward_cutoff(m, ply, depth, earlier, &quiets_tried, &captures_tried);
+            }
+        }
+        if excluded == Move::NULL {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_score > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.shared.tt.store(
+                key,
+                Entry {
+                    mv: best_move.or(tt_move),
+                    score: score_to_tt(best_score, ply),
+                    eval: (static_eval != NO_EVAL).then_some(static_eval),
+                    depth,
+                    bound,
+                },
+            );
+        }
+        best_score
+    }
+
+    /// Razoring, reverse futility and null move: ways to leave a node
+    /// before searching its moves. `None`: search the node.
+    #[allow(clippy::too_many_arguments)]
+    fn prune_early(
+        &mut self,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        eval: i32,
+        static_eval: i32,
+        improving: bool,
+        cut_node: bool,
+    ) -> Option<i32> {
+        let large = self.pruning(Pruning::Large);
+        // Razoring: hopeless near the leaves unless a capture saves it.
+        if large && depth <= 3 && eval + 200 + 250 * depth < alpha {
+            let v = self.quiesce(alpha, alpha + 1, ply, false);
+            if v <= alpha {
+                return Some(v);
+            }
+        }
+        // Reverse futility: far above beta near the leaves.
+        let margin = 90 * depth - 60 * improving as i32;
+        if large && depth <= 8 && eval - margin >= beta && eval < MATE_BOUND && beta > -MATE_BOUND {
+            return Some((eval + beta) / 2);
+        }
+        // Null move, with a verification search when material is thin.
+        let us = self.pos.turn();
+        let attackers = self.attackers(us);
+        if self.pruning(Pruning::Small)
+            && !self.verifying
+            && depth >= 3
+            && eval >= beta
+            && static_eval >= beta - 20 * depth + 200
+            && self.frame_before(ply, 1).piece_to != PieceTo::NONE
+            && attackers > 0
+            && beta > -MATE_BOUND
+        {
+            let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+            self.frame(ply).piece_to = PieceTo::NONE;
+            self.pos.make_null_move();
+            let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, false, !cut_node);
+            self.pos.unmake_null_move();
+            if self.aborted {
+                return Some(0);
+            }
+            if v >= beta {
+                let v = if v >= MATE_BOUND { beta } else { v };
+                if attackers > 1 && depth < 12 {
+                    return Some(v);
+                }
+                // Few pieces or a deep node: zugzwang is possible, verify.
+                self.verifying = true;
+                let w = self.search(beta - 1, beta, depth - r, ply, false, false);
+                self.verifying = false;
+                if w >= beta {
+                    return Some(v);
+                }
+            }
+        }
+        None
+    }
+
+    /// Updates killers, counter move and histories after a cutoff by `best`.
+    fn reward_cutoff(
+        &mut self,
+        best: Move,
+        ply: usize,
+        depth: i32,
+        earlier: [PieceTo; 2],
+        quiets: &MoveList,
+        captures: &MoveList,
+    ) {
+        let bonus = history::bonus(depth);
+        let us = self.pos.turn();
+        let moved = piece_to(&self.pos, best);
+        if let Some(victim) = self.pos.board().piece_at(best.to()) {
+            self.histories.update_capture(moved, victim.role, bonus);
+        } else {
+            let frame = self.frame(ply);
+            if frame.killers[0] != best {
+                frame.killers[1] = frame.killers[0];
+                frame.killers[0] = best;
+            }
+            self.histories.set_counter(earlier[0], best);
+            self.histories.update_quiet(us, best, moved, earlier, bonus);
+            for &q in quiets.iter() {
+                let pt = piece_to(&self.pos, q);
+                self.histories.update_quiet(us, q, pt, earlier, -bonus);
+            }
+        }
+        for &c in captures.iter() {
+            let pt = piece_to(&self.pos, c);
+            let victim = self.pos.board().piece_at(c.to()).expect("a capture").role;
+            self.histories.update_capture(pt, victim, -bonus);
+        }
+    }
+
+    /// Quiescence: captures that do not lose material (every move when in
+    /// check) until the position is quiet.
+    pub(super) fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, pv_node: bool) -> i32 {
+        self.tick();
+        if self.aborted {
+            return 0;
+        }
+        self.pv_len[ply] = 0;
+        if pv_node {
+            self.seldepth = self.seldepth.max(ply as i32);
+        }
+        if let Some(rep) = self.pos.repetition() {
+            return self.repetition_score(rep.kind, ply);
+        }
+        let in_check = self.pos.in_check();
+        if ply >= MAX_PLY - 4 {
+            return if in_check { 0 } else { self.evaluate() };
+        }
+        let key = self.pos.key();
+        let tt_entry = self.shared.tt.probe(key);
+        let tt_score = tt_entry.map(|e| score_from_tt(e.score, ply));
+        if let (Some(e), Some(s)) = (tt_entry, tt_score) {
+            if !pv_node && bound_allows(e.bound, s, alpha, beta) {
+                return s;
+            }
+        }
+        let original_alpha = alpha;
+        let mut best = -MATE + ply as i32;
+        let mut static_eval = NO_EVAL;
+        if !in_check {
+            static_eval = tt_entry
+                .and_then(|e| e.eval)
+                .unwrap_or_else(|| self.evaluate());
+            let mut stand_pat = static_eval;
+            if let (Some(e), Some(s)) = (tt_entry, tt_score) {
+                if bound_allows(e.bound, s, stand_pat, stand_pat + 1) {
+                    stand_pat = s;
+                }
+            }
+            if stand_pat >= beta {
+                if tt_entry.is_none() {
+                    self.shared.tt.store(
+                        key,
+                        Entry {
+                            mv: None,
+                            score: score_to_tt(stand_pat, ply),
+                            eval: Some(static_eval),
+                            depth: 0,
+                            bound: Bound::Lower,
+                        },
+                    );
+                }
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best = stand_pat;
+        }
+        let mut picker = MovePicker::quiescence(tt_entry.and_then(|e| e.mv), in_check);
+        let mut best_move = None;
+        loop {
+            let ctx = Context {
+                pos: &self.pos,
+                histories: self.histories,
+                earlier: [PieceTo::NONE; 2],
+            };
+            let Some(m) = picker.next(&ctx) else { break };
+            if !self.pos.is_legal_pseudo(m) {
+                continue;
+            }
+            if !in_check {
+                // Delta pruning: even winning the victim cannot reach alpha.
+                let victim = self
+                    .pos
+                    .board()
+                    .piece_at(m.to())
+                    .map_or(0, |p| SEE_VALUES[p.role.index()]);
+                if static_eval + victim + 150 <= alpha && best > -MATE_BOUND {
+                    continue;
+                }
+            }
+            self.pos.make_move(m);
+            let score = -self.quiesce(-beta, -alpha, ply + 1, pv_node);
+            self.pos.unmake_move();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if pv_node && best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            Entry {
+                mv: best_move,
+                score: score_to_tt(best, ply),
+                eval: (static_eval != NO_EVAL).then_some(static_eval),
+                depth: 0,
+                bound,
+            },
+        );
+        best
+    }
+}
+
+/// Whether a stored score with this bound settles the window.
+#[inline]
+fn bound_allows(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    }
+}

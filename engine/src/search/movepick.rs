@@ -1,0 +1,311 @@
+//! Staged move ordering: the hash move first, then winning and even captures,
+//! killers and the counter move, quiet moves by history, losing captures last.
+//! Later stages are generated only when the earlier ones did not cut off.
+
+use xqcore::{Move, MoveList, Position, Role, MAX_MOVES};
+
+use super::history::{Histories, PieceTo};
+
+/// Piece values for ordering and exchange evaluation (king above everything).
+pub const SEE_VALUES: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Stage {
+    TtMove,
+    GenerateCaptures,
+    GoodCaptures,
+    Killer1,
+    Killer2,
+    Counter,
+    GenerateQuiets,
+    Quiets,
+    BadCaptures,
+    Done,
+}
+
+/// What the picker needs to know about the node.
+pub struct Context<'a> {
+    pub pos: &'a Position,
+    pub histories: &'a Histories,
+    /// The moves one and two plies earlier, for continuation histories.
+    pub earlier: [PieceTo; 2],
+}
+
+/// Hands out the moves of a node one at a time, best-looking first.
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Move,
+    killers: [Move; 2],
+    counter: Move,
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+    next: usize,
+    bad_captures: MoveList,
+    next_bad: usize,
+    /// Captures only (quiescence), unless in check.
+    captures_only: bool,
+    /// Set by the search once late quiet moves are not worth trying.
+    pub skip_quiets: bool,
+}
+
+/// The piece-to index of a move in `pos`.
+#[inline]
+pub fn piece_to(pos: &Position, m: Move) -> PieceTo {
+    let piece = pos.board().piece_at(m.from()).expect("a piece moves");
+    PieceTo::new(piece, m.to())
+}
+
+/// Most valuable victim, least valuable attacker, plus capture history.
+fn capture_score(ctx: &Context, m: Move) -> i32 {
+    let board = ctx.pos.board();
+    let victim = board.piece_at(m.to()).expect("a capture").role;
+    ctx.histories.capture(piece_to(ctx.pos, m), victim) / 16 + 8 * SEE_VALUES[victim.index()]
+}
+
+/// Whether a capture wins at least as much as it can lose: SEE is only
+/// needed when the attacker is worth more than its victim.
+fn capture_is_good(pos: &Position, m: Move) -> bool {
+    let board = pos.board();
+    let attacker = board.piece_at(m.from()).expect("a piece moves").role;
+    let victim = board.piece_at(m.to()).expect("a capture").role;
+    SEE_VALUES[victim.index()] >= SEE_VALUES[attacker.index()] && attacker != Role::King
+        || pos.see(m, &SEE_VALUES) >= 0
+}
+
+fn quiet_score(ctx: &Context, m: Move) -> i32 {
+    let moved = piece_to(ctx.pos, m);
+    ctx.histories.main(ctx.pos.turn(), m)
+        + ctx.histories.continuation(ctx.earlier[0], moved)
+        + ctx.histories.continuation(ctx.earlier[1], moved)
+}
+
+/// Sorts moves and scores together, highest score first (insertion sort:
+/// the lists are short and often nearly sorted).
+fn sort(moves: &mut [Move], scores: &mut [i32]) {
+    for i in 1..moves.len() {
+        let (m, s) = (moves[i], scores[i]);
+        let mut j = i;
+        while j > 0 && scores[j - 1] < s {
+            moves[j] = moves[j - 1];
+            scores[j] = scores[j - 1];
+            j -= 1;
+        }
+        moves[j] = m;
+        scores[j] = s;
+    }
+}
+
+impl MovePicker {
+    /// A picker for a full-width node.
+    pub fn new(tt_move: Option<Move>, killers: [Move; 2], counter: Move) -> MovePicker {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move: tt_move.unwrap_or(Move::NULL),
+            killers,
+            counter,
+            moves: MoveList::new(),
+            scores: [0; MAX_MOVES],
+            next: 0,
+            bad_captures: MoveList::new(),
+            next_bad: 0,
+            captures_only: false,
+            skip_quiets: false,
+        }
+    }
+
+    /// A picker for quiescence: captures that do not lose material, or every
+    /// move when in check.
+    pub fn quiescence(tt_move: Option<Move>, in_check: bool) -> MovePicker {
+        let mut p = MovePicker::new(tt_move, [Move::NULL; 2], Move::NULL);
+        p.captures_only = !in_check;
+        p
+    }
+
+    /// Whether `m` was handed out before the generated stages (so they skip it).
+    fn already_tried(&self, m: Move) -> bool {
+        m == self.tt_move
+            || (!self.captures_only
+                && (m == self.killers[0] || m == self.killers[1] || m == self.counter))
+    }
+
+    /// A killer or counter move, if it is a playable quiet move not yet tried.
+    fn special(&self, ctx: &Context, m: Move, tried: &[Move]) -> Option<Move> {
+        (m != Move::NULL
+            && m != self.tt_move
+            && !tried.contains(&m)
+            && ctx.pos.board().piece_at(m.to()).is_none()
+            && ctx.pos.is_pseudo_legal(m))
+        .then_some(m)
+    }
+
+    /// The next move, or `None` when all were handed out. Moves are
+    /// pseudo-legal: the caller checks legality.
+    pub fn next(&mut self, ctx: &Context) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::GenerateCaptures;
+                    let m = self.tt_move;
+                    let fits = !self.captures_only || ctx.pos.board().piece_at(m.to()).is_some();
+                    if m != Move::NULL && fits && ctx.pos.is_pseudo_legal(m) {
+                        return Some(m);
+                    }
+                    self.tt_move = Move::NULL;
+                }
+                Stage::GenerateCaptures => {
+                    self.moves.clear();
+                    ctx.pos.pseudo_legal_captures(&mut self.moves);
+                    for i in 0..self.moves.len() {
+                        self.scores[i] = capture_score(ctx, self.moves[i]);
+                    }
+                    let n = self.moves.len();
+                    sort(&mut self.moves[..n], &mut self.scores[..n]);
+                    self.next = 0;
+                    self.stage = Stage::GoodCaptures;
+                }
+                Stage::GoodCaptures => {
+                    while self.next < self.moves.len() {
+                        let m = self.moves[self.next];
+                        self.next += 1;
+                        if m == self.tt_move {
+                            continue;
+                        }
+                        if capture_is_good(ctx.pos, m) {
+                            return Some(m);
+                        }
+                        // Quiescence drops losing captures; full width tries them last.
+                        if !self.captures_only {
+                            self.bad_captures.push(m);
+                        }
+                    }
+                    self.stage = if self.captures_only {
+                        Stage::Done
+                    } else {
+                        Stage::Killer1
+                    };
+                }
+                Stage::Killer1 => {
+                    self.stage = Stage::Killer2;
+                    if let Some(m) = self.special(ctx, self.killers[0], &[]) {
+                        return Some(m);
+                    }
+                }
+                Stage::Killer2 => {
+                    self.stage = Stage::Counter;
+                    if let Some(m) = self.special(ctx, self.killers[1], &[self.killers[0]]) {
+                        return Some(m);
+                    }
+                }
+                Stage::Counter => {
+                    self.stage = Stage::GenerateQuiets;
+                    if let Some(m) = self.special(ctx, self.counter, &self.killers) {
+                        return Some(m);
+                    }
+                }
+                Stage::GenerateQuiets => {
+                    self.stage = Stage::Quiets;
+                    self.moves.clear();
+                    self.next = 0;
+                    if !self.skip_quiets {
+                        ctx.pos.pseudo_legal_quiets(&mut self.moves);
+                        for i in 0..self.moves.len() {
+                            self.scores[i] = quiet_score(ctx, self.moves[i]);
+                        }
+                        let n = self.moves.len();
+                        sort(&mut self.moves[..n], &mut self.scores[..n]);
+                    }
+                }
+                Stage::Quiets => {
+                    while !self.skip_quiets && self.next < self.moves.len() {
+                        let m = self.moves[self.next];
+                        self.next += 1;
+                        if !self.already_tried(m) {
+                            return Some(m);
+                        }
+                    }
+                    self.stage = Stage::BadCaptures;
+                }
+                Stage::BadCaptures => {
+                    if self.next_bad < self.bad_captures.len() {
+                        self.next_bad += 1;
+                        return Some(self.bad_captures[self.next_bad - 1]);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Whether the picker has moved on to the losing captures.
+    pub fn in_bad_captures(&self) -> bool {
+        self.stage >= Stage::BadCaptures
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_moves(fen: &str, tt: Option<&str>, in_quiescence: bool) -> Vec<Move> {
+        let pos = Position::from_fen(fen).unwrap();
+        let histories = Histories::default();
+        let ctx = Context {
+            pos: &pos,
+            histories: &histories,
+            earlier: [PieceTo::NONE; 2],
+        };
+        let tt = tt.map(|m| pos.parse_move(m).unwrap());
+        let mut picker = if in_quiescence {
+            MovePicker::quiescence(tt, pos.in_check())
+        } else {
+            MovePicker::new(tt, [Move::NULL; 2], Move::NULL)
+        };
+        std::iter::from_fn(|| picker.next(&ctx)).collect()
+    }
+
+    const MIDDLEGAME: &str = "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w";
+
+    #[test]
+    fn every_move_comes_once_hash_move_first() {
+        let pos = Position::from_fen(MIDDLEGAME).unwrap();
+        let mut expected = MoveList::new();
+        pos.pseudo_legal_moves(&mut expected);
+        let got = all_moves(MIDDLEGAME, Some("b2b5"), false);
+        assert_eq!(got[0].to_string(), "b2b5");
+        let mut sorted = got.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), got.len(), "no move twice");
+        let mut want = expected.to_vec();
+        want.sort();
+        assert_eq!(sorted, want);
+    }
+
+    #[test]
+    fn quiescence_hands_out_the_captures_that_do_not_lose() {
+        // The rook on a0 wins a free pawn; the one on i5 would lose itself
+        // for the pawn on e5, which the horse on d7 guards.
+        let fen = "4k4/9/3n5/9/p3p3R/9/9/9/9/R3K4 w";
+        let got: Vec<String> = all_moves(fen, None, true)
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        assert_eq!(got, ["a0a5"]);
+        // At full width the losing capture comes too, after the quiet moves.
+        let all = all_moves(fen, None, false);
+        assert_eq!(all.first().map(|m| m.to_string()).as_deref(), Some("a0a5"));
+        assert_eq!(all.last().map(|m| m.to_string()).as_deref(), Some("i5e5"));
+    }
+
+    #[test]
+    fn in_check_quiescence_hands_out_every_move() {
+        // Black is in check from the cannon on e2 over the pawn on e6.
+        let fen = "4k4/9/9/4p4/9/9/9/4C4/9/3K5 b";
+        let pos = Position::from_fen(fen).unwrap();
+        assert!(pos.in_check());
+        let mut all = MoveList::new();
+        pos.pseudo_legal_moves(&mut all);
+        assert_eq!(all_moves(fen, None, true).len(), all.len());
+    }
+}
