@@ -1,10 +1,16 @@
 //! `xqengine`: with no arguments, the UCCI protocol loop (UCI when the first
 //! command is `uci`); `perft` checks move generation; `bench` the search.
 
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use xqengine::arena::{
+    pgn, read_openings, report, run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec,
+    MoveLimit, Sprt,
+};
 
 #[derive(Parser)]
 #[command(
@@ -28,32 +34,7 @@ enum Command {
         fen: Option<String>,
     },
     /// Play engine against engine over UCCI and report the first engine's score.
-    Match {
-        /// Command starting the first engine (run by `sh -c`).
-        #[arg(long)]
-        engine1: String,
-        /// Command starting the second engine.
-        #[arg(long)]
-        engine2: String,
-        /// `setoption` lines for the first engine, e.g. `--option1 "hashsize 64"`.
-        #[arg(long)]
-        option1: Vec<String>,
-        /// `setoption` lines for the second engine.
-        #[arg(long)]
-        option2: Vec<String>,
-        /// Number of games (colours alternate on each opening).
-        #[arg(long, default_value_t = 2)]
-        games: usize,
-        /// Time control: base seconds + increment seconds.
-        #[arg(long, default_value = "10+0.1")]
-        tc: String,
-        /// Opening lines, one per line in ICCS.
-        #[arg(long, default_value = "data/openings.txt")]
-        openings: std::path::PathBuf,
-        /// Milliseconds a move may run over the clock before it is forfeited.
-        #[arg(long, default_value_t = 200)]
-        tolerance: u64,
-    },
+    Match(Box<MatchArgs>),
     /// Search the fixed bench positions; the last line is `N nodes K nps`.
     Bench {
         /// Search depth.
@@ -92,81 +73,180 @@ fn bench(depth: i32) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Arguments of `xqengine match`.
+#[derive(Args)]
+struct MatchArgs {
+    /// Command starting the first engine (run by `sh -c`).
+    #[arg(long)]
+    engine1: String,
+    /// Command starting the second engine.
+    #[arg(long)]
+    engine2: String,
+    /// `setoption` lines for the first engine, e.g. `--option1 "hashsize 64"`.
+    #[arg(long)]
+    option1: Vec<String>,
+    /// `setoption` lines for the second engine.
+    #[arg(long)]
+    option2: Vec<String>,
+    /// Number of games (colours alternate on each opening).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Games played at once, each with its own two engine processes.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    concurrency: u32,
+    /// Time control: base seconds + increment seconds.
+    #[arg(long, default_value = "10+0.1", conflicts_with_all = ["depth", "nodes"])]
+    tc: String,
+    /// Search every move to this depth (`go depth D`) instead of using a clock;
+    /// a move that takes over 60 s loses by engine failure.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// Search every move this many nodes (`go nodes N`) instead of using a
+    /// clock; a move that takes over 60 s loses by engine failure.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Opening lines, one per line in ICCS.
+    #[arg(long, default_value = "data/openings.txt")]
+    openings: PathBuf,
+    /// Milliseconds a move may run over the clock before it is forfeited.
+    #[arg(long, default_value_t = 200)]
+    tolerance: u64,
+    /// Append every finished game to this file as PGN.
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
+    /// Sequential probability ratio test of H0 "Elo = ELO0" against H1
+    /// "Elo = ELO1" (alpha = beta = 0.05); no new game starts once it decides.
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
+    sprt: Option<Sprt>,
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt, String> {
+    let bounds = text
+        .split_once(',')
+        .and_then(|(elo0, elo1)| Some((elo0.trim().parse().ok()?, elo1.trim().parse().ok()?)));
+    bounds
+        .and_then(|(elo0, elo1)| Sprt::new(elo0, elo1))
+        .ok_or_else(|| format!("'{text}' is not ELO0,ELO1 with ELO0 < ELO1 (e.g. 0,5)"))
+}
+
 fn parse_tc(tc: &str) -> Option<(Duration, Duration)> {
     let (base, inc) = tc.split_once('+').unwrap_or((tc, "0"));
     let secs = |s: &str| {
         s.trim()
             .parse::<f64>()
             .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
+            .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e9)
             .map(Duration::from_secs_f64)
     };
     Some((secs(base)?, secs(inc)?))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn play_match(
-    engine1: &str,
-    engine2: &str,
-    option1: &[String],
-    option2: &[String],
-    games: usize,
-    tc: &str,
-    openings: &std::path::Path,
-    tolerance: u64,
-) -> ExitCode {
-    use xqengine::arena::{read_openings, run_match, MatchConfig};
-    let Some((base, increment)) = parse_tc(tc) else {
-        eprintln!("xqengine match: --tc '{tc}' is not BASE+INC in seconds");
-        return ExitCode::from(2);
-    };
-    let lines = match std::fs::read_to_string(openings)
+fn move_limit(args: &MatchArgs) -> Result<MoveLimit, String> {
+    if let Some(depth) = args.depth {
+        return Ok(MoveLimit::Depth(depth));
+    }
+    if let Some(nodes) = args.nodes {
+        return Ok(MoveLimit::Nodes(nodes));
+    }
+    let (base, increment) = parse_tc(&args.tc)
+        .ok_or_else(|| format!("--tc '{}' is not BASE+INC in seconds", args.tc))?;
+    Ok(MoveLimit::Clock {
+        base,
+        increment,
+        tolerance: Duration::from_millis(args.tolerance),
+    })
+}
+
+/// The opening lines of `path`; the start position alone when it has none.
+fn load_openings(path: &Path) -> Result<Vec<Vec<xqcore::Move>>, String> {
+    let lines = std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
-        .and_then(|t| read_openings(&t))
-    {
-        Ok(l) if !l.is_empty() => l,
-        Ok(_) => vec![Vec::new()],
+        .and_then(|text| read_openings(&text))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(if lines.is_empty() {
+        vec![Vec::new()]
+    } else {
+        lines
+    })
+}
+
+fn match_spec(args: &MatchArgs) -> Result<MatchSpec, String> {
+    let engine = |command: &str, options: &[String]| EngineSpec {
+        command: command.to_string(),
+        options: options.to_vec(),
+    };
+    Ok(MatchSpec {
+        engines: [
+            engine(&args.engine1, &args.option1),
+            engine(&args.engine2, &args.option2),
+        ],
+        openings: load_openings(&args.openings)?,
+        games: args.games,
+        concurrency: args.concurrency as usize,
+        config: MatchConfig::new(move_limit(args)?),
+        sprt: args.sprt,
+    })
+}
+
+fn open_pgn(path: &Path) -> Result<File, String> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("--pgn {}: {e}", path.display()))
+}
+
+fn write_pgn(
+    file: &mut File,
+    path: &Path,
+    game: &FinishedGame,
+    time_control: &str,
+) -> Result<(), String> {
+    let date = pgn::pgn_date_today();
+    let tags = pgn::PgnTags {
+        event: "xqengine match",
+        date: &date,
+        round: game.number,
+        time_control,
+    };
+    pgn::append_game(file, &pgn::format_game(&game.record, &tags))
+        .map_err(|e| format!("--pgn {}: {e}", path.display()))
+}
+
+fn play_match(args: &MatchArgs) -> ExitCode {
+    let setup = match_spec(args).and_then(|spec| {
+        let pgn_out = args
+            .pgn
+            .as_deref()
+            .map(|path| open_pgn(path).map(|file| (file, path)))
+            .transpose()?;
+        Ok((spec, pgn_out))
+    });
+    let (spec, mut pgn_out) = match setup {
+        Ok(setup) => setup,
         Err(e) => {
-            eprintln!("xqengine match: {}: {e}", openings.display());
+            eprintln!("xqengine match: {e}");
             return ExitCode::from(2);
         }
     };
-    let cfg = MatchConfig {
-        base,
-        increment,
-        tolerance: Duration::from_millis(tolerance),
-        draw_plies: 120,
-        max_plies: 400,
-    };
-    let result = run_match(
-        (engine1, option1),
-        (engine2, option2),
-        &lines,
-        games,
-        &cfg,
-        |g, rec, tally| {
-            println!(
-            "game {:>3}: {} - {}: {:?} by {:?} after {} plies (worst clock overrun {} ms); engine1 +{} ={} -{} ({:.1} %)",
-            g + 1, rec.red, rec.black, rec.result, rec.termination, rec.opening.len() + rec.moves.len(),
-            rec.worst_overrun_ms, tally.wins, tally.draws, tally.losses, tally.percent()
-        );
-        },
-    );
-    match result {
-        Ok(t) => {
-            println!(
-                "engine1 +{} ={} -{} score {:.1} %",
-                t.wins,
-                t.draws,
-                t.losses,
-                t.percent()
-            );
-            ExitCode::SUCCESS
+    let time_control = spec.config.limit.to_string();
+    let report = run_match(&spec, |game, tally| {
+        println!("{}", report::game_line(game, tally));
+        match pgn_out.as_mut() {
+            Some((file, path)) => write_pgn(file, path, game, &time_control),
+            None => Ok(()),
         }
-        Err(e) => {
+    });
+    println!("{}", report::summary_line(&report.tally));
+    if let Some(sprt) = &spec.sprt {
+        println!("{}", report::sprt_line(sprt, &report));
+    }
+    match report.failure {
+        Some(e) => {
             eprintln!("xqengine match: {e}");
             ExitCode::FAILURE
         }
+        None => ExitCode::SUCCESS,
     }
 }
 
@@ -174,18 +254,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
         Some(Command::Bench { depth }) => bench(depth),
-        Some(Command::Match {
-            engine1,
-            engine2,
-            option1,
-            option2,
-            games,
-            tc,
-            openings,
-            tolerance,
-        }) => play_match(
-            &engine1, &engine2, &option1, &option2, games, &tc, &openings, tolerance,
-        ),
+        Some(Command::Match(args)) => play_match(&args),
         None => {
             xqengine::session::run_stdio();
             ExitCode::SUCCESS

@@ -1,0 +1,235 @@
+//! Games as PGN: the seven-tag roster with `Red`/`Black` for the players, then
+//! `TimeControl`, `Termination` and `Opening`; moves in ICCS with move numbers,
+//! from the start position (the opening included).
+
+use std::fs::File;
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::GameRecord;
+
+/// Longest movetext line written.
+const LINE_WIDTH: usize = 80;
+
+/// The tags of a game that its record does not hold.
+#[derive(Clone, Debug)]
+pub struct PgnTags<'a> {
+    pub event: &'a str,
+    /// `YYYY.MM.DD`, see [`pgn_date`].
+    pub date: &'a str,
+    /// The game number.
+    pub round: usize,
+    /// See [`super::MoveLimit`]'s `Display`.
+    pub time_control: &'a str,
+}
+
+/// The game as PGN text, ending with an empty line.
+pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
+    let opening: Vec<String> = record.opening.iter().map(|m| m.to_string()).collect();
+    let termination = record.termination.to_string();
+    let round = tags.round.to_string();
+    let tag_pairs = [
+        ("Event", tags.event),
+        ("Site", "?"),
+        ("Date", tags.date),
+        ("Round", round.as_str()),
+        ("Red", record.red.as_str()),
+        ("Black", record.black.as_str()),
+        ("Result", record.result.pgn()),
+        ("TimeControl", tags.time_control),
+        ("Termination", termination.as_str()),
+        ("Opening", &opening.join(" ")),
+    ];
+    let mut text = String::new();
+    for (name, value) in tag_pairs {
+        text.push_str(&format!("[{name} \"{}\"]\n", escape_tag_value(value)));
+    }
+    text.push('\n');
+    text.push_str(&movetext(record));
+    text.push_str("\n\n");
+    text
+}
+
+/// Numbered moves and the result, wrapped at [`LINE_WIDTH`].
+fn movetext(record: &GameRecord) -> String {
+    let mut tokens = Vec::new();
+    for (ply, mv) in record.all_moves().enumerate() {
+        if ply % 2 == 0 {
+            tokens.push(format!("{}.", ply / 2 + 1));
+        }
+        tokens.push(mv.to_string());
+    }
+    tokens.push(record.result.pgn().to_string());
+    wrap(&tokens, LINE_WIDTH)
+}
+
+/// Joins `tokens` with spaces, breaking lines before they exceed `width`.
+fn wrap(tokens: &[String], width: usize) -> String {
+    let mut text = String::new();
+    let mut line_len = 0;
+    for token in tokens {
+        if line_len > 0 && line_len + 1 + token.len() > width {
+            text.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            text.push(' ');
+            line_len += 1;
+        }
+        text.push_str(token);
+        line_len += token.len();
+    }
+    text
+}
+
+/// A tag value with `\` and `"` escaped and control characters made spaces.
+fn escape_tag_value(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' | '"' => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            c if c.is_control() => escaped.push(' '),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// The PGN date (`YYYY.MM.DD`, UTC) of a time in seconds since 1970.
+pub fn pgn_date(unix_seconds: u64) -> String {
+    let (year, month, day) = civil_date(unix_seconds / 86_400);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// Today's PGN date (UTC).
+pub fn pgn_date_today() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    pgn_date(now)
+}
+
+/// Year, month and day of a day number counted from 1970-01-01 (the
+/// proleptic Gregorian calendar; H. Hinnant's `civil_from_days`).
+fn civil_date(days_since_1970: u64) -> (u64, u64, u64) {
+    let days = days_since_1970 + 719_468;
+    let era = days / 146_097;
+    let day_of_era = days % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Appends one complete game to `file` with a single write, then flushes, so
+/// that a crash never leaves half a game in the file.
+pub fn append_game(file: &mut File, game_text: &str) -> std::io::Result<()> {
+    file.write_all(game_text.as_bytes())?;
+    file.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::{GameResult, Termination};
+    use xqcore::{Move, Position};
+
+    fn moves(line: &str) -> Vec<Move> {
+        let mut pos = Position::start();
+        line.split_whitespace()
+            .map(|text| {
+                let mv = pos.parse_move(text).unwrap();
+                pos.make_move(mv);
+                mv
+            })
+            .collect()
+    }
+
+    fn record(opening: &str, game: &str, result: GameResult, why: Termination) -> GameRecord {
+        let all = moves(&format!("{opening} {game}"));
+        let opening_len = opening.split_whitespace().count();
+        GameRecord {
+            red: "xqengine 0.1.0 (engine1)".into(),
+            black: "Fairy-Stockfish \"wasm\"".into(),
+            opening: all[..opening_len].to_vec(),
+            moves: all[opening_len..].to_vec(),
+            result,
+            termination: why,
+            worst_overrun_ms: None,
+        }
+    }
+
+    #[test]
+    fn short_game_exact_text() {
+        let game = record(
+            "h2e2 h9g7",
+            "h0g2 i9h9 i0h0",
+            GameResult::BlackWins,
+            Termination::IllegalMove("b0b9".into()),
+        );
+        let tags = PgnTags {
+            event: "xqengine match",
+            date: "2024.02.29",
+            round: 3,
+            time_control: "10+0.1",
+        };
+        let expected = "[Event \"xqengine match\"]\n\
+                        [Site \"?\"]\n\
+                        [Date \"2024.02.29\"]\n\
+                        [Round \"3\"]\n\
+                        [Red \"xqengine 0.1.0 (engine1)\"]\n\
+                        [Black \"Fairy-Stockfish \\\"wasm\\\"\"]\n\
+                        [Result \"0-1\"]\n\
+                        [TimeControl \"10+0.1\"]\n\
+                        [Termination \"illegal move b0b9\"]\n\
+                        [Opening \"h2e2 h9g7\"]\n\
+                        \n\
+                        1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 0-1\n\
+                        \n";
+        assert_eq!(format_game(&game, &tags), expected);
+    }
+
+    #[test]
+    fn long_movetext_wraps_at_80_columns() {
+        let shuffle = "b0c2 b9c7 c2b0 c7b9 ".repeat(9);
+        let game = record(
+            "",
+            shuffle.trim(),
+            GameResult::Draw,
+            Termination::Repetition,
+        );
+        let tags = PgnTags {
+            event: "e",
+            date: "2024.01.01",
+            round: 1,
+            time_control: "depth=3",
+        };
+        let text = format_game(&game, &tags);
+        let movetext: Vec<&str> = text.split("\n\n").nth(1).unwrap().lines().collect();
+        assert!(movetext.len() > 1, "{text}");
+        assert!(movetext.iter().all(|l| l.len() <= 80), "{text}");
+        assert!(movetext[0].starts_with("1. b0c2 b9c7 2. c2b0 c7b9 3. b0c2"));
+        assert!(
+            movetext.join(" ").ends_with(" 18. c2b0 c7b9 1/2-1/2"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn dates_from_unix_time() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400), "2000.02.29");
+        assert_eq!(pgn_date(1_700_000_000), "2023.11.14");
+        assert_eq!(pgn_date(4_107_542_399), "2100.02.28");
+    }
+}

@@ -1,0 +1,340 @@
+//! Match statistics from the first engine's side: score, Elo difference with a
+//! 95 % confidence interval, likelihood of superiority, and the SPRT
+//! log-likelihood ratio. All from win/draw/loss counts (trinomial model, normal
+//! approximation), as cutechess and fishtest report them.
+
+use std::fmt;
+
+/// Two-sided 95 % quantile of the standard normal distribution.
+const Z_95: f64 = 1.959_963_984_540_054;
+
+/// One game's result from the first engine's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameScore {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// Game counts from the first engine's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Tally {
+    /// Counts one more game.
+    pub fn add(&mut self, score: GameScore) {
+        match score {
+            GameScore::Win => self.wins += 1,
+            GameScore::Draw => self.draws += 1,
+            GameScore::Loss => self.losses += 1,
+        }
+    }
+
+    /// Number of games counted.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Score in percent (a draw counts half); 0 with no games.
+    pub fn percent(&self) -> f64 {
+        score_mean_and_variance(self).map_or(0.0, |(mean, _)| 100.0 * mean)
+    }
+}
+
+/// Mean and (population) variance of the per-game score (1, ½, 0), or `None`
+/// with no games.
+pub fn score_mean_and_variance(tally: &Tally) -> Option<(f64, f64)> {
+    let games = f64::from(tally.games());
+    if games == 0.0 {
+        return None;
+    }
+    let (w, d, l) = (
+        f64::from(tally.wins) / games,
+        f64::from(tally.draws) / games,
+        f64::from(tally.losses) / games,
+    );
+    let mean = w + 0.5 * d;
+    let variance = w * (1.0 - mean).powi(2) + d * (0.5 - mean).powi(2) + l * mean.powi(2);
+    Some((mean, variance))
+}
+
+/// An Elo difference. A score of 100 % (or 0 %) has no finite Elo: it is
+/// marked as infinite rather than carried as an IEEE infinity or NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elo {
+    Finite(f64),
+    PlusInfinity,
+    MinusInfinity,
+}
+
+impl fmt::Display for Elo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Elo::Finite(elo) => write!(f, "{elo:+.1}"),
+            Elo::PlusInfinity => f.write_str("+inf"),
+            Elo::MinusInfinity => f.write_str("-inf"),
+        }
+    }
+}
+
+/// The expected score of a player `elo` points stronger (logistic model).
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The Elo difference that gives the expected score `score` (0..=1): the
+/// inverse of [`score_from_elo`]. Scores at or beyond 0 and 1 are infinite.
+pub fn elo_from_score(score: f64) -> Elo {
+    if score >= 1.0 {
+        Elo::PlusInfinity
+    } else if score <= 0.0 || score.is_nan() {
+        Elo::MinusInfinity
+    } else {
+        Elo::Finite(400.0 * (score / (1.0 - score)).log10())
+    }
+}
+
+/// An Elo difference with its 95 % confidence interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloEstimate {
+    pub elo: Elo,
+    pub lower: Elo,
+    pub upper: Elo,
+}
+
+/// Elo difference and 95 % confidence interval from the mean score and its
+/// standard error (normal approximation); `None` with no games.
+pub fn elo_estimate(tally: &Tally) -> Option<EloEstimate> {
+    let (mean, variance) = score_mean_and_variance(tally)?;
+    let margin = Z_95 * (variance / f64::from(tally.games())).sqrt();
+    Some(EloEstimate {
+        elo: elo_from_score(mean),
+        lower: elo_from_score(mean - margin),
+        upper: elo_from_score(mean + margin),
+    })
+}
+
+/// Likelihood of superiority: the probability that the first engine is the
+/// stronger, from wins and losses (draws carry no information). 0.5 with no
+/// decisive game.
+pub fn likelihood_of_superiority(tally: &Tally) -> f64 {
+    let decisive = f64::from(tally.wins + tally.losses);
+    if decisive == 0.0 {
+        return 0.5;
+    }
+    let lead = f64::from(tally.wins) - f64::from(tally.losses);
+    0.5 * (1.0 + erf(lead / (2.0 * decisive).sqrt()))
+}
+
+/// The error function, to 1.5e-7 (Abramowitz and Stegun 7.1.26).
+fn erf(x: f64) -> f64 {
+    const P: f64 = 0.327_591_1;
+    const A: [f64; 5] = [
+        0.254_829_592,
+        -0.284_496_736,
+        1.421_413_741,
+        -1.453_152_027,
+        1.061_405_429,
+    ];
+    let t = 1.0 / (1.0 + P * x.abs());
+    let polynomial = A.iter().rev().fold(0.0, |acc, a| acc * t + a) * t;
+    let magnitude = 1.0 - polynomial * (-x * x).exp();
+    magnitude.copysign(x)
+}
+
+/// A sequential probability ratio test between H0 "the Elo difference is
+/// `elo0`" and H1 "it is `elo1`", with error rates `alpha` and `beta`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+/// What an SPRT concludes at some point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprtVerdict {
+    AcceptH0,
+    AcceptH1,
+    Continue,
+}
+
+impl fmt::Display for SprtVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SprtVerdict::AcceptH0 => "H0 accepted",
+            SprtVerdict::AcceptH1 => "H1 accepted",
+            SprtVerdict::Continue => "inconclusive",
+        })
+    }
+}
+
+impl Sprt {
+    /// The test with alpha = beta = 0.05; `None` unless `elo0 < elo1`, both finite.
+    pub fn new(elo0: f64, elo1: f64) -> Option<Sprt> {
+        (elo0.is_finite() && elo1.is_finite() && elo0 < elo1).then_some(Sprt {
+            elo0,
+            elo1,
+            alpha: 0.05,
+            beta: 0.05,
+        })
+    }
+
+    /// Lower (accept H0) and upper (accept H1) bounds of the LLR.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// Log-likelihood ratio of H1 against H0 (the GSPRT approximation of
+    /// cutechess and fishtest): with mean score `s`, per-game variance `v`
+    /// over `n` games and expected scores `s0`, `s1` of the two hypotheses,
+    /// `(s1 - s0) (2 s - s0 - s1) n / (2 v)`. 0 with no games, and 0 while
+    /// every game has had the same result (no variance estimate yet).
+    pub fn llr(&self, tally: &Tally) -> f64 {
+        let Some((mean, variance)) = score_mean_and_variance(tally) else {
+            return 0.0;
+        };
+        if variance <= 0.0 {
+            return 0.0;
+        }
+        let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
+        let variance_of_mean = variance / f64::from(tally.games());
+        (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance_of_mean)
+    }
+
+    /// The verdict for a log-likelihood ratio.
+    pub fn verdict(&self, llr: f64) -> SprtVerdict {
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            SprtVerdict::AcceptH1
+        } else if llr <= lower {
+            SprtVerdict::AcceptH0
+        } else {
+            SprtVerdict::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(wins: u32, draws: u32, losses: u32) -> Tally {
+        Tally {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
+    fn finite(elo: Elo) -> f64 {
+        match elo {
+            Elo::Finite(e) => e,
+            other => panic!("expected a finite Elo, got {other:?}"),
+        }
+    }
+
+    fn assert_close(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{actual} is not within {tolerance} of {expected}"
+        );
+    }
+
+    #[test]
+    fn elo_of_even_and_three_quarter_scores() {
+        assert_close(finite(elo_from_score(0.5)), 0.0, 1e-12);
+        assert_eq!(elo_from_score(0.5).to_string(), "+0.0");
+        assert_close(finite(elo_from_score(0.75)), 190.85, 0.01);
+        assert_close(finite(elo_from_score(0.25)), -190.85, 0.01);
+        assert_close(score_from_elo(190.848_501_887_865), 0.75, 1e-12);
+    }
+
+    #[test]
+    fn perfect_scores_are_marked_infinite_not_nan() {
+        assert_eq!(elo_from_score(1.0), Elo::PlusInfinity);
+        assert_eq!(elo_from_score(0.0), Elo::MinusInfinity);
+        assert_eq!(elo_from_score(f64::NAN), Elo::MinusInfinity);
+        let all_wins = elo_estimate(&tally(5, 0, 0)).unwrap();
+        assert_eq!(all_wins.elo, Elo::PlusInfinity);
+        assert_eq!(all_wins.elo.to_string(), "+inf");
+        assert_eq!(
+            elo_estimate(&tally(0, 0, 3)).unwrap().upper,
+            Elo::MinusInfinity
+        );
+        assert_eq!(elo_estimate(&tally(0, 0, 0)), None);
+    }
+
+    #[test]
+    fn confidence_interval_brackets_the_estimate() {
+        // 6 wins, 4 draws, 2 losses: score 2/3, checked by hand with Python.
+        let estimate = elo_estimate(&tally(6, 4, 2)).unwrap();
+        assert_close(finite(estimate.elo), 120.41, 0.01);
+        assert_close(finite(estimate.lower), -30.79, 0.01);
+        assert_close(finite(estimate.upper), 342.09, 0.01);
+        let all_draws = elo_estimate(&tally(0, 7, 0)).unwrap();
+        assert_eq!(all_draws.lower, Elo::Finite(0.0));
+        assert_eq!(all_draws.upper, Elo::Finite(0.0));
+    }
+
+    #[test]
+    fn likelihood_of_superiority_follows_the_decisive_games() {
+        assert_close(likelihood_of_superiority(&tally(6, 4, 2)), 0.921_35, 1e-5);
+        assert_close(likelihood_of_superiority(&tally(2, 4, 6)), 0.078_65, 1e-5);
+        assert_close(likelihood_of_superiority(&tally(3, 10, 3)), 0.5, 1e-6);
+        assert_eq!(likelihood_of_superiority(&tally(0, 0, 0)), 0.5);
+        assert!(likelihood_of_superiority(&tally(100, 0, 0)) <= 1.0);
+    }
+
+    #[test]
+    fn sprt_bounds_for_five_percent_errors() {
+        let sprt = Sprt::new(0.0, 10.0).unwrap();
+        let (lower, upper) = sprt.bounds();
+        assert_close(lower, -2.944_44, 1e-5);
+        assert_close(upper, 2.944_44, 1e-5);
+        assert_eq!(sprt.verdict(3.0), SprtVerdict::AcceptH1);
+        assert_eq!(sprt.verdict(-3.0), SprtVerdict::AcceptH0);
+        assert_eq!(sprt.verdict(0.5), SprtVerdict::Continue);
+        assert!(Sprt::new(10.0, 0.0).is_none());
+        assert!(Sprt::new(0.0, f64::NAN).is_none());
+    }
+
+    #[test]
+    fn sprt_llr_hand_checked() {
+        let sprt = Sprt::new(0.0, 10.0).unwrap();
+        assert_eq!(sprt.llr(&tally(0, 0, 0)), 0.0);
+        // Values computed by hand (Python) from the formula in `llr`.
+        assert_close(sprt.llr(&tally(2, 1, 1)), 0.039_445, 1e-6);
+        assert_close(sprt.llr(&tally(1, 1, 2)), -0.044_262, 1e-6);
+        // Same proportions over ten times the games: ten times the evidence.
+        assert_close(sprt.llr(&tally(20, 10, 10)), 0.394_450, 1e-6);
+        // Symmetric hypotheses and an even score: no evidence either way.
+        let symmetric = Sprt::new(-5.0, 5.0).unwrap();
+        assert_close(symmetric.llr(&tally(4, 2, 4)), 0.0, 1e-12);
+        assert_close(symmetric.llr(&tally(3, 1, 1)), 0.089_939, 1e-6);
+        assert_eq!(sprt.llr(&tally(9, 0, 0)), 0.0, "no variance yet");
+    }
+
+    #[test]
+    fn sprt_llr_grows_with_wins_and_falls_with_losses() {
+        let sprt = Sprt::new(0.0, 5.0).unwrap();
+        let mut previous = 0.0;
+        for n in 1..=20 {
+            let llr = sprt.llr(&tally(8 * n, n, n));
+            assert!(llr > previous, "{llr} after {n} rounds");
+            previous = llr;
+        }
+        assert_eq!(sprt.verdict(previous), SprtVerdict::AcceptH1);
+        let losing = sprt.llr(&tally(200, 200, 600));
+        assert!(losing < 0.0);
+        assert_eq!(sprt.verdict(losing), SprtVerdict::AcceptH0);
+    }
+}
