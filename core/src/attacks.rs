@@ -8,7 +8,7 @@
 
 use crate::board::Board;
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_STEPS, KING_STEPS, PAWN_STEPS,
+    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_STEPS, KING_STEPS, PAWN_STEPS,
     RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
@@ -104,7 +104,7 @@ impl Board {
         let mut bb = 0;
         for &(to, leg) in HORSE_STEPS[sq.index()].as_slice() {
             if self.squares[leg as usize] == 0 {
-                bb |= 1u128 << to;
+                bb |= BIT[to as usize];
             }
         }
         bb
@@ -116,7 +116,7 @@ impl Board {
         let mut bb = 0;
         for &(to, eye) in ELEPHANT_STEPS[sq.index()].as_slice() {
             if self.squares[eye as usize] == 0 {
-                bb |= 1u128 << to;
+                bb |= BIT[to as usize];
             }
         }
         bb
@@ -128,7 +128,7 @@ impl Board {
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
     let mut bb = 0;
     for &to in PAWN_STEPS[color.index()][sq.index()].as_slice() {
-        bb |= 1u128 << to;
+        bb |= BIT[to as usize];
     }
     bb
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::tables::{FILE_OF, FILE_SLIDES, HORSE_STEPS, RANK_OF, RANK_SLIDES};
+use crate::tables::{BIT, FILE_OF, FILE_SLIDES, HORSE_STEPS, RANK_OF, RANK_SLIDES};
 use crate::types::{Color, Piece, Square, NUM_SQUARES};
 
 /// Piece code on the board array: 0 for empty, `piece.index() + 1` otherwise.
@@ -13,6 +13,17 @@ pub(crate) type Code = u8;
 pub(crate) const fn code(piece: Piece) -> Code {
     piece.index() as u8 + 1
 }
+
+/// The piece of each code (`None` for 0, the empty square).
+pub(crate) static PIECE_OF_CODE: [Option<Piece>; 15] = {
+    let mut t = [None; 15];
+    let mut c = 1;
+    while c < 15 {
+        t[c] = Some(Piece::from_index(c - 1));
+        c += 1;
+    }
+    t
+};
 
 /// Colour of a non-zero piece code.
 #[inline]
@@ -55,10 +66,7 @@ impl Board {
     /// The piece on `sq`, if any.
     #[inline]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        match self.squares[sq.index()] {
-            0 => None,
-            c => Some(Piece::from_index(c as usize - 1)),
-        }
+        PIECE_OF_CODE[self.squares[sq.index()] as usize]
     }
 
     /// Puts `piece` on `sq`, replacing what stood there.
@@ -77,7 +85,7 @@ impl Board {
     /// occupancy set flips the square's bit, the array follows.
     #[inline]
     pub(crate) fn toggle(&mut self, sq: usize, c: Code) {
-        let bit = 1u128 << sq;
+        let bit = BIT[sq];
         self.by_color[code_color(c).index()] ^= bit;
         self.by_piece[c as usize - 1] ^= bit;
         self.ranks[RANK_OF[sq] as usize] ^= 1 << FILE_OF[sq];
@@ -88,7 +96,7 @@ impl Board {
     /// Moves the piece on `from` to the empty square `to`.
     #[inline]
     pub(crate) fn shift(&mut self, from: usize, to: usize, c: Code) {
-        let bits = (1u128 << from) | (1u128 << to);
+        let bits = BIT[from] | BIT[to];
         self.by_color[code_color(c).index()] ^= bits;
         self.by_piece[c as usize - 1] ^= bits;
         let (fr, ff, tr, tf) = (RANK_OF[from], FILE_OF[from], RANK_OF[to], FILE_OF[to]);
@@ -123,7 +131,7 @@ impl Board {
         bits(self.by_color[0] | self.by_color[1]).map(|i| {
             (
                 Square::from_index_unchecked(i),
-                Piece::from_index(self.squares[i] as usize - 1),
+                PIECE_OF_CODE[self.squares[i] as usize].expect("an occupied square"),
             )
         })
     }
@@ -163,6 +171,24 @@ impl Board {
     #[inline]
     pub fn count_of(&self, piece: Piece) -> u32 {
         self.by_piece[piece.index()].count_ones()
+    }
+
+    /// Pieces strictly between two squares of one rank or file (0 when the
+    /// squares share neither).
+    #[inline]
+    pub fn pieces_between(&self, a: Square, b: Square) -> u32 {
+        let (ai, bi) = (a.index(), b.index());
+        let (line, lo, hi) = if RANK_OF[ai] == RANK_OF[bi] {
+            let (x, y) = (FILE_OF[ai], FILE_OF[bi]);
+            (self.ranks[RANK_OF[ai] as usize], x.min(y), x.max(y))
+        } else if FILE_OF[ai] == FILE_OF[bi] {
+            let (x, y) = (RANK_OF[ai], RANK_OF[bi]);
+            (self.files[FILE_OF[ai] as usize], x.min(y), x.max(y))
+        } else {
+            return 0;
+        };
+        let between = ((1u32 << hi) - 1) & !((2u32 << lo) - 1);
+        (line as u32 & between).count_ones()
     }
 
     /// Number of pieces on the board.

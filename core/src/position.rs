@@ -7,8 +7,9 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_STEPS,
-    KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_STEPS, RANK_OF, RANK_SLIDES,
+    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS,
+    HORSE_REACH, HORSE_STEPS, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_STEPS,
+    RANK_BB, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
@@ -409,17 +410,44 @@ impl Position {
     pub fn is_legal_pseudo(&self, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let king = self.kings[self.turn.index()];
-        // Only squares on the king's lines or its diagonal neighbours (horse
-        // legs) can change whether it is attacked; other moves are safe unless
-        // the king is already in check.
-        if !self.in_check
-            && from != king
-            && KING_SENSITIVE[king] & (1u128 << from) == 0
-            && LINES[king] & (1u128 << to) == 0
-        {
+        if !self.in_check && from != king && !self.may_uncover(king, !self.turn, from, to, false) {
             return true;
         }
         !self.king_attacked_after(from, to)
+    }
+
+    /// A cheap, conservative filter before the exact test: whether moving a
+    /// piece from `from` to `to` could change whether `by` attacks the king
+    /// on `king`. Vacating a square of the king's rank or file matters only
+    /// with a rook, cannon or king of `by` on that line; landing on one only
+    /// with a cannon there (a new screen) or, when `by` moves, a rook or
+    /// cannon landing (`lands_slider`); vacating a square next to the king
+    /// diagonally only with a horse of `by` that could use it as its leg.
+    #[inline]
+    fn may_uncover(
+        &self,
+        king: usize,
+        by: Color,
+        from: usize,
+        to: usize,
+        lands_slider: bool,
+    ) -> bool {
+        let b = &self.board;
+        let [k, _, _, horse, rook, cannon, _] = codes(by);
+        let cannons = b.by_piece[cannon as usize - 1];
+        let sliders = b.by_piece[rook as usize - 1] | cannons | b.by_piece[k as usize - 1];
+        let (rank, file) = (
+            RANK_BB[RANK_OF[king] as usize],
+            FILE_BB[FILE_OF[king] as usize],
+        );
+        let from_bit = BIT[from];
+        let to_bit = BIT[to];
+        (from_bit & rank != 0 && sliders & rank != 0)
+            || (from_bit & file != 0 && sliders & file != 0)
+            || (to_bit & rank != 0 && (lands_slider || cannons & rank != 0))
+            || (to_bit & file != 0 && (lands_slider || cannons & file != 0))
+            || (from_bit & KING_SENSITIVE[king] & !LINES[king] != 0
+                && b.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0)
     }
 
     /// Whether the side to move's king would be attacked after moving the
@@ -435,13 +463,26 @@ impl Position {
     /// by uncovering a rook or cannon, or by becoming a cannon's screen.
     #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
-        let them = !self.turn;
-        self.attacked_after(
-            self.kings[them.index()],
-            self.turn,
-            m.from().index(),
-            m.to().index(),
-        )
+        let (from, to) = (m.from().index(), m.to().index());
+        let king = self.kings[(!self.turn).index()];
+        let sq = &self.board.squares;
+        let role = role_of(sq[from]);
+        let slider = matches!(role, Role::Rook | Role::Cannon);
+        if !self.may_uncover(king, self.turn, from, to, slider) {
+            // Nothing is uncovered and no line to the king changes: only a
+            // horse or pawn landing next to it can check.
+            return match role {
+                Role::Horse => HORSE_ATTACKERS[king]
+                    .as_slice()
+                    .iter()
+                    .any(|&(h, leg)| h as usize == to && sq[leg as usize] == 0),
+                Role::Pawn => PAWN_ATTACKERS[self.turn.index()][king]
+                    .as_slice()
+                    .contains(&(to as u8)),
+                _ => false,
+            };
+        }
+        self.attacked_after(king, self.turn, from, to)
     }
 
     /// Whether `by` would attack the square `king` after the piece on `from`
@@ -744,7 +785,16 @@ pub(crate) const fn codes(color: Color) -> [Code; 7] {
 /// The role of a non-zero piece code.
 #[inline]
 pub(crate) fn role_of(c: Code) -> Role {
-    Role::ALL[(c as usize - 1) % 7]
+    const ROLES: [Role; 15] = {
+        let mut t = [Role::King; 15];
+        let mut c = 1;
+        while c < 15 {
+            t[c] = Role::ALL[(c - 1) % 7];
+            c += 1;
+        }
+        t
+    };
+    ROLES[c as usize]
 }
 
 /// Whether code `c` is a piece of the side opposing `us`.

@@ -5,7 +5,7 @@ use crate::board::{Board, Code};
 use crate::moves::Move;
 use crate::position::{bits16, codes, Position};
 use crate::tables::{
-    ADVISOR_STEPS, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, KING_STEPS,
+    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, KING_STEPS,
     PAWN_ATTACKERS, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Role};
@@ -24,7 +24,7 @@ struct Exchange<'a> {
 impl Exchange<'_> {
     #[inline]
     fn at(&self, s: usize) -> Code {
-        if self.gone & (1u128 << s) != 0 {
+        if self.gone & BIT[s] != 0 {
             0
         } else {
             self.board.squares[s]
@@ -32,7 +32,7 @@ impl Exchange<'_> {
     }
 
     fn remove(&mut self, s: usize) {
-        self.gone |= 1u128 << s;
+        self.gone |= BIT[s];
         if RANK_OF[s] == RANK_OF[self.target] {
             self.rank_occ &= !(1 << FILE_OF[s]);
         }

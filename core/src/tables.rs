@@ -352,6 +352,18 @@ pub(crate) static RANK_SLIDES: [[Slide; 512]; 9] = slides::<512, 9>();
 /// Slides along a file, by rank (0..10) and the file's occupancy (10 bits).
 pub(crate) static FILE_SLIDES: [[Slide; 1024]; 10] = slides::<1024, 10>();
 
+/// The bitboard of each square alone (a table load is cheaper than a
+/// variable 128-bit shift).
+pub(crate) static BIT: [u128; NUM_SQUARES] = {
+    let mut t = [0u128; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s] = 1u128 << s;
+        s += 1;
+    }
+    t
+};
+
 /// The rank (0..10) of each square index.
 pub(crate) static RANK_OF: [u8; NUM_SQUARES] = {
     let mut t = [0u8; NUM_SQUARES];
@@ -391,6 +403,44 @@ pub(crate) static KING_SENSITIVE: [u128; NUM_SQUARES] = {
                 t[s] |= 1u128 << x;
             }
             d += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The squares of each rank, as bitboards.
+pub(crate) static RANK_BB: [u128; 10] = {
+    let mut t = [0u128; 10];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s / 9] |= 1u128 << s;
+        s += 1;
+    }
+    t
+};
+
+/// The squares of each file, as bitboards.
+pub(crate) static FILE_BB: [u128; 9] = {
+    let mut t = [0u128; 9];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s % 9] |= 1u128 << s;
+        s += 1;
+    }
+    t
+};
+
+/// Squares from which a horse could attack each square (legs aside).
+pub(crate) static HORSE_REACH: [u128; NUM_SQUARES] = {
+    let mut t = [0u128; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        let list = HORSE_ATTACKERS[s];
+        let mut i = 0;
+        while i < list.len as usize {
+            t[s] |= 1u128 << list.pairs[i].0;
+            i += 1;
         }
         s += 1;
     }

@@ -24,7 +24,7 @@ pub const BENCH_FENS: &[&str] = &[
 ];
 
 /// Depth of the bench search.
-pub const BENCH_DEPTH: i32 = 9;
+pub const BENCH_DEPTH: i32 = 13;
 
 /// Totals of a bench run.
 pub struct BenchResult {

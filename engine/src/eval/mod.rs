@@ -16,7 +16,7 @@ pub mod weights;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use xqcore::attacks::{advisor_attacks, king_attacks, palace, pawn_attacks, squares, Bitboard};
-use xqcore::{Board, Color, Piece, Position, Role, Square};
+use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
 
 /// How much the evaluation knows (UCCI `knowledge`: none, small, medium, large).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -193,6 +193,96 @@ pub fn evaluate(pos: &Position, knowledge: Knowledge) -> i32 {
     evaluate_with(pos, &weights::WEIGHTS, knowledge)
 }
 
+/// Material plus piece-square value of every piece on every square, from
+/// its owner's view, with the built-in weights.
+static PSQ: [[S; 90]; 14] = {
+    let w = &weights::WEIGHTS;
+    let mut t = [[S::new(0, 0); 90]; 14];
+    let mut p = 0;
+    while p < 14 {
+        let (color, role) = (p / 7, p % 7);
+        let mut sq = 0;
+        while sq < 90 {
+            let m = w[feature::MATERIAL + role];
+            let pst = w[feature::PST + role * feature::HALF + HALF[color][sq] as usize];
+            t[p][sq] = S::new(m.mg + pst.mg, m.eg + pst.eg);
+            sq += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+#[inline]
+fn signed_psq(piece: Piece, sq: Square) -> S {
+    let v = PSQ[piece.index()][sq.index()];
+    match piece.color {
+        Color::Red => v,
+        Color::Black => -v,
+    }
+}
+
+/// Material and placement of every piece, Red's minus Black's: the part of
+/// the evaluation the search keeps up to date move by move.
+pub fn placement(board: &Board) -> S {
+    board
+        .pieces()
+        .fold(S::default(), |acc, (sq, piece)| acc + signed_psq(piece, sq))
+}
+
+/// How [`placement`] changes when the legal move `m` is played in `pos`.
+#[inline]
+pub fn placement_delta(pos: &Position, m: Move) -> S {
+    let board = pos.board();
+    let moving = board.piece_at(m.from()).expect("a piece moves");
+    let mut d = signed_psq(moving, m.to()) - signed_psq(moving, m.from());
+    if let Some(captured) = board.piece_at(m.to()) {
+        d -= signed_psq(captured, m.to());
+    }
+    d
+}
+
+/// Margin beyond which the terms after material and placement cannot bring
+/// a score back inside the window.
+pub const LAZY_MARGIN: i32 = 400;
+
+/// Evaluates `pos` from the side to move's view given its [`placement`];
+/// when material and placement alone fall more than [`LAZY_MARGIN`] outside
+/// `(alpha, beta)`, the other terms are skipped. Returns the score and
+/// whether it is complete (not lazy).
+pub fn evaluate_lazy(
+    pos: &Position,
+    placement: S,
+    knowledge: Knowledge,
+    alpha: i32,
+    beta: i32,
+) -> (i32, bool) {
+    if knowledge < Knowledge::Small {
+        return (evaluate(pos, knowledge), true);
+    }
+    let board = pos.board();
+    let sign = match pos.turn() {
+        Color::Red => 1,
+        Color::Black => -1,
+    };
+    let tempo = weights::WEIGHTS[feature::TEMPO] * sign;
+    let phase = phase(board);
+    let base = sign * blend(placement + tempo, phase, scale(board, placement));
+    if knowledge < Knowledge::Medium {
+        return (base, true);
+    }
+    if base - LAZY_MARGIN >= beta || base + LAZY_MARGIN <= alpha {
+        return (base, false);
+    }
+    let mut scorer = Scorer {
+        weights: &weights::WEIGHTS,
+        score: placement + tempo,
+    };
+    collect_activity(pos, knowledge, &mut scorer);
+    let red = blend(scorer.score, phase, scale(board, scorer.score));
+    (sign * red, true)
+}
+
 /// Evaluates `pos` from the side to move's view with the given weights.
 pub fn evaluate_with(pos: &Position, weights: &[S; feature::COUNT], knowledge: Knowledge) -> i32 {
     let mut scorer = Scorer {
@@ -279,17 +369,6 @@ fn scale(board: &Board, red_score: S) -> i32 {
     }
 }
 
-/// The square seen from `color`'s side, folded onto the left half of the board.
-#[inline]
-pub fn half_square(sq: Square, color: Color) -> usize {
-    let rank = match color {
-        Color::Red => sq.rank(),
-        Color::Black => 9 - sq.rank(),
-    } as usize;
-    let file = sq.file().min(8 - sq.file()) as usize;
-    rank * 5 + file
-}
-
 /// Attack units a piece brings to the enemy palace when it reaches it.
 const ATTACK_UNITS: [i32; 7] = [0, 0, 0, 2, 3, 2, 1];
 
@@ -306,23 +385,38 @@ struct Attacks {
     king_units: [i32; 2],
 }
 
+/// The half-board index of every square, from each side's view.
+static HALF: [[u8; 90]; 2] = {
+    let mut t = [[0u8; 90]; 2];
+    let mut s = 0;
+    while s < 90 {
+        let (rank, file) = (s / 9, s % 9);
+        let half_file = if file < 8 - file { file } else { 8 - file };
+        t[0][s] = (rank * 5 + half_file) as u8;
+        t[1][s] = ((9 - rank) * 5 + half_file) as u8;
+        s += 1;
+    }
+    t
+};
+
 /// Runs every term of the evaluation through `t`.
 fn collect(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
-    let board = pos.board();
+    t.add(pos.turn(), feature::TEMPO, 1);
     for color in Color::ALL {
-        t.add(color, feature::TEMPO, (pos.turn() == color) as i32);
+        material_and_placement(pos.board(), color, knowledge, t);
     }
+    collect_activity(pos, knowledge, t);
+}
+
+/// The terms beyond material and placement: mobility, king safety, threats.
+fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
+    if knowledge < Knowledge::Medium {
+        return;
+    }
+    let board = pos.board();
     let mut attacks = Attacks::default();
-    for (sq, piece) in board.pieces() {
-        let c = piece.color;
-        t.add(c, feature::MATERIAL + piece.role.index(), 1);
-        if knowledge >= Knowledge::Small {
-            let pst = feature::PST + piece.role.index() * feature::HALF;
-            t.add(c, pst + half_square(sq, c), 1);
-        }
-        if knowledge >= Knowledge::Medium {
-            piece_activity(board, sq, piece, &mut attacks, t);
-        }
+    for color in Color::ALL {
+        activity(board, color, pos.king(color), &mut attacks, t);
     }
     if knowledge >= Knowledge::Large {
         for color in Color::ALL {
@@ -332,68 +426,76 @@ fn collect(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
     }
 }
 
-/// Mobility and attack sets of one piece.
-fn piece_activity(
-    board: &Board,
-    sq: Square,
-    piece: Piece,
-    attacks: &mut Attacks,
-    t: &mut impl Tracer,
-) {
-    let c = piece.color.index();
-    let own = board.color_bits(piece.color);
-    let att = match piece.role {
-        Role::Rook => {
-            let a = board.rook_attacks(sq);
-            let n = (a & !own).count_ones() as usize;
-            t.add(piece.color, feature::ROOK_MOBILITY + n.min(17), 1);
-            a
+/// Material and piece-square terms of `color`'s pieces.
+#[inline]
+fn material_and_placement(board: &Board, color: Color, knowledge: Knowledge, t: &mut impl Tracer) {
+    let half = &HALF[color.index()];
+    for role in Role::ALL {
+        let bb = board.piece_bits(Piece::new(color, role));
+        if bb == 0 {
+            continue;
         }
-        Role::Horse => {
-            let a = board.horse_attacks(sq);
-            attacks.minors[c] |= a;
-            let n = (a & !own).count_ones() as usize;
-            t.add(piece.color, feature::HORSE_MOBILITY + n.min(8), 1);
-            a
+        t.add(
+            color,
+            feature::MATERIAL + role.index(),
+            bb.count_ones() as i32,
+        );
+        if knowledge >= Knowledge::Small {
+            let pst = feature::PST + role.index() * feature::HALF;
+            for sq in squares(bb) {
+                t.add(color, pst + half[sq.index()] as usize, 1);
+            }
         }
-        Role::Cannon => {
-            let a = board.cannon_attacks(sq);
-            attacks.minors[c] |= a;
-            let n = board.slide_quiets(sq).count_ones() as usize;
-            t.add(piece.color, feature::CANNON_MOBILITY + n.min(17), 1);
-            a
-        }
-        Role::Pawn => {
-            let a = pawn_attacks(piece.color, sq);
-            attacks.pawns[c] |= a;
-            a
-        }
-        Role::Advisor => advisor_attacks(sq),
-        Role::Elephant => board.elephant_attacks(sq),
-        Role::King => king_attacks(sq),
-    };
-    attacks.all[c] |= att;
-    if att & palace(!piece.color) != 0 {
-        attacks.king_units[c] += ATTACK_UNITS[piece.role.index()];
     }
 }
 
-/// Pieces strictly between two squares on one line.
-fn pieces_between(board: &Board, a: Square, b: Square) -> usize {
-    let (lo, hi) = if a.index() < b.index() {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    let step = if lo.rank() == hi.rank() { 1 } else { 9 };
-    (lo.index() + step..hi.index())
-        .step_by(step)
-        .filter(|&i| {
-            board
-                .piece_at(Square::from_index(i).expect("on board"))
-                .is_some()
-        })
-        .count()
+/// Mobility and attack sets of `color`'s pieces.
+#[inline]
+fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t: &mut impl Tracer) {
+    let c = color.index();
+    let own = board.color_bits(color);
+    let enemy_palace = palace(!color);
+    let piece = |role| board.piece_bits(Piece::new(color, role));
+    let mut all = 0;
+    let mut minors = 0;
+    let mut units = 0;
+    for sq in squares(piece(Role::Rook)) {
+        let a = board.rook_attacks(sq);
+        let n = (a & !own).count_ones() as usize;
+        t.add(color, feature::ROOK_MOBILITY + n.min(17), 1);
+        all |= a;
+        units += ATTACK_UNITS[Role::Rook.index()] * (a & enemy_palace != 0) as i32;
+    }
+    for sq in squares(piece(Role::Horse)) {
+        let a = board.horse_attacks(sq);
+        let n = (a & !own).count_ones() as usize;
+        t.add(color, feature::HORSE_MOBILITY + n.min(8), 1);
+        minors |= a;
+        units += ATTACK_UNITS[Role::Horse.index()] * (a & enemy_palace != 0) as i32;
+    }
+    for sq in squares(piece(Role::Cannon)) {
+        let a = board.cannon_attacks(sq);
+        let n = board.slide_quiets(sq).count_ones() as usize;
+        t.add(color, feature::CANNON_MOBILITY + n.min(17), 1);
+        minors |= a;
+        units += ATTACK_UNITS[Role::Cannon.index()] * (a & enemy_palace != 0) as i32;
+    }
+    let mut pawns = 0;
+    for sq in squares(piece(Role::Pawn)) {
+        pawns |= pawn_attacks(color, sq);
+    }
+    units += ATTACK_UNITS[Role::Pawn.index()] * (pawns & enemy_palace).count_ones().min(2) as i32;
+    for sq in squares(piece(Role::Advisor)) {
+        all |= advisor_attacks(sq);
+    }
+    for sq in squares(piece(Role::Elephant)) {
+        all |= board.elephant_attacks(sq);
+    }
+    all |= king_attacks(king);
+    attacks.all[c] = all | minors | pawns;
+    attacks.minors[c] = minors;
+    attacks.pawns[c] = pawns;
+    attacks.king_units[c] = units;
 }
 
 /// `color`'s pressure on the enemy king: palace attack units, rooks and
@@ -412,7 +514,7 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
         ),
         (Role::Rook, feature::ROOK_KING_FILE, feature::ROOK_KING_RANK),
     ] {
-        for sq in board.squares_of(Piece::new(color, role)) {
+        for sq in squares(board.piece_bits(Piece::new(color, role))) {
             let base = if sq.file() == king.file() {
                 on_file
             } else if sq.rank() == king.rank() {
@@ -420,7 +522,7 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
             } else {
                 continue;
             };
-            let between = pieces_between(board, sq, king).min(3);
+            let between = board.pieces_between(sq, king).min(3) as usize;
             t.add(color, base + between, 1);
         }
     }
@@ -428,6 +530,9 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
         .iter()
         .map(|&r| board.count_of(Piece::new(color, r)) as i32)
         .sum::<i32>();
+    if force == 0 {
+        return;
+    }
     let missing = |role| 2 - board.count_of(Piece::new(them, role)) as i32;
     // Written from the attacker's side: the weights are positive.
     t.add(
@@ -445,6 +550,12 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
 /// `color`'s pieces under threat: hanging, attacked by pawns, rooks attacked by minors.
 fn threats(board: &Board, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
     let (us, them) = (color.index(), (!color).index());
+    let attacked = board.color_bits(color) & attacks.all[them];
+    if attacked == 0 {
+        return;
+    }
+    let hanging = attacked & !attacks.all[us];
+    let by_pawn = attacked & attacks.pawns[them];
     for role in [
         Role::Advisor,
         Role::Elephant,
@@ -454,31 +565,20 @@ fn threats(board: &Board, color: Color, attacks: &Attacks, t: &mut impl Tracer) 
         Role::Pawn,
     ] {
         let ours = board.piece_bits(Piece::new(color, role));
-        if ours == 0 {
-            continue;
+        let h = (ours & hanging).count_ones() as i32;
+        if h != 0 {
+            t.add(color, feature::HANGING + role.index(), h);
         }
-        let hanging = ours & attacks.all[them] & !attacks.all[us];
-        t.add(
-            color,
-            feature::HANGING + role.index(),
-            hanging.count_ones() as i32,
-        );
-        if role != Role::Pawn {
-            let by_pawn = ours & attacks.pawns[them];
-            t.add(
-                color,
-                feature::THREAT_BY_PAWN + role.index(),
-                by_pawn.count_ones() as i32,
-            );
+        let p = (ours & by_pawn).count_ones() as i32;
+        if p != 0 && role != Role::Pawn {
+            t.add(color, feature::THREAT_BY_PAWN + role.index(), p);
         }
     }
     let rooks = board.piece_bits(Piece::new(color, Role::Rook));
-    let threatened = rooks & attacks.minors[them];
-    t.add(
-        color,
-        feature::ROOK_THREATENED,
-        squares(threatened).count() as i32,
-    );
+    let threatened = (rooks & attacks.minors[them]).count_ones() as i32;
+    if threatened != 0 {
+        t.add(color, feature::ROOK_THREATENED, threatened);
+    }
 }
 
 #[cfg(test)]
@@ -533,6 +633,37 @@ mod tests {
             eval(up_a_rook, Knowledge::None),
             rook + w[feature::TEMPO].mg
         );
+    }
+
+    #[test]
+    fn incremental_placement_and_lazy_evaluation_agree_with_the_full_one() {
+        let mut pos =
+            Position::from_fen("r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w")
+                .unwrap();
+        let mut running = placement(pos.board());
+        // Play captures and quiet moves, keeping the placement up to date.
+        for _ in 0..12 {
+            let moves = pos.legal_moves();
+            let Some(&m) = moves
+                .iter()
+                .find(|m| pos.board().piece_at(m.to()).is_some())
+                .or(moves.first())
+            else {
+                break;
+            };
+            running += placement_delta(&pos, m);
+            pos.make_move(m);
+            assert_eq!(running, placement(pos.board()), "after {m}");
+            let full = evaluate(&pos, Knowledge::Large);
+            let (wide, exact) = evaluate_lazy(&pos, running, Knowledge::Large, -30_000, 30_000);
+            assert!(exact);
+            assert_eq!(wide, full);
+            // A window far away from the score gets the lazy answer.
+            let (lazy, exact) =
+                evaluate_lazy(&pos, running, Knowledge::Large, full + 5_000, full + 5_001);
+            assert!(!exact);
+            assert!((lazy - full).abs() < 5_000 - LAZY_MARGIN);
+        }
     }
 
     #[test]

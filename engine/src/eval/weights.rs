@@ -6,7 +6,7 @@ use super::S;
 
 /// The weight of every feature, indexed by [`super::feature`] offsets.
 #[rustfmt::skip]
-pub static WEIGHTS: [S; super::feature::COUNT] = [
+pub const WEIGHTS: [S; super::feature::COUNT] = [
     S::new(0, 0), S::new(120, 120), S::new(120, 120), S::new(400, 400), S::new(900, 900),
     S::new(450, 450), S::new(100, 100), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(2, 2),
     S::new(6, 6), S::new(0, 0), S::new(0, 0), S::new(0, 0), S::new(-12, -12), S::new(-15, -15),

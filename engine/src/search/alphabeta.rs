@@ -79,7 +79,11 @@ impl Worker<'_> {
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 4 {
-            return if in_check { 0 } else { self.evaluate() };
+            return if in_check {
+                0
+            } else {
+                self.evaluate(alpha, beta).0
+            };
         }
         // Mate distance pruning.
         alpha = alpha.max(-MATE + ply as i32);
@@ -104,12 +108,16 @@ impl Worker<'_> {
         }
 
         // Static evaluation, and a better estimate from the table's bound.
+        // Only complete evaluations go to the table.
+        let mut exact_eval = true;
         let static_eval = if in_check {
             NO_EVAL
+        } else if let Some(e) = tt_entry.and_then(|e| e.eval) {
+            e
         } else {
-            tt_entry
-                .and_then(|e| e.eval)
-                .unwrap_or_else(|| self.evaluate())
+            let (e, exact) = self.evaluate(-MATE, MATE);
+            exact_eval = exact;
+            e
         };
         let eval = match (tt_entry, tt_score) {
             (Some(e), Some(s))
@@ -185,28 +193,25 @@ impl Worker<'_> {
             } else {
                 0
             };
-            let gives_check = self.pos.gives_check(m);
             let reduction = reduction(depth, move_count);
             let lmr_depth = (depth - 1 - reduction).max(0);
 
             // Pruning before the move is played. Checks are kept: they are
-            // how mates are found.
+            // how mates are found; the check test runs only for moves about
+            // to be pruned.
             if large && best_score > -MATE_BOUND && ply > 0 {
-                if quiet && !gives_check {
-                    if depth <= 8 && move_count >= late_move_limit(depth, improving) {
-                        continue;
-                    }
-                    if lmr_depth < 4 && history < -4_000 * depth {
-                        continue;
-                    }
-                    // Futility: nothing this quiet move does can lift the score to alpha.
-                    if !in_check && lmr_depth < 8 && static_eval + 100 + 110 * lmr_depth <= alpha {
-                        continue;
-                    }
-                    if lmr_depth < 8 && self.pos.see(m, &SEE_VALUES) < -30 * lmr_depth * lmr_depth {
-                        continue;
-                    }
-                } else if !quiet && depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth {
+                let prune = if quiet {
+                    (depth <= 8 && move_count >= late_move_limit(depth, improving))
+                        || (lmr_depth < 4 && history < -4_000 * depth)
+                        || (!in_check
+                            && lmr_depth < 8
+                            && static_eval + 100 + 110 * lmr_depth <= alpha)
+                        || (lmr_depth < 8
+                            && self.pos.see(m, &SEE_VALUES) < -30 * lmr_depth * lmr_depth)
+                } else {
+                    depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth
+                };
+                if prune && !self.pos.gives_check(m) {
                     continue;
                 }
             }
@@ -248,7 +253,8 @@ impl Worker<'_> {
             }
 
             self.frame(ply).piece_to = moved;
-            self.pos.make_move(m);
+            self.play(m);
+            let gives_check = self.pos.in_check();
             if gives_check && extension == 0 && (ply as i32) < 2 * self.root_depth {
                 extension = 1;
             }
@@ -281,7 +287,7 @@ impl Worker<'_> {
             if pv_node && (move_count == 1 || (score > alpha && score < beta)) && !self.aborted {
                 score = -self.search(-beta, -alpha, new_depth, ply + 1, true, false);
             }
-            self.pos.unmake_move();
+            self.take_back();
             if self.aborted {
                 return 0;
             }
@@ -335,7 +341,7 @@ impl Worker<'_> {
                 Entry {
                     mv: best_move.or(tt_move),
                     score: score_to_tt(best_score, ply),
-                    eval: (static_eval != NO_EVAL).then_some(static_eval),
+                    eval: (static_eval != NO_EVAL && exact_eval).then_some(static_eval),
                     depth,
                     bound,
                 },
@@ -459,7 +465,11 @@ impl Worker<'_> {
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 4 {
-            return if in_check { 0 } else { self.evaluate() };
+            return if in_check {
+                0
+            } else {
+                self.evaluate(alpha, beta).0
+            };
         }
         let key = self.pos.key();
         let tt_entry = self.shared.tt.probe(key);
@@ -472,10 +482,16 @@ impl Worker<'_> {
         let original_alpha = alpha;
         let mut best = -MATE + ply as i32;
         let mut static_eval = NO_EVAL;
+        let mut exact_eval = true;
         if !in_check {
-            static_eval = tt_entry
-                .and_then(|e| e.eval)
-                .unwrap_or_else(|| self.evaluate());
+            static_eval = match tt_entry.and_then(|e| e.eval) {
+                Some(e) => e,
+                None => {
+                    let (e, exact) = self.evaluate(alpha, beta);
+                    exact_eval = exact;
+                    e
+                }
+            };
             let mut stand_pat = static_eval;
             if let (Some(e), Some(s)) = (tt_entry, tt_score) {
                 if bound_allows(e.bound, s, stand_pat, stand_pat + 1) {
@@ -489,7 +505,7 @@ impl Worker<'_> {
                         Entry {
                             mv: None,
                             score: score_to_tt(stand_pat, ply),
-                            eval: Some(static_eval),
+                            eval: exact_eval.then_some(static_eval),
                             depth: 0,
                             bound: Bound::Lower,
                         },
@@ -523,9 +539,9 @@ impl Worker<'_> {
                     continue;
                 }
             }
-            self.pos.make_move(m);
+            self.play(m);
             let score = -self.quiesce(-beta, -alpha, ply + 1, pv_node);
-            self.pos.unmake_move();
+            self.take_back();
             if self.aborted {
                 return 0;
             }
@@ -555,7 +571,7 @@ impl Worker<'_> {
             Entry {
                 mv: best_move,
                 score: score_to_tt(best, ply),
-                eval: (static_eval != NO_EVAL).then_some(static_eval),
+                eval: (static_eval != NO_EVAL && exact_eval).then_some(static_eval),
                 depth: 0,
                 bound,
             },

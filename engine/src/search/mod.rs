@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use xqcore::{Color, Move, Position, RepetitionKind};
 
-use crate::eval::{evaluate, Knowledge};
+use crate::eval::{self, evaluate_lazy, Knowledge, S};
 use crate::tt::{Bound, Entry, TranspositionTable};
 
 mod alphabeta;
@@ -277,6 +277,10 @@ struct Worker<'a> {
     verifying: bool,
     /// Root moves whose last result was a proven loss.
     losing: Vec<Move>,
+    /// Material and placement of the current position ([`eval::placement`]),
+    /// kept up to date by [`Worker::play`], with the values before each move.
+    placement: S,
+    placement_stack: Vec<S>,
 }
 
 /// Runs a search on `pos` among `root_moves` (legal moves minus banned ones).
@@ -344,7 +348,24 @@ impl<'a> Worker<'a> {
             aborted: false,
             verifying: false,
             losing: Vec::new(),
+            placement: eval::placement(pos.board()),
+            placement_stack: Vec::with_capacity(MAX_PLY + 8),
         }
+    }
+
+    /// Plays a legal move, updating the placement sum.
+    #[inline]
+    fn play(&mut self, m: Move) {
+        self.placement_stack.push(self.placement);
+        self.placement += eval::placement_delta(&self.pos, m);
+        self.pos.make_move(m);
+    }
+
+    /// Takes back the last move [`Worker::play`] made.
+    #[inline]
+    fn take_back(&mut self) {
+        self.pos.unmake_move();
+        self.placement = self.placement_stack.pop().expect("a move to take back");
     }
 
     /// The frame of `ply`.
@@ -589,7 +610,7 @@ impl<'a> Worker<'a> {
         let static_eval = if self.pos.in_check() {
             NO_EVAL
         } else {
-            self.evaluate()
+            self.evaluate(-MATE, MATE).0
         };
         self.frame(0).static_eval = static_eval;
         for (i, &m) in moves.iter().enumerate() {
@@ -597,7 +618,7 @@ impl<'a> Worker<'a> {
                 reporter.currmove(m, i + 1, depth);
             }
             self.frame(0).piece_to = movepick::piece_to(&self.pos, m);
-            self.pos.make_move(m);
+            self.play(m);
             let ext = self.pos.in_check() as i32;
             let score = if i == 0 {
                 -self.search(-beta, -alpha, depth - 1 + ext, 1, true, false)
@@ -609,7 +630,7 @@ impl<'a> Worker<'a> {
                     s
                 }
             };
-            self.pos.unmake_move();
+            self.take_back();
             if self.aborted {
                 break;
             }
@@ -681,17 +702,25 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The static evaluation, with the seeded noise `selectivity` asks for.
-    fn evaluate(&self) -> i32 {
-        let e = evaluate(&self.pos, self.shared.config.knowledge);
+    /// The static evaluation, with the seeded noise `selectivity` asks
+    /// for; lazy (and flagged so) when far outside `(alpha, beta)`.
+    fn evaluate(&self, alpha: i32, beta: i32) -> (i32, bool) {
+        debug_assert_eq!(self.placement, eval::placement(self.pos.board()));
+        let (e, exact) = evaluate_lazy(
+            &self.pos,
+            self.placement,
+            self.shared.config.knowledge,
+            alpha,
+            beta,
+        );
         if self.shared.config.randomness == 0 {
-            return e;
+            return (e, exact);
         }
         let mut h = self.pos.key() ^ self.shared.config.random_seed;
         h = (h ^ (h >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
         h ^= h >> 33;
         let r = self.shared.config.randomness as u64;
-        e + (h % (2 * r + 1)) as i32 - r as i32
+        (e + (h % (2 * r + 1)) as i32 - r as i32, exact)
     }
 }
 
