@@ -1,10 +1,11 @@
-//! The xqengine library: everything behind the `xqengine` binary.
-//!
-//! For now it holds the perft driver; the search, the engine facade and the
-//! UCCI/UCI front ends join it as they are built.
+//! The xqengine library: everything behind the `xqengine` binary: the
+//! search and evaluation, the engine facade, the UCCI/UCI session, the match
+//! runner, and the tools that tune the evaluation (self-play data, Texel
+//! tuning), perft and bench.
 
 pub mod arena;
 pub mod bench;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod perft_cmd;
@@ -12,3 +13,4 @@ pub mod protocol;
 pub mod search;
 pub mod session;
 pub mod tt;
+pub mod tune;

@@ -41,6 +41,166 @@ enum Command {
         #[arg(long, default_value_t = xqengine::bench::BENCH_DEPTH)]
         depth: i32,
     },
+    /// Play fast self-play games and append their quiet positions, labelled
+    /// with score and result, to a file for `tune`.
+    Datagen(DatagenArgs),
+    /// Fit the evaluation weights to labelled positions (Texel tuning) and
+    /// write them as Rust source.
+    Tune(TuneArgs),
+}
+
+/// Arguments of `xqengine datagen`.
+#[derive(Args)]
+struct DatagenArgs {
+    /// File the `FEN | score | result` lines are appended to.
+    #[arg(long)]
+    out: PathBuf,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Nodes searched per move.
+    #[arg(long, default_value_t = 10_000)]
+    nodes: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Up to this many random plies after the opening line.
+    #[arg(long, default_value_t = 6)]
+    random_plies: usize,
+    /// Seed of the random plies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Opening lines, one per line in ICCS.
+    #[arg(long, default_value = "data/openings.txt")]
+    openings: PathBuf,
+}
+
+/// Arguments of `xqengine tune`.
+#[derive(Args)]
+struct TuneArgs {
+    /// Files of `FEN | score | result` lines (from `datagen`).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// Where to write the fitted weights (Rust source).
+    #[arg(long, default_value = "engine/src/eval/weights.rs")]
+    out: PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 1000)]
+    epochs: usize,
+    /// Adam step size, in centipawns.
+    #[arg(long, default_value_t = 1.0)]
+    learning_rate: f64,
+    /// Weight of the game result in the target (the rest: the recorded score).
+    #[arg(long, default_value_t = 0.5)]
+    result_weight: f64,
+    /// Threads.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+fn datagen(args: &DatagenArgs) -> ExitCode {
+    let openings = match std::fs::read_to_string(&args.openings)
+        .map_err(|e| e.to_string())
+        .and_then(|t| read_openings(&t))
+    {
+        Ok(l) if !l.is_empty() => l,
+        Ok(_) => vec![Vec::new()],
+        Err(e) => {
+            eprintln!("xqengine datagen: {}: {e}", args.openings.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut file = match OpenOptions::new().create(true).append(true).open(&args.out) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("xqengine datagen: {}: {e}", args.out.display());
+            return ExitCode::from(2);
+        }
+    };
+    let cfg = xqengine::datagen::DatagenConfig {
+        games: args.games,
+        nodes: args.nodes.max(1),
+        threads: args.threads.max(1),
+        random_plies: args.random_plies,
+        seed: args.seed,
+    };
+    let started = std::time::Instant::now();
+    let progress = |games: usize, positions: usize| {
+        if games % 10 == 0 || games == args.games {
+            eprintln!(
+                "{games}/{} games, {positions} positions, {:.0} s",
+                args.games,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    match xqengine::datagen::generate(&openings, &cfg, &mut file, &progress) {
+        Ok(n) => {
+            println!("{n} positions appended to {}", args.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("xqengine datagen: {}: {e}", args.out.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn tune(args: &TuneArgs) -> ExitCode {
+    use xqengine::tune::{error, fit_k, tune, weights_source, Dataset, TuneConfig, Weights};
+    let mut data = Dataset::default();
+    for path in &args.data {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("xqengine tune: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        let bad = data.add_text(&text, 1);
+        for b in bad.iter().take(5) {
+            eprintln!("{}:{}: skipped: {}", path.display(), b.line, b.reason);
+        }
+        if bad.len() > 5 {
+            eprintln!(
+                "{}: {} more bad lines skipped",
+                path.display(),
+                bad.len() - 5
+            );
+        }
+    }
+    if data.is_empty() {
+        eprintln!("xqengine tune: no positions");
+        return ExitCode::from(2);
+    }
+    let start = Weights::current();
+    let k = fit_k(&data, &start, args.threads);
+    let cfg = TuneConfig {
+        result_weight: args.result_weight.clamp(0.0, 1.0),
+        epochs: args.epochs,
+        learning_rate: args.learning_rate,
+        threads: args.threads.max(1),
+    };
+    let before = error(&data, &start, k, cfg.result_weight, cfg.threads);
+    eprintln!("{} positions, K = {k:.6}, error {before:.6}", data.len());
+    let tuned = tune(&data, start, k, &cfg, |epoch, e| {
+        eprintln!("epoch {epoch}: error {e:.6}");
+    });
+    let after = error(&data, &tuned, k, cfg.result_weight, cfg.threads);
+    let note = format!(
+        "Fitted to {} positions, K = {k:.6}, result weight {}, {} epochs: error {before:.6} -> {after:.6}.",
+        data.len(),
+        cfg.result_weight,
+        cfg.epochs
+    );
+    let source = weights_source(&tuned.rounded(), &note);
+    let tmp = args.out.with_extension("rs.tmp");
+    if let Err(e) = std::fs::write(&tmp, source).and_then(|_| std::fs::rename(&tmp, &args.out)) {
+        eprintln!("xqengine tune: {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("{note}");
+    ExitCode::SUCCESS
 }
 
 fn perft(depth: u32, fen: Option<&str>) -> ExitCode {
@@ -255,6 +415,8 @@ fn main() -> ExitCode {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
         Some(Command::Bench { depth }) => bench(depth),
         Some(Command::Match(args)) => play_match(&args),
+        Some(Command::Datagen(args)) => datagen(&args),
+        Some(Command::Tune(args)) => tune(&args),
         None => {
             xqengine::session::run_stdio();
             ExitCode::SUCCESS

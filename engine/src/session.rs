@@ -115,6 +115,22 @@ impl Session {
         self.engine.stop_and_wait();
     }
 
+    /// Handles one command line, as read from the GUI; `false` once the
+    /// session should end (`quit`).
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        self.handle(line) == Flow::Continue
+    }
+
+    /// The engine behind the session.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Stops a running search and waits for its answer.
+    pub fn finish(&mut self) {
+        self.engine.stop_and_wait();
+    }
+
     fn info_string(&self, text: &str) {
         self.out.line(&format!("info string {text}"));
     }

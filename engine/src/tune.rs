@@ -1,0 +1,377 @@
+//! Texel tuning: fits the evaluation weights to labelled positions.
+//!
+//! Each position's evaluation is linear in the weights ([`crate::eval::trace`]),
+//! so the tuner keeps only the feature counts, blends midgame and endgame
+//! sums by phase as the engine does, and minimises the squared error between
+//! `sigmoid(K * eval)` and the target: the game result, optionally mixed with
+//! the search score that was recorded with it. `K` is fitted first, on the
+//! current weights, so that the weights keep their centipawn scale.
+
+use std::fmt::Write as _;
+
+use xqcore::Position;
+
+use crate::eval::{self, feature, MAX_PHASE, S};
+
+/// One position: a slice of the shared feature list and what blends it.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    start: u32,
+    len: u16,
+    phase: u8,
+    scale: u8,
+    /// Game result from Red's side: 1, 0.5 or 0.
+    result: f32,
+    /// The recorded search score from Red's side, in centipawns.
+    score: f32,
+}
+
+/// Positions ready for tuning.
+#[derive(Default)]
+pub struct Dataset {
+    features: Vec<(u16, i16)>,
+    samples: Vec<Sample>,
+}
+
+/// Why a data line was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BadLine {
+    pub line: usize,
+    pub reason: String,
+}
+
+impl Dataset {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// Adds the positions of `FEN | score | result` lines; returns the bad
+    /// lines (skipped, with the reason), numbered from `first_line`.
+    pub fn add_text(&mut self, text: &str, first_line: usize) -> Vec<BadLine> {
+        let mut bad = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if let Err(reason) = self.add_line(line) {
+                bad.push(BadLine {
+                    line: first_line + i,
+                    reason,
+                });
+            }
+        }
+        bad
+    }
+
+    fn add_line(&mut self, line: &str) -> Result<(), String> {
+        let parts: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [fen, score, result] = parts[..] else {
+            return Err("expected 'FEN | score | result'".into());
+        };
+        let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN: {e}"))?;
+        let score: f32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
+        let result: f32 = match result {
+            "1" | "1.0" | "1-0" => 1.0,
+            "0" | "0.0" | "0-1" => 0.0,
+            "0.5" | "1/2-1/2" => 0.5,
+            other => return Err(format!("bad result '{other}'")),
+        };
+        let trace = eval::trace(&pos);
+        let start = self.features.len() as u32;
+        self.features.extend_from_slice(&trace.features);
+        self.samples.push(Sample {
+            start,
+            len: trace.features.len() as u16,
+            phase: trace.phase.min(MAX_PHASE) as u8,
+            scale: trace.scale as u8,
+            result,
+            score,
+        });
+        Ok(())
+    }
+}
+
+/// Weights as floating point midgame and endgame values.
+#[derive(Clone, Debug)]
+pub struct Weights {
+    pub mg: Vec<f64>,
+    pub eg: Vec<f64>,
+}
+
+impl Weights {
+    /// The built-in weights.
+    pub fn current() -> Weights {
+        Weights {
+            mg: eval::weights::WEIGHTS.iter().map(|w| w.mg as f64).collect(),
+            eg: eval::weights::WEIGHTS.iter().map(|w| w.eg as f64).collect(),
+        }
+    }
+
+    /// Red's evaluation of a sample, in centipawns.
+    fn evaluate(&self, data: &Dataset, s: &Sample) -> f64 {
+        let (mut mg, mut eg) = (0.0, 0.0);
+        for &(i, c) in &data.features[s.start as usize..s.start as usize + s.len as usize] {
+            mg += self.mg[i as usize] * c as f64;
+            eg += self.eg[i as usize] * c as f64;
+        }
+        let p = s.phase as f64 / MAX_PHASE as f64;
+        (mg * p + eg * (1.0 - p)) * s.scale as f64 / 64.0
+    }
+
+    /// The weights rounded to integers.
+    pub fn rounded(&self) -> Vec<S> {
+        self.mg
+            .iter()
+            .zip(&self.eg)
+            .map(|(mg, eg)| S::new(mg.round() as i32, eg.round() as i32))
+            .collect()
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Tuning settings.
+#[derive(Clone, Debug)]
+pub struct TuneConfig {
+    /// Weight of the game result in the target; the rest is the search score.
+    pub result_weight: f64,
+    pub epochs: usize,
+    pub learning_rate: f64,
+    pub threads: usize,
+}
+
+/// Splits `0..n` into `parts` ranges and maps them on threads.
+fn par_map<T: Send>(
+    n: usize,
+    parts: usize,
+    f: impl Fn(std::ops::Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let parts = parts.max(1);
+    let chunk = n.div_ceil(parts).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..parts)
+            .map(|p| {
+                let f = &f;
+                scope.spawn(move || f(p * chunk..((p + 1) * chunk).min(n)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a tuning thread"))
+            .collect()
+    })
+}
+
+/// The target of a sample for a given `k`.
+fn target(s: &Sample, k: f64, result_weight: f64) -> f64 {
+    result_weight * s.result as f64 + (1.0 - result_weight) * sigmoid(k * s.score as f64)
+}
+
+/// Mean squared error of the weights on the data.
+pub fn error(data: &Dataset, w: &Weights, k: f64, result_weight: f64, threads: usize) -> f64 {
+    let sums = par_map(data.samples.len(), threads, |range| {
+        data.samples[range]
+            .iter()
+            .map(|s| {
+                let d = sigmoid(k * w.evaluate(data, s)) - target(s, k, result_weight);
+                d * d
+            })
+            .sum::<f64>()
+    });
+    sums.iter().sum::<f64>() / data.samples.len().max(1) as f64
+}
+
+/// The `K` that best maps the weights' evaluations to game results
+/// (golden-section search over a plausible range).
+pub fn fit_k(data: &Dataset, w: &Weights, threads: usize) -> f64 {
+    let (mut lo, mut hi) = (0.0005f64, 0.02f64);
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let a = hi - phi * (hi - lo);
+        let b = lo + phi * (hi - lo);
+        if error(data, w, a, 1.0, threads) < error(data, w, b, 1.0, threads) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Gradient of the error over the weights (midgame, endgame).
+fn gradient(data: &Dataset, w: &Weights, k: f64, result_weight: f64, threads: usize) -> Weights {
+    let n = feature::COUNT;
+    let parts = par_map(data.samples.len(), threads, |range| {
+        let mut g = Weights {
+            mg: vec![0.0; n],
+            eg: vec![0.0; n],
+        };
+        for s in &data.samples[range] {
+            let e = w.evaluate(data, s);
+            let p = sigmoid(k * e);
+            let d = (p - target(s, k, result_weight)) * p * (1.0 - p) * k * s.scale as f64 / 64.0;
+            let phase = s.phase as f64 / MAX_PHASE as f64;
+            let (dm, de) = (d * phase, d * (1.0 - phase));
+            for &(i, c) in &data.features[s.start as usize..s.start as usize + s.len as usize] {
+                g.mg[i as usize] += dm * c as f64;
+                g.eg[i as usize] += de * c as f64;
+            }
+        }
+        g
+    });
+    let mut total = Weights {
+        mg: vec![0.0; n],
+        eg: vec![0.0; n],
+    };
+    for g in parts {
+        for i in 0..n {
+            total.mg[i] += g.mg[i];
+            total.eg[i] += g.eg[i];
+        }
+    }
+    let scale = 2.0 / data.samples.len().max(1) as f64;
+    total.mg.iter_mut().for_each(|v| *v *= scale);
+    total.eg.iter_mut().for_each(|v| *v *= scale);
+    total
+}
+
+/// Fits the weights with Adam, starting from `start`. `each` sees (epoch,
+/// error) every few epochs. Returns the fitted weights.
+pub fn tune(
+    data: &Dataset,
+    start: Weights,
+    k: f64,
+    cfg: &TuneConfig,
+    mut each: impl FnMut(usize, f64),
+) -> Weights {
+    let n = feature::COUNT;
+    let mut w = start;
+    let (b1, b2, eps) = (0.9, 0.999, 1e-8);
+    let mut m = vec![0.0; 2 * n];
+    let mut v = vec![0.0; 2 * n];
+    for epoch in 1..=cfg.epochs {
+        let g = gradient(data, &w, k, cfg.result_weight, cfg.threads);
+        let grads = g.mg.iter().chain(g.eg.iter());
+        for (j, gj) in grads.enumerate() {
+            m[j] = b1 * m[j] + (1.0 - b1) * gj;
+            v[j] = b2 * v[j] + (1.0 - b2) * gj * gj;
+            let mh = m[j] / (1.0 - b1.powi(epoch as i32));
+            let vh = v[j] / (1.0 - b2.powi(epoch as i32));
+            let step = cfg.learning_rate * mh / (vh.sqrt() + eps);
+            if j < n {
+                w.mg[j] -= step;
+            } else {
+                w.eg[j - n] -= step;
+            }
+        }
+        if epoch % 50 == 0 || epoch == cfg.epochs {
+            each(epoch, error(data, &w, k, cfg.result_weight, cfg.threads));
+        }
+    }
+    w
+}
+
+/// The source of `eval/weights.rs` holding `weights`.
+pub fn weights_source(weights: &[S], note: &str) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "//! Evaluation weights: `(midgame, endgame)` pairs in centipawns, laid out as\n\
+         //! [`super::feature`] says. Written by `xqengine tune`; do not edit by hand.\n",
+    );
+    for line in note.lines() {
+        let _ = writeln!(out, "//! {line}");
+    }
+    out.push_str(
+        "\nuse super::S;\n\n\
+         /// The weight of every feature, indexed by [`super::feature`] offsets.\n\
+         #[rustfmt::skip]\n\
+         pub const WEIGHTS: [S; super::feature::COUNT] = [\n",
+    );
+    let mut line = String::from("   ");
+    for w in weights {
+        let item = format!(" S::new({}, {}),", w.mg, w.eg);
+        if line.len() + item.len() > 96 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("   ");
+        }
+        line.push_str(&item);
+    }
+    out.push_str(&line);
+    out.push_str("\n];\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny data set: Red a rook up wins, the start position draws.
+    fn data() -> Dataset {
+        let mut d = Dataset::default();
+        let text = "\
+rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 900 | 1
+rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN1 b | 900 | 0
+rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
+";
+        assert!(d.add_text(text, 1).is_empty());
+        d
+    }
+
+    #[test]
+    fn bad_lines_are_named_and_skipped() {
+        let mut d = Dataset::default();
+        let bad = d.add_text(
+            "nonsense\n4k4/9/9/9/9/9/9/9/9/4K4 w | 0 | 1\nx | 1 | 2\n",
+            10,
+        );
+        assert_eq!(bad.len(), 3, "{bad:?}");
+        assert_eq!(bad[0].line, 10);
+        assert!(bad[1].reason.contains("FEN"), "{:?}", bad[1]);
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn tuner_evaluation_matches_the_engine() {
+        let d = data();
+        let w = Weights::current();
+        let pos =
+            Position::from_fen("rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w")
+                .unwrap();
+        let engine = eval::evaluate(&pos, eval::Knowledge::Large) as f64;
+        let tuner = w.evaluate(&d, &d.samples[0]);
+        assert!((engine - tuner).abs() <= 1.0, "{engine} vs {tuner}");
+    }
+
+    #[test]
+    fn tuning_lowers_the_error() {
+        let d = data();
+        let w = Weights::current();
+        let k = 0.004;
+        let before = error(&d, &w, k, 1.0, 2);
+        let cfg = TuneConfig {
+            result_weight: 1.0,
+            epochs: 100,
+            learning_rate: 2.0,
+            threads: 2,
+        };
+        let tuned = tune(&d, w, k, &cfg, |_, _| {});
+        assert!(error(&d, &tuned, k, 1.0, 2) < before);
+    }
+
+    #[test]
+    fn weights_source_round_trips_the_layout() {
+        let w = Weights::current().rounded();
+        let src = weights_source(&w, "test");
+        assert!(src.contains("pub const WEIGHTS"));
+        assert_eq!(src.matches("S::new(").count(), feature::COUNT);
+    }
+}
