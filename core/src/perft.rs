@@ -11,13 +11,17 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     }
     let mut list = MoveList::new();
     pos.pseudo_legal_moves(&mut list);
+    let filter = pos.move_filter();
     if depth == 1 {
         // Bulk counting: the leaves are the legal moves themselves.
-        return list.iter().filter(|&&m| pos.is_legal_pseudo(m)).count() as u64;
+        return list
+            .iter()
+            .filter(|&&m| pos.is_legal_filtered(&filter, m))
+            .count() as u64;
     }
     let mut nodes = 0;
     for &m in list.iter() {
-        if pos.is_legal_pseudo(m) {
+        if pos.is_legal_filtered(&filter, m) {
             pos.make_move(m);
             nodes += perft(pos, depth - 1);
             pos.unmake_move();

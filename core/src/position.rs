@@ -88,6 +88,23 @@ pub struct Repetition {
     pub plies: usize,
 }
 
+/// Per-position masks for [`Position::is_legal_filtered`] and
+/// [`Position::gives_check_filtered`], from [`Position::move_filter`].
+#[derive(Clone, Copy, Debug)]
+pub struct MoveFilter {
+    legal_from: u128,
+    legal_to: u128,
+    /// In check, a move that neither leaves `evasion_from` nor lands on
+    /// `evasion_to` cannot be legal.
+    evasion_from: u128,
+    evasion_to: u128,
+    in_check: bool,
+    check_from: u128,
+    check_to: u128,
+    /// The enemy king's rank and file: a rook or cannon landing there may check.
+    check_lines: u128,
+}
+
 /// A legal position with the moves played since it was set up.
 #[derive(Clone)]
 pub struct Position {
@@ -408,46 +425,139 @@ impl Position {
     /// facing the other king).
     #[inline]
     pub fn is_legal_pseudo(&self, m: Move) -> bool {
-        let (from, to) = (m.from().index(), m.to().index());
-        let king = self.kings[self.turn.index()];
-        if !self.in_check && from != king && !self.may_uncover(king, !self.turn, from, to, false) {
-            return true;
-        }
-        !self.king_attacked_after(from, to)
+        self.is_legal_filtered(&self.move_filter(), m)
     }
 
-    /// A cheap, conservative filter before the exact test: whether moving a
-    /// piece from `from` to `to` could change whether `by` attacks the king
-    /// on `king`. Vacating a square of the king's rank or file matters only
-    /// with a rook, cannon or king of `by` on that line; landing on one only
-    /// with a cannon there (a new screen) or, when `by` moves, a rook or
-    /// cannon landing (`lands_slider`); vacating a square next to the king
-    /// diagonally only with a horse of `by` that could use it as its leg.
-    #[inline]
-    fn may_uncover(
-        &self,
-        king: usize,
-        by: Color,
-        from: usize,
-        to: usize,
-        lands_slider: bool,
-    ) -> bool {
+    /// Masks that let most moves of this position skip the exact legality
+    /// and check tests; compute once per position, use for all its moves.
+    ///
+    /// Vacating a square of a king's rank or file matters only with a rook,
+    /// cannon or king of the other side on that line; landing on one only
+    /// with a cannon there (a new screen) or, for checks, a rook or cannon
+    /// landing; vacating a square diagonally next to a king only with a horse
+    /// that could use it as its leg.
+    pub fn move_filter(&self) -> MoveFilter {
+        let us = self.turn;
+        let own_king = self.kings[us.index()];
+        let enemy_king = self.kings[(!us).index()];
+        let (exposing_from, exposing_to) = self.line_hazards(own_king, !us);
+        let (checking_from, checking_to) = self.line_hazards(enemy_king, us);
+        let (evasion_from, evasion_to) = if self.in_check {
+            self.evasion_squares(own_king, !us)
+        } else {
+            (0, 0)
+        };
+        MoveFilter {
+            legal_from: if self.in_check {
+                crate::attacks::ALL_SQUARES
+            } else {
+                exposing_from | BIT[own_king]
+            },
+            legal_to: exposing_to,
+            evasion_from: evasion_from | BIT[own_king],
+            evasion_to,
+            in_check: self.in_check,
+            check_from: checking_from,
+            check_to: checking_to,
+            check_lines: LINES[enemy_king],
+        }
+    }
+
+    /// For a king in check on `king`: the squares a legal evasion may leave
+    /// (a cannon's screen) and those it may land on (a checker, or a square
+    /// between a rook or cannon and the king, or a checking horse's leg).
+    /// Every legal move that is not a king move leaves or lands on one.
+    fn evasion_squares(&self, king: usize, by: Color) -> (u128, u128) {
+        let b = &self.board;
+        let sq = &b.squares;
+        let [k, _, _, horse, rook, cannon, pawn] = codes(by);
+        let (mut from, mut to) = (0u128, 0u128);
+        for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+            if sq[h as usize] == horse && sq[leg as usize] == 0 {
+                to |= BIT[h as usize] | BIT[leg as usize];
+            }
+        }
+        for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
+            if sq[p as usize] == pawn {
+                to |= BIT[p as usize];
+            }
+        }
+        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
+        let rank = &RANK_SLIDES[kf][b.ranks[kr] as usize];
+        let file = &FILE_SLIDES[kr][b.files[kf] as usize];
+        let lines = [
+            (rank.rook, rank.cannon, kr * 9, 1usize),
+            (file.rook, file.cannon, kf, 9usize),
+        ];
+        for (direct, screened, base, step) in lines {
+            let at = |point: usize| base + point * step;
+            // The squares from the king (excluded) to `s` (included) on this line.
+            let path = |s: usize| {
+                let (lo, hi) = if s < king { (s, king) } else { (king, s) };
+                (lo..hi + 1)
+                    .step_by(step)
+                    .filter(|&x| x != king)
+                    .fold(0u128, |bb, x| bb | BIT[x])
+            };
+            for point in bits16(direct) {
+                let s = at(point);
+                if sq[s] == rook || sq[s] == k {
+                    to |= path(s);
+                }
+            }
+            for point in bits16(screened) {
+                let s = at(point);
+                if sq[s] == cannon {
+                    let between = path(s) & !BIT[s];
+                    to |= path(s);
+                    from |= between & b.occupied();
+                }
+            }
+        }
+        (from, to)
+    }
+
+    /// The squares whose vacating, and those whose occupying, could change
+    /// whether `by` attacks the king on `king`.
+    fn line_hazards(&self, king: usize, by: Color) -> (u128, u128) {
         let b = &self.board;
         let [k, _, _, horse, rook, cannon, _] = codes(by);
         let cannons = b.by_piece[cannon as usize - 1];
         let sliders = b.by_piece[rook as usize - 1] | cannons | b.by_piece[k as usize - 1];
-        let (rank, file) = (
-            RANK_BB[RANK_OF[king] as usize],
-            FILE_BB[FILE_OF[king] as usize],
-        );
-        let from_bit = BIT[from];
-        let to_bit = BIT[to];
-        (from_bit & rank != 0 && sliders & rank != 0)
-            || (from_bit & file != 0 && sliders & file != 0)
-            || (to_bit & rank != 0 && (lands_slider || cannons & rank != 0))
-            || (to_bit & file != 0 && (lands_slider || cannons & file != 0))
-            || (from_bit & KING_SENSITIVE[king] & !LINES[king] != 0
-                && b.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0)
+        let rank = RANK_BB[RANK_OF[king] as usize];
+        let file = FILE_BB[FILE_OF[king] as usize];
+        let mut from = 0;
+        let mut to = 0;
+        if sliders & rank != 0 {
+            from |= rank;
+        }
+        if sliders & file != 0 {
+            from |= file;
+        }
+        if cannons & rank != 0 {
+            to |= rank;
+        }
+        if cannons & file != 0 {
+            to |= file;
+        }
+        if b.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0 {
+            from |= KING_SENSITIVE[king] & !LINES[king];
+        }
+        (from, to)
+    }
+
+    /// [`Position::is_legal_pseudo`] with this position's [`MoveFilter`].
+    #[inline]
+    pub fn is_legal_filtered(&self, filter: &MoveFilter, m: Move) -> bool {
+        let (from, to) = (m.from().index(), m.to().index());
+        if filter.in_check {
+            if filter.evasion_from & BIT[from] == 0 && filter.evasion_to & BIT[to] == 0 {
+                return false;
+            }
+        } else if filter.legal_from & BIT[from] == 0 && filter.legal_to & BIT[to] == 0 {
+            return true;
+        }
+        !self.king_attacked_after(from, to)
     }
 
     /// Whether the side to move's king would be attacked after moving the
@@ -463,12 +573,23 @@ impl Position {
     /// by uncovering a rook or cannon, or by becoming a cannon's screen.
     #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
+        self.gives_check_filtered(&self.move_filter(), m)
+    }
+
+    /// [`Position::gives_check`] with this position's [`MoveFilter`].
+    #[inline]
+    pub fn gives_check_filtered(&self, filter: &MoveFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let king = self.kings[(!self.turn).index()];
         let sq = &self.board.squares;
         let role = role_of(sq[from]);
         let slider = matches!(role, Role::Rook | Role::Cannon);
-        if !self.may_uncover(king, self.turn, from, to, slider) {
+        let to_hazard = if slider {
+            filter.check_lines
+        } else {
+            filter.check_to
+        };
+        if filter.check_from & BIT[from] == 0 && to_hazard & BIT[to] == 0 {
             // Nothing is uncovered and no line to the king changes: only a
             // horse or pawn landing next to it can check.
             return match role {
@@ -502,9 +623,12 @@ impl Position {
             }
         };
         let [k, _, _, horse, rook, cannon, pawn] = codes(by);
-        for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
-            if at(h as usize) == horse && at(leg as usize) == 0 {
-                return true;
+        // Only horses already within reach, or the one moving, can attack.
+        if moving == horse || board.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0 {
+            for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+                if at(h as usize) == horse && at(leg as usize) == 0 {
+                    return true;
+                }
             }
         }
         for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
@@ -539,7 +663,8 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
         self.pseudo_legal_moves(&mut list);
-        list.retain(|m| self.is_legal_pseudo(m));
+        let filter = self.move_filter();
+        list.retain(|m| self.is_legal_filtered(&filter, m));
         list
     }
 
@@ -599,7 +724,8 @@ impl Position {
     pub fn is_lost(&self) -> bool {
         let mut list = MoveList::new();
         self.pseudo_legal_moves(&mut list);
-        !list.iter().any(|&m| self.is_legal_pseudo(m))
+        let filter = self.move_filter();
+        !list.iter().any(|&m| self.is_legal_filtered(&filter, m))
     }
 
     // ---- make / unmake ----------------------------------------------------
@@ -825,7 +951,7 @@ pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
 fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
     let sq = &board.squares;
     let [king, _, _, horse, rook, cannon, pawn] = codes(by);
-    if board.by_piece[horse as usize - 1] != 0 {
+    if board.by_piece[horse as usize - 1] & HORSE_REACH[target] != 0 {
         for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
             if sq[h as usize] == horse && sq[leg as usize] == 0 {
                 return true;

@@ -21,7 +21,7 @@ fn forced_mates_are_found_and_played() {
             Ok(n) => {
                 // A node budget rather than a depth: pruning makes nominal
                 // depths deep and cheap, so what counts is the work spent.
-                e.send("go nodes 300000");
+                e.send("go nodes 1000000");
                 let lines = e.collect_until("bestmove", SECS(60));
                 let last_info = lines
                     .iter()

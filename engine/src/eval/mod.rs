@@ -119,14 +119,21 @@ pub mod feature {
     pub const MISSING_ADVISOR: usize = ROOK_KING_RANK + 4;
     /// Each missing elephant of ours, times the enemy's rooks, horses and cannons.
     pub const MISSING_ELEPHANT: usize = MISSING_ADVISOR + 1;
-    /// Our piece attacked and not defended, by role.
+    /// Our piece attacked and not defended, by role, the enemy to move.
     pub const HANGING: usize = MISSING_ELEPHANT + 1;
-    /// Our piece attacked by an enemy pawn, by role.
-    pub const THREAT_BY_PAWN: usize = HANGING + 7;
-    /// Our rook attacked by an enemy horse or cannon.
-    pub const ROOK_THREATENED: usize = THREAT_BY_PAWN + 7;
+    /// The same with us to move (we may save it).
+    pub const HANGING_TO_MOVE: usize = HANGING + 7;
+    /// Our piece attacked by an enemy pawn, by role, the enemy to move.
+    pub const THREAT_BY_PAWN: usize = HANGING_TO_MOVE + 7;
+    /// The same with us to move.
+    pub const THREAT_BY_PAWN_TO_MOVE: usize = THREAT_BY_PAWN + 7;
+    /// Our rook attacked by an enemy horse or cannon: the enemy to move, us to move.
+    pub const ROOK_THREATENED: usize = THREAT_BY_PAWN_TO_MOVE + 7;
+    /// Material imbalance: our pieces of one role times the enemy's of
+    /// another, over advisor, elephant, horse, rook, cannon, pawn (6 x 6).
+    pub const IMBALANCE: usize = ROOK_THREATENED + 2;
     /// The side to move.
-    pub const TEMPO: usize = ROOK_THREATENED + 1;
+    pub const TEMPO: usize = IMBALANCE + 36;
     /// Number of weights.
     pub const COUNT: usize = TEMPO + 1;
 }
@@ -414,14 +421,16 @@ fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
         return;
     }
     let board = pos.board();
+    let counts = Counts::of(board);
     let mut attacks = Attacks::default();
     for color in Color::ALL {
+        imbalance(&counts, color, t);
         activity(board, color, pos.king(color), &mut attacks, t);
     }
     if knowledge >= Knowledge::Large {
         for color in Color::ALL {
-            king_safety(pos, color, &attacks, t);
-            threats(board, color, &attacks, t);
+            king_safety(pos, color, &counts, &attacks, t);
+            threats(board, color, pos.turn() == color, &attacks, t);
         }
     }
 }
@@ -444,6 +453,53 @@ fn material_and_placement(board: &Board, color: Color, knowledge: Knowledge, t: 
             let pst = feature::PST + role.index() * feature::HALF;
             for sq in squares(bb) {
                 t.add(color, pst + half[sq.index()] as usize, 1);
+            }
+        }
+    }
+}
+
+/// Roles of the imbalance table, in its order.
+const IMBALANCE_ROLES: [Role; 6] = [
+    Role::Advisor,
+    Role::Elephant,
+    Role::Horse,
+    Role::Rook,
+    Role::Cannon,
+    Role::Pawn,
+];
+
+/// How many pieces of each role each side has.
+struct Counts([[i32; 7]; 2]);
+
+impl Counts {
+    fn of(board: &Board) -> Counts {
+        let mut c = [[0; 7]; 2];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                c[color.index()][role.index()] = board.count_of(Piece::new(color, role)) as i32;
+            }
+        }
+        Counts(c)
+    }
+
+    #[inline]
+    fn get(&self, color: Color, role: Role) -> i32 {
+        self.0[color.index()][role.index()]
+    }
+}
+
+/// Material imbalance: how `color`'s pieces fare against the enemy's mix.
+#[inline]
+fn imbalance(counts: &Counts, color: Color, t: &mut impl Tracer) {
+    for (i, &ours) in IMBALANCE_ROLES.iter().enumerate() {
+        let n = counts.get(color, ours);
+        if n == 0 {
+            continue;
+        }
+        for (j, &theirs) in IMBALANCE_ROLES.iter().enumerate() {
+            let m = counts.get(!color, theirs);
+            if m != 0 {
+                t.add(color, feature::IMBALANCE + 6 * i + j, n * m);
             }
         }
     }
@@ -500,7 +556,13 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
 
 /// `color`'s pressure on the enemy king: palace attack units, rooks and
 /// cannons lined up with the king, and the enemy's missing defenders.
-fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
+fn king_safety(
+    pos: &Position,
+    color: Color,
+    counts: &Counts,
+    attacks: &Attacks,
+    t: &mut impl Tracer,
+) {
     let board = pos.board();
     let them = !color;
     let king = pos.king(them);
@@ -528,12 +590,12 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
     }
     let force = [Role::Rook, Role::Horse, Role::Cannon]
         .iter()
-        .map(|&r| board.count_of(Piece::new(color, r)) as i32)
+        .map(|&r| counts.get(color, r))
         .sum::<i32>();
     if force == 0 {
         return;
     }
-    let missing = |role| 2 - board.count_of(Piece::new(them, role)) as i32;
+    let missing = |role| 2 - counts.get(them, role);
     // Written from the attacker's side: the weights are positive.
     t.add(
         color,
@@ -547,9 +609,15 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
     );
 }
 
-/// `color`'s pieces under threat: hanging, attacked by pawns, rooks attacked by minors.
-fn threats(board: &Board, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
+/// `color`'s pieces under threat: hanging, attacked by pawns, rooks
+/// attacked by minors; each counted apart for `color` to move or not.
+fn threats(board: &Board, color: Color, to_move: bool, attacks: &Attacks, t: &mut impl Tracer) {
     let (us, them) = (color.index(), (!color).index());
+    let (hanging_base, pawn_base) = if to_move {
+        (feature::HANGING_TO_MOVE, feature::THREAT_BY_PAWN_TO_MOVE)
+    } else {
+        (feature::HANGING, feature::THREAT_BY_PAWN)
+    };
     let attacked = board.color_bits(color) & attacks.all[them];
     if attacked == 0 {
         return;
@@ -567,17 +635,21 @@ fn threats(board: &Board, color: Color, attacks: &Attacks, t: &mut impl Tracer) 
         let ours = board.piece_bits(Piece::new(color, role));
         let h = (ours & hanging).count_ones() as i32;
         if h != 0 {
-            t.add(color, feature::HANGING + role.index(), h);
+            t.add(color, hanging_base + role.index(), h);
         }
         let p = (ours & by_pawn).count_ones() as i32;
         if p != 0 && role != Role::Pawn {
-            t.add(color, feature::THREAT_BY_PAWN + role.index(), p);
+            t.add(color, pawn_base + role.index(), p);
         }
     }
     let rooks = board.piece_bits(Piece::new(color, Role::Rook));
     let threatened = (rooks & attacks.minors[them]).count_ones() as i32;
     if threatened != 0 {
-        t.add(color, feature::ROOK_THREATENED, threatened);
+        t.add(
+            color,
+            feature::ROOK_THREATENED + to_move as usize,
+            threatened,
+        );
     }
 }
 

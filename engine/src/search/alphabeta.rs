@@ -41,6 +41,22 @@ impl Worker<'_> {
             .sum()
     }
 
+    /// The value of the opponent's most valuable piece other than the king.
+    fn best_victim(&self) -> i32 {
+        let board = self.pos.board();
+        let them = !self.pos.turn();
+        [
+            Role::Rook,
+            Role::Cannon,
+            Role::Horse,
+            Role::Advisor,
+            Role::Pawn,
+        ]
+        .iter()
+        .find(|&&r| board.count_of(Piece::new(them, r)) > 0)
+        .map_or(0, |r| SEE_VALUES[r.index()])
+    }
+
     fn pruning(&self, level: Pruning) -> bool {
         self.shared.config.pruning >= level
     }
@@ -161,7 +177,8 @@ impl Worker<'_> {
         ];
         let killers = self.frame(ply).killers;
         let counter = self.histories.counter(earlier[0]);
-        let mut picker = MovePicker::new(tt_move, killers, counter);
+        let buffers = self.take_buffers(ply);
+        let mut picker = MovePicker::new(buffers, tt_move, killers, counter);
         let mut best_score = -MATE - 1;
         let mut best_move = None;
         let mut move_count = 0usize;
@@ -169,6 +186,7 @@ impl Worker<'_> {
         let mut captures_tried = MoveList::new();
         let original_alpha = alpha;
         let large = self.pruning(Pruning::Large);
+        let filter = self.pos.move_filter();
 
         loop {
             let ctx = Context {
@@ -177,7 +195,7 @@ impl Worker<'_> {
                 earlier,
             };
             let Some(m) = picker.next(&ctx) else { break };
-            if m == excluded || !self.pos.is_legal_pseudo(m) {
+            if m == excluded || !self.pos.is_legal_filtered(&filter, m) {
                 continue;
             }
             move_count += 1;
@@ -211,7 +229,7 @@ impl Worker<'_> {
                 } else {
                     depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth
                 };
-                if prune && !self.pos.gives_check(m) {
+                if prune && !self.pos.gives_check_filtered(&filter, m) {
                     continue;
                 }
             }
@@ -314,6 +332,7 @@ impl Worker<'_> {
             }
         }
 
+        self.buffers[ply] = Some(picker.into_buffers());
         if move_count == 0 {
             // No legal move: lost, whether in check or not (or, in a singular
             // search, nothing but the excluded move).
@@ -513,10 +532,16 @@ impl Worker<'_> {
                 }
                 return stand_pat;
             }
+            // Even winning the enemy's most valuable piece cannot reach alpha.
+            if stand_pat + self.best_victim() + 200 <= alpha {
+                return stand_pat;
+            }
             alpha = alpha.max(stand_pat);
             best = stand_pat;
         }
-        let mut picker = MovePicker::quiescence(tt_entry.and_then(|e| e.mv), in_check);
+        let buffers = self.take_buffers(ply);
+        let mut picker = MovePicker::quiescence(buffers, tt_entry.and_then(|e| e.mv), in_check);
+        let filter = self.pos.move_filter();
         let mut best_move = None;
         loop {
             let ctx = Context {
@@ -525,7 +550,7 @@ impl Worker<'_> {
                 earlier: [PieceTo::NONE; 2],
             };
             let Some(m) = picker.next(&ctx) else { break };
-            if !self.pos.is_legal_pseudo(m) {
+            if !self.pos.is_legal_filtered(&filter, m) {
                 continue;
             }
             if !in_check {
@@ -559,6 +584,7 @@ impl Worker<'_> {
                 }
             }
         }
+        self.buffers[ply] = Some(picker.into_buffers());
         let bound = if best >= beta {
             Bound::Lower
         } else if pv_node && best > original_alpha {

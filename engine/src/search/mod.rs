@@ -281,6 +281,8 @@ struct Worker<'a> {
     /// kept up to date by [`Worker::play`], with the values before each move.
     placement: S,
     placement_stack: Vec<S>,
+    /// Move-list buffers for each ply, taken by a node's picker and given back.
+    buffers: Vec<Option<Box<movepick::Buffers>>>,
 }
 
 /// Runs a search on `pos` among `root_moves` (legal moves minus banned ones).
@@ -350,7 +352,15 @@ impl<'a> Worker<'a> {
             losing: Vec::new(),
             placement: eval::placement(pos.board()),
             placement_stack: Vec::with_capacity(MAX_PLY + 8),
+            buffers: (0..MAX_PLY + 8).map(|_| Some(Box::default())).collect(),
         }
+    }
+
+    /// The move-list buffers of `ply` (fresh ones if a node at the same
+    /// ply, such as a singular-extension search, holds them).
+    #[inline]
+    fn take_buffers(&mut self, ply: usize) -> Box<movepick::Buffers> {
+        self.buffers[ply].take().unwrap_or_default()
     }
 
     /// Plays a legal move, updating the placement sum.

@@ -31,16 +31,32 @@ pub struct Context<'a> {
     pub earlier: [PieceTo; 2],
 }
 
+/// The move lists a picker fills: allocated once per ply and reused, so a
+/// node does not clear a kilobyte of arrays it may never use.
+pub struct Buffers {
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+    bad_captures: MoveList,
+}
+
+impl Default for Buffers {
+    fn default() -> Self {
+        Buffers {
+            moves: MoveList::new(),
+            scores: [0; MAX_MOVES],
+            bad_captures: MoveList::new(),
+        }
+    }
+}
+
 /// Hands out the moves of a node one at a time, best-looking first.
 pub struct MovePicker {
     stage: Stage,
     tt_move: Move,
     killers: [Move; 2],
     counter: Move,
-    moves: MoveList,
-    scores: [i32; MAX_MOVES],
+    buffers: Box<Buffers>,
     next: usize,
-    bad_captures: MoveList,
     next_bad: usize,
     /// Captures only (quiescence), unless in check.
     captures_only: bool,
@@ -79,34 +95,65 @@ fn quiet_score(ctx: &Context, m: Move) -> i32 {
         + ctx.histories.continuation(ctx.earlier[1], moved)
 }
 
-/// Sorts moves and scores together, highest score first (insertion sort:
-/// the lists are short and often nearly sorted).
-fn sort(moves: &mut [Move], scores: &mut [i32]) {
-    for i in 1..moves.len() {
-        let (m, s) = (moves[i], scores[i]);
-        let mut j = i;
-        while j > 0 && scores[j - 1] < s {
-            moves[j] = moves[j - 1];
-            scores[j] = scores[j - 1];
-            j -= 1;
-        }
-        moves[j] = m;
-        scores[j] = s;
+/// Picks made by selection before the rest of a list is sorted once: nodes
+/// that cut off mostly do so within the first few moves, and nodes that
+/// try them all are better served by one sort than by repeated scans.
+const SELECT_PICKS: usize = 3;
+
+/// The move to try at position `at` of a scored list: selection for the
+/// first picks, then the remainder sorted once (insertion sort).
+#[inline]
+fn pick(moves: &mut [Move], scores: &mut [i32], at: usize) -> Move {
+    if at < SELECT_PICKS {
+        return select_best(moves, scores, at);
     }
+    if at == SELECT_PICKS {
+        for i in at + 1..moves.len() {
+            let (m, s) = (moves[i], scores[i]);
+            let mut j = i;
+            while j > at && scores[j - 1] < s {
+                moves[j] = moves[j - 1];
+                scores[j] = scores[j - 1];
+                j -= 1;
+            }
+            moves[j] = m;
+            scores[j] = s;
+        }
+    }
+    moves[at]
+}
+
+/// Moves the best-scored of `moves[from..]` to `from` and returns it.
+#[inline]
+fn select_best(moves: &mut [Move], scores: &mut [i32], from: usize) -> Move {
+    let mut best = from;
+    for i in from + 1..moves.len() {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    moves.swap(from, best);
+    scores.swap(from, best);
+    moves[from]
 }
 
 impl MovePicker {
-    /// A picker for a full-width node.
-    pub fn new(tt_move: Option<Move>, killers: [Move; 2], counter: Move) -> MovePicker {
+    /// A picker for a full-width node of `depth` plies, filling `buffers`.
+    pub fn new(
+        buffers: Box<Buffers>,
+        tt_move: Option<Move>,
+        killers: [Move; 2],
+        counter: Move,
+    ) -> MovePicker {
+        let mut buffers = buffers;
+        buffers.bad_captures.clear();
         MovePicker {
             stage: Stage::TtMove,
             tt_move: tt_move.unwrap_or(Move::NULL),
             killers,
             counter,
-            moves: MoveList::new(),
-            scores: [0; MAX_MOVES],
+            buffers,
             next: 0,
-            bad_captures: MoveList::new(),
             next_bad: 0,
             captures_only: false,
             skip_quiets: false,
@@ -115,10 +162,15 @@ impl MovePicker {
 
     /// A picker for quiescence: captures that do not lose material, or every
     /// move when in check.
-    pub fn quiescence(tt_move: Option<Move>, in_check: bool) -> MovePicker {
-        let mut p = MovePicker::new(tt_move, [Move::NULL; 2], Move::NULL);
+    pub fn quiescence(buffers: Box<Buffers>, tt_move: Option<Move>, in_check: bool) -> MovePicker {
+        let mut p = MovePicker::new(buffers, tt_move, [Move::NULL; 2], Move::NULL);
         p.captures_only = !in_check;
         p
+    }
+
+    /// Gives back the buffers for the next node.
+    pub fn into_buffers(self) -> Box<Buffers> {
+        self.buffers
     }
 
     /// Whether `m` was handed out before the generated stages (so they skip it).
@@ -153,19 +205,20 @@ impl MovePicker {
                     self.tt_move = Move::NULL;
                 }
                 Stage::GenerateCaptures => {
-                    self.moves.clear();
-                    ctx.pos.pseudo_legal_captures(&mut self.moves);
-                    for i in 0..self.moves.len() {
-                        self.scores[i] = capture_score(ctx, self.moves[i]);
+                    let b = &mut *self.buffers;
+                    b.moves.clear();
+                    ctx.pos.pseudo_legal_captures(&mut b.moves);
+                    for i in 0..b.moves.len() {
+                        b.scores[i] = capture_score(ctx, b.moves[i]);
                     }
-                    let n = self.moves.len();
-                    sort(&mut self.moves[..n], &mut self.scores[..n]);
                     self.next = 0;
                     self.stage = Stage::GoodCaptures;
                 }
                 Stage::GoodCaptures => {
-                    while self.next < self.moves.len() {
-                        let m = self.moves[self.next];
+                    while self.next < self.buffers.moves.len() {
+                        let b = &mut *self.buffers;
+                        let n = b.moves.len();
+                        let m = pick(&mut b.moves[..n], &mut b.scores[..n], self.next);
                         self.next += 1;
                         if m == self.tt_move {
                             continue;
@@ -175,7 +228,7 @@ impl MovePicker {
                         }
                         // Quiescence drops losing captures; full width tries them last.
                         if !self.captures_only {
-                            self.bad_captures.push(m);
+                            self.buffers.bad_captures.push(m);
                         }
                     }
                     self.stage = if self.captures_only {
@@ -204,20 +257,21 @@ impl MovePicker {
                 }
                 Stage::GenerateQuiets => {
                     self.stage = Stage::Quiets;
-                    self.moves.clear();
+                    let b = &mut *self.buffers;
+                    b.moves.clear();
                     self.next = 0;
                     if !self.skip_quiets {
-                        ctx.pos.pseudo_legal_quiets(&mut self.moves);
-                        for i in 0..self.moves.len() {
-                            self.scores[i] = quiet_score(ctx, self.moves[i]);
+                        ctx.pos.pseudo_legal_quiets(&mut b.moves);
+                        for i in 0..b.moves.len() {
+                            b.scores[i] = quiet_score(ctx, b.moves[i]);
                         }
-                        let n = self.moves.len();
-                        sort(&mut self.moves[..n], &mut self.scores[..n]);
                     }
                 }
                 Stage::Quiets => {
-                    while !self.skip_quiets && self.next < self.moves.len() {
-                        let m = self.moves[self.next];
+                    while !self.skip_quiets && self.next < self.buffers.moves.len() {
+                        let b = &mut *self.buffers;
+                        let n = b.moves.len();
+                        let m = pick(&mut b.moves[..n], &mut b.scores[..n], self.next);
                         self.next += 1;
                         if !self.already_tried(m) {
                             return Some(m);
@@ -226,9 +280,9 @@ impl MovePicker {
                     self.stage = Stage::BadCaptures;
                 }
                 Stage::BadCaptures => {
-                    if self.next_bad < self.bad_captures.len() {
+                    if self.next_bad < self.buffers.bad_captures.len() {
                         self.next_bad += 1;
-                        return Some(self.bad_captures[self.next_bad - 1]);
+                        return Some(self.buffers.bad_captures[self.next_bad - 1]);
                     }
                     self.stage = Stage::Done;
                 }
@@ -256,15 +310,37 @@ mod tests {
             earlier: [PieceTo::NONE; 2],
         };
         let tt = tt.map(|m| pos.parse_move(m).unwrap());
+        let buffers = Box::default();
         let mut picker = if in_quiescence {
-            MovePicker::quiescence(tt, pos.in_check())
+            MovePicker::quiescence(buffers, tt, pos.in_check())
         } else {
-            MovePicker::new(tt, [Move::NULL; 2], Move::NULL)
+            MovePicker::new(buffers, tt, [Move::NULL; 2], Move::NULL)
         };
         std::iter::from_fn(|| picker.next(&ctx)).collect()
     }
 
     const MIDDLEGAME: &str = "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w";
+
+    #[test]
+    fn selection_hands_out_moves_best_first() {
+        let pos = Position::start();
+        let mut list = MoveList::new();
+        pos.pseudo_legal_moves(&mut list);
+        let n = list.len();
+        let mut scores: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 11 - 5).collect();
+        let mut moves = list.to_vec();
+        let mut picked = Vec::new();
+        for i in 0..n {
+            pick(&mut moves, &mut scores, i);
+            picked.push(scores[i]);
+        }
+        assert!(picked.windows(2).all(|w| w[0] >= w[1]), "{picked:?}");
+        let mut sorted_moves = moves.clone();
+        sorted_moves.sort();
+        let mut want = list.to_vec();
+        want.sort();
+        assert_eq!(sorted_moves, want, "the same moves");
+    }
 
     #[test]
     fn every_move_comes_once_hash_move_first() {
