@@ -79,8 +79,11 @@ struct DatagenArgs {
 #[derive(Args)]
 struct TuneArgs {
     /// Files of `FEN | score | result` lines (from `datagen`).
-    #[arg(required = true)]
     data: Vec<PathBuf>,
+    /// Game records in PGN with ICCS moves: their quiet positions, labelled
+    /// with the game results, join the data.
+    #[arg(long)]
+    pgn: Vec<PathBuf>,
     /// Where to write the fitted weights (Rust source).
     #[arg(long, default_value = "engine/src/eval/weights.rs")]
     out: PathBuf,
@@ -167,6 +170,18 @@ fn tune(args: &TuneArgs) -> ExitCode {
                 path.display(),
                 bad.len() - 5
             );
+        }
+    }
+    for path in &args.pgn {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (used, skipped) = data.add_iccs_pgn(&text);
+                eprintln!("{}: {used} games used, {skipped} skipped", path.display());
+            }
+            Err(e) => {
+                eprintln!("xqengine tune: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
         }
     }
     if data.is_empty() {

@@ -22,7 +22,8 @@ struct Sample {
     scale: u8,
     /// Game result from Red's side: 1, 0.5 or 0.
     result: f32,
-    /// The recorded search score from Red's side, in centipawns.
+    /// The recorded search score from Red's side, in centipawns; NaN when
+    /// unknown (positions from game records), then the result alone counts.
     score: f32,
 }
 
@@ -69,6 +70,93 @@ impl Dataset {
         bad
     }
 
+    /// Adds positions from games in PGN with ICCS moves (`h2e2`), labelled
+    /// with their results: from ply 10 on, the side to move not in check and
+    /// the move played not a capture. Games with an unknown result or an
+    /// unreadable move are skipped. Returns (games used, games skipped).
+    pub fn add_iccs_pgn(&mut self, text: &str) -> (usize, usize) {
+        let (mut used, mut skipped) = (0, 0);
+        let mut result: Option<f32> = None;
+        let mut fen: Option<String> = None;
+        let mut moves = String::new();
+        let mut finish =
+            |result: &mut Option<f32>, fen: &mut Option<String>, moves: &mut String| {
+                if !moves.trim().is_empty() || result.is_some() {
+                    match self.add_game(result.take(), fen.take().as_deref(), moves) {
+                        true => used += 1,
+                        false => skipped += 1,
+                    }
+                }
+                *result = None;
+                *fen = None;
+                moves.clear();
+            };
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(tag) = line.strip_prefix('[') {
+                if !moves.trim().is_empty() {
+                    finish(&mut result, &mut fen, &mut moves);
+                }
+                let value = tag.split('"').nth(1).unwrap_or("");
+                if tag.starts_with("Result ") {
+                    result = match value {
+                        "1-0" => Some(1.0),
+                        "0-1" => Some(0.0),
+                        "1/2-1/2" => Some(0.5),
+                        _ => None,
+                    };
+                } else if tag.starts_with("FEN ") {
+                    fen = Some(value.to_string());
+                }
+            } else {
+                moves.push(' ');
+                moves.push_str(line);
+            }
+        }
+        finish(&mut result, &mut fen, &mut moves);
+        (used, skipped)
+    }
+
+    fn add_game(&mut self, result: Option<f32>, fen: Option<&str>, moves: &str) -> bool {
+        let Some(result) = result else { return false };
+        let Ok(mut pos) = fen.map_or(Ok(Position::start()), Position::from_fen) else {
+            return false;
+        };
+        let mut positions = Vec::new();
+        for token in moves.split_whitespace() {
+            if token.ends_with('.') || matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
+                continue;
+            }
+            let Ok(m) = pos.parse_move(token) else {
+                return false;
+            };
+            let quiet = pos.board().piece_at(m.to()).is_none();
+            if pos.ply() >= 10 && !pos.in_check() && quiet {
+                positions.push(pos.fen());
+            }
+            pos.make_move(m);
+        }
+        for fen in positions {
+            let pos = Position::from_fen(&fen).expect("own FEN");
+            self.push(&pos, result, f32::NAN);
+        }
+        true
+    }
+
+    fn push(&mut self, pos: &Position, result: f32, score: f32) {
+        let trace = eval::trace(pos);
+        let start = self.features.len() as u32;
+        self.features.extend_from_slice(&trace.features);
+        self.samples.push(Sample {
+            start,
+            len: trace.features.len() as u16,
+            phase: trace.phase.min(MAX_PHASE) as u8,
+            scale: trace.scale as u8,
+            result,
+            score,
+        });
+    }
+
     fn add_line(&mut self, line: &str) -> Result<(), String> {
         let parts: Vec<&str> = line.split('|').map(str::trim).collect();
         let [fen, score, result] = parts[..] else {
@@ -82,17 +170,7 @@ impl Dataset {
             "0.5" | "1/2-1/2" => 0.5,
             other => return Err(format!("bad result '{other}'")),
         };
-        let trace = eval::trace(&pos);
-        let start = self.features.len() as u32;
-        self.features.extend_from_slice(&trace.features);
-        self.samples.push(Sample {
-            start,
-            len: trace.features.len() as u16,
-            phase: trace.phase.min(MAX_PHASE) as u8,
-            scale: trace.scale as u8,
-            result,
-            score,
-        });
+        self.push(&pos, result, score);
         Ok(())
     }
 }
@@ -172,6 +250,9 @@ fn par_map<T: Send>(
 
 /// The target of a sample for a given `k`.
 fn target(s: &Sample, k: f64, result_weight: f64) -> f64 {
+    if s.score.is_nan() {
+        return s.result as f64;
+    }
     result_weight * s.result as f64 + (1.0 - result_weight) * sigmoid(k * s.score as f64)
 }
 
@@ -337,6 +418,26 @@ rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
         assert_eq!(bad[0].line, 10);
         assert!(bad[1].reason.contains("FEN"), "{:?}", bad[1]);
         assert!(d.is_empty());
+    }
+
+    #[test]
+    fn game_records_give_labelled_quiet_positions() {
+        let mut d = Dataset::default();
+        let pgn = "[Result \"1-0\"]\n\n1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 g6g5 4. h0h6 b9c7 5. b2d2 a9b9 6. b0c2 b7a7 7. e3e4 h7h8 1-0\n\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n\n[Result \"0-1\"]\n\n1. h2e2 e2e3 0-1\n";
+        let (used, skipped) = d.add_iccs_pgn(pgn);
+        assert_eq!(
+            (used, skipped),
+            (1, 2),
+            "unknown result and illegal move skipped"
+        );
+        // Plies 10 to 13 of the first game, all quiet and not in check.
+        assert_eq!(d.len(), 4);
+        assert!(d
+            .samples
+            .iter()
+            .all(|s| s.result == 1.0 && s.score.is_nan()));
+        let w = Weights::current();
+        assert!(error(&d, &w, 0.004, 0.5, 1).is_finite());
     }
 
     #[test]
