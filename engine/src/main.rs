@@ -96,6 +96,13 @@ struct TuneArgs {
     /// Weight of the game result in the target (the rest: the recorded score).
     #[arg(long, default_value_t = 0.5)]
     result_weight: f64,
+    /// Tune only these weight groups (comma-separated: material, pst,
+    /// mobility, king, threats, imbalance, tempo); the rest stay as they are.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// L2 pull of every weight toward its current value.
+    #[arg(long, default_value_t = 1e-8)]
+    regularization: f64,
     /// Threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -188,12 +195,25 @@ fn tune(args: &TuneArgs) -> ExitCode {
         eprintln!("xqengine tune: no positions");
         return ExitCode::from(2);
     }
+    let free = if args.only.is_empty() {
+        None
+    } else {
+        match xqengine::tune::free_weights(&args.only) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("xqengine tune: --only: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
     let start = Weights::current();
     let k = fit_k(&data, &start, args.threads);
     let cfg = TuneConfig {
         result_weight: args.result_weight.clamp(0.0, 1.0),
         epochs: args.epochs,
         learning_rate: args.learning_rate,
+        free,
+        regularization: args.regularization.max(0.0),
         threads: args.threads.max(1),
     };
     let before = error(&data, &start, k, cfg.result_weight, cfg.threads);
