@@ -699,12 +699,12 @@ mod tests {
     fn extra_material_scores_higher() {
         let up_a_rook = "rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
         assert!(eval(up_a_rook, Knowledge::Large) > 500);
+        // Material only: the rook and the tempo, blended at the phase of a
+        // board missing one rook (16 - 2).
         let w = &weights::WEIGHTS;
-        let rook = w[feature::MATERIAL + Role::Rook.index()].mg;
-        assert_eq!(
-            eval(up_a_rook, Knowledge::None),
-            rook + w[feature::TEMPO].mg
-        );
+        let rook = w[feature::MATERIAL + Role::Rook.index()];
+        let want = blend(rook + w[feature::TEMPO], MAX_PHASE - 2, 64);
+        assert_eq!(eval(up_a_rook, Knowledge::None), want);
     }
 
     #[test]
