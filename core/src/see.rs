@@ -5,8 +5,9 @@ use crate::board::{Board, Code};
 use crate::moves::Move;
 use crate::position::{bits16, codes, Position};
 use crate::tables::{
-    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, KING_STEPS,
-    PAWN_ATTACKERS, RANK_OF, RANK_SLIDES,
+    ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_OF,
+    FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, PAWN_ATTACKERS, PAWN_REACH,
+    RANK_BB, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Role};
 
@@ -46,40 +47,62 @@ impl Exchange<'_> {
     fn least_valuable_attacker(&self, by: Color) -> Option<(usize, Role)> {
         let t = self.target;
         let [king, advisor, elephant, horse, rook, cannon, pawn] = codes(by);
+        // Pieces of each kind still in play: a kind none of which can reach
+        // the target is not looked at further.
+        let alive = |c: Code| self.board.by_piece[c as usize - 1] & !self.gone;
         let find =
             |list: &[u8], c: Code| list.iter().map(|&s| s as usize).find(|&s| self.at(s) == c);
-        if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
-            return Some((s, Role::Pawn));
-        }
-        if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
-            return Some((s, Role::Advisor));
-        }
-        for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
-            if self.at(s as usize) == elephant && self.at(eye as usize) == 0 {
-                return Some((s as usize, Role::Elephant));
+        if alive(pawn) & PAWN_REACH[by.index()][t] != 0 {
+            if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
+                return Some((s, Role::Pawn));
             }
         }
-        for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
-            if self.at(s as usize) == horse && self.at(leg as usize) == 0 {
-                return Some((s as usize, Role::Horse));
+        if alive(advisor) & ADVISOR_REACH[t] != 0 {
+            if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
+                return Some((s, Role::Advisor));
+            }
+        }
+        if alive(elephant) & ELEPHANT_REACH[t] != 0 {
+            for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
+                if self.at(s as usize) == elephant && self.at(eye as usize) == 0 {
+                    return Some((s as usize, Role::Elephant));
+                }
+            }
+        }
+        if alive(horse) & HORSE_REACH[t] != 0 {
+            for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
+                if self.at(s as usize) == horse && self.at(leg as usize) == 0 {
+                    return Some((s as usize, Role::Horse));
+                }
             }
         }
         let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
-        let rank = &RANK_SLIDES[f][self.rank_occ as usize];
-        let file = &FILE_SLIDES[r][self.file_occ as usize];
-        let on_lines = |rank_bits: u16, file_bits: u16, c: Code| {
-            bits16(rank_bits)
-                .map(|x| r * 9 + x)
-                .chain(bits16(file_bits).map(|x| x * 9 + f))
-                .find(|&s| self.at(s) == c)
-        };
-        if let Some(s) = on_lines(rank.cannon, file.cannon, cannon) {
-            return Some((s, Role::Cannon));
+        let lines = RANK_BB[r] | FILE_BB[f];
+        let (cannons, rooks) = (alive(cannon) & lines, alive(rook) & lines);
+        if cannons | rooks != 0 {
+            let rank = &RANK_SLIDES[f][self.rank_occ as usize];
+            let file = &FILE_SLIDES[r][self.file_occ as usize];
+            let on_lines = |rank_bits: u16, file_bits: u16, c: Code| {
+                bits16(rank_bits)
+                    .map(|x| r * 9 + x)
+                    .chain(bits16(file_bits).map(|x| x * 9 + f))
+                    .find(|&s| self.at(s) == c)
+            };
+            if cannons != 0 {
+                if let Some(s) = on_lines(rank.cannon, file.cannon, cannon) {
+                    return Some((s, Role::Cannon));
+                }
+            }
+            if rooks != 0 {
+                if let Some(s) = on_lines(rank.rook, file.rook, rook) {
+                    return Some((s, Role::Rook));
+                }
+            }
         }
-        if let Some(s) = on_lines(rank.rook, file.rook, rook) {
-            return Some((s, Role::Rook));
+        if alive(king) & KING_REACH[t] != 0 {
+            return find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King));
         }
-        find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King))
+        None
     }
 }
 
@@ -120,10 +143,6 @@ impl Position {
             }
             d += 1;
             gain[d] = on_target - gain[d - 1];
-            // Neither side can do better than stopping now: prune.
-            if (-gain[d - 1]).max(gain[d]) < 0 {
-                break;
-            }
             x.remove(s);
             on_target = values[role.index()];
             if role == Role::King && x.least_valuable_attacker(!side).is_some() {

@@ -447,6 +447,49 @@ pub(crate) static HORSE_REACH: [u128; NUM_SQUARES] = {
     t
 };
 
+/// The squares of a short list, as one bitboard per square.
+const fn list_sets<const N: usize>(lists: &[SqList<N>; NUM_SQUARES]) -> [u128; NUM_SQUARES] {
+    let mut t = [0u128; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        let mut i = 0;
+        while i < lists[s].len as usize {
+            t[s] |= 1u128 << lists[s].sq[i];
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// The targets of a pair list, as one bitboard per square.
+const fn pair_sets<const N: usize>(lists: &[PairList<N>; NUM_SQUARES]) -> [u128; NUM_SQUARES] {
+    let mut t = [0u128; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        let mut i = 0;
+        while i < lists[s].len as usize {
+            t[s] |= 1u128 << lists[s].pairs[i].0;
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Squares from which a pawn of each colour attacks each square.
+pub(crate) static PAWN_REACH: [[u128; NUM_SQUARES]; 2] =
+    [list_sets(&PAWN_ATTACKERS[0]), list_sets(&PAWN_ATTACKERS[1])];
+
+/// Squares an advisor steps to from each square (and attacks it from).
+pub(crate) static ADVISOR_REACH: [u128; NUM_SQUARES] = list_sets(&ADVISOR_STEPS);
+
+/// Squares a king steps to from each square (and attacks it from).
+pub(crate) static KING_REACH: [u128; NUM_SQUARES] = list_sets(&KING_STEPS);
+
+/// Squares an elephant reaches from each square, eyes aside.
+pub(crate) static ELEPHANT_REACH: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS);
+
 /// The rank and file through each square (the square itself excluded).
 pub(crate) static LINES: [u128; NUM_SQUARES] = lines();
 

@@ -43,6 +43,65 @@ fn sorted(list: MoveList) -> Vec<Move> {
     v
 }
 
+const SEE_VALUES: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
+
+/// Static exchange by replaying it: after `m`, each side in turn may
+/// recapture on the target with its least valuable attacker (found by the
+/// move generator; pins ignored, a king only onto a square the other side
+/// no longer attacks) or stop. When several attackers are equally cheap the
+/// rule leaves the choice open: every outcome of every choice is returned.
+fn reference_see(pos: &Position, m: Move) -> Vec<i32> {
+    let value = |p: &Position, sq: Square| {
+        p.board()
+            .piece_at(sq)
+            .map_or(0, |pc| SEE_VALUES[pc.role.index()])
+    };
+    let mut after = pos.clone();
+    let gain = value(pos, m.to());
+    after.make_move(m);
+    best_recaptures(&after, m.to(), &value)
+        .into_iter()
+        .map(|r| gain - r)
+        .collect()
+}
+
+fn best_recaptures(
+    pos: &Position,
+    target: Square,
+    value: &impl Fn(&Position, Square) -> i32,
+) -> Vec<i32> {
+    let attackers = |p: &Position| -> Vec<Move> {
+        let mut caps = MoveList::new();
+        p.pseudo_legal_captures(&mut caps);
+        let on_target: Vec<Move> = caps.iter().copied().filter(|c| c.to() == target).collect();
+        let cheapest = on_target.iter().map(|c| value(p, c.from())).min();
+        on_target
+            .into_iter()
+            .filter(|c| Some(value(p, c.from())) == cheapest)
+            .collect()
+    };
+    let choices = attackers(pos);
+    if choices.is_empty() {
+        return vec![0];
+    }
+    let mut outcomes = Vec::new();
+    for c in choices {
+        let mut after = pos.clone();
+        after.make_move(c);
+        let is_king = pos.board().piece_at(c.from()).map(|p| p.role) == Some(Role::King);
+        if is_king && !attackers(&after).is_empty() {
+            outcomes.push(0);
+            continue;
+        }
+        for r in best_recaptures(&after, target, value) {
+            outcomes.push((value(pos, target) - r).max(0));
+        }
+    }
+    outcomes.sort_unstable();
+    outcomes.dedup();
+    outcomes
+}
+
 /// Every invariant that must hold in any reachable position.
 fn check_invariants(pos: &Position) {
     assert_eq!(
@@ -102,6 +161,16 @@ fn check_invariants(pos: &Position) {
     assert!(quiets
         .iter()
         .all(|m| pos.board().piece_at(m.to()).is_none()));
+    // Static exchange agrees with replaying the exchange on the board.
+    for &m in legal.iter() {
+        let see = pos.see(m, &SEE_VALUES);
+        let outcomes = reference_see(pos, m);
+        assert!(
+            outcomes.contains(&see),
+            "see({m}) = {see}, replayed {outcomes:?} in {}",
+            pos.fen()
+        );
+    }
     // gives_check agrees with playing the move.
     for &m in legal.iter() {
         let mut after = pos.clone();

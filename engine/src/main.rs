@@ -97,7 +97,7 @@ struct TuneArgs {
     #[arg(long, default_value_t = 0.5)]
     result_weight: f64,
     /// Tune only these weight groups (comma-separated: material, pst,
-    /// mobility, king, threats, imbalance, tempo); the rest stay as they are.
+    /// mobility, king, threats, tempo); the rest stay as they are.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// L2 pull of every weight toward its current value.

@@ -385,8 +385,7 @@ pub fn groups() -> Vec<(&'static str, std::ops::Range<usize>)> {
         ("pst", PST..ROOK_MOBILITY),
         ("mobility", ROOK_MOBILITY..KING_ATTACK),
         ("king", KING_ATTACK..HANGING),
-        ("threats", HANGING..IMBALANCE),
-        ("imbalance", IMBALANCE..TEMPO),
+        ("threats", HANGING..TEMPO),
         ("tempo", TEMPO..COUNT),
     ]
 }

@@ -129,11 +129,8 @@ pub mod feature {
     pub const THREAT_BY_PAWN_TO_MOVE: usize = THREAT_BY_PAWN + 7;
     /// Our rook attacked by an enemy horse or cannon: the enemy to move, us to move.
     pub const ROOK_THREATENED: usize = THREAT_BY_PAWN_TO_MOVE + 7;
-    /// Material imbalance: our pieces of one role times the enemy's of
-    /// another, over advisor, elephant, horse, rook, cannon, pawn (6 x 6).
-    pub const IMBALANCE: usize = ROOK_THREATENED + 2;
     /// The side to move.
-    pub const TEMPO: usize = IMBALANCE + 36;
+    pub const TEMPO: usize = ROOK_THREATENED + 2;
     /// Number of weights.
     pub const COUNT: usize = TEMPO + 1;
 }
@@ -251,7 +248,7 @@ pub fn placement_delta(pos: &Position, m: Move) -> S {
 
 /// Margin beyond which the terms after material and placement cannot bring
 /// a score back inside the window.
-pub const LAZY_MARGIN: i32 = 400;
+pub const LAZY_MARGIN: i32 = 250;
 
 /// Evaluates `pos` from the side to move's view given its [`placement`];
 /// when material and placement alone fall more than [`LAZY_MARGIN`] outside
@@ -424,7 +421,6 @@ fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
     let counts = Counts::of(board);
     let mut attacks = Attacks::default();
     for color in Color::ALL {
-        imbalance(&counts, color, t);
         activity(board, color, pos.king(color), &mut attacks, t);
     }
     if knowledge >= Knowledge::Large {
@@ -458,16 +454,6 @@ fn material_and_placement(board: &Board, color: Color, knowledge: Knowledge, t: 
     }
 }
 
-/// Roles of the imbalance table, in its order.
-const IMBALANCE_ROLES: [Role; 6] = [
-    Role::Advisor,
-    Role::Elephant,
-    Role::Horse,
-    Role::Rook,
-    Role::Cannon,
-    Role::Pawn,
-];
-
 /// How many pieces of each role each side has.
 struct Counts([[i32; 7]; 2]);
 
@@ -485,23 +471,6 @@ impl Counts {
     #[inline]
     fn get(&self, color: Color, role: Role) -> i32 {
         self.0[color.index()][role.index()]
-    }
-}
-
-/// Material imbalance: how `color`'s pieces fare against the enemy's mix.
-#[inline]
-fn imbalance(counts: &Counts, color: Color, t: &mut impl Tracer) {
-    for (i, &ours) in IMBALANCE_ROLES.iter().enumerate() {
-        let n = counts.get(color, ours);
-        if n == 0 {
-            continue;
-        }
-        for (j, &theirs) in IMBALANCE_ROLES.iter().enumerate() {
-            let m = counts.get(!color, theirs);
-            if m != 0 {
-                t.add(color, feature::IMBALANCE + 6 * i + j, n * m);
-            }
-        }
     }
 }
 

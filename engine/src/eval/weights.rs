@@ -89,11 +89,5 @@ pub const WEIGHTS: [S; super::feature::COUNT] = [
     S::new(-6, -4), S::new(-6, -6), S::new(0, 0), S::new(-15, -14), S::new(-15, -15),
     S::new(-15, -15), S::new(-15, -15), S::new(-15, -15), S::new(0, 0), S::new(0, 0),
     S::new(-5, -5), S::new(-5, -5), S::new(-5, -5), S::new(-5, -5), S::new(-5, -5),
-    S::new(0, 0), S::new(-20, -20), S::new(-7, -6), S::new(0, 0), S::new(0, 0), S::new(1, -1),
-    S::new(1, -1), S::new(0, -1), S::new(1, 0), S::new(0, 0), S::new(0, 0), S::new(0, -1),
-    S::new(1, -1), S::new(1, 0), S::new(2, 0), S::new(-1, 1), S::new(0, 1), S::new(0, 0),
-    S::new(-1, 0), S::new(0, 1), S::new(-1, 0), S::new(-1, 1), S::new(-1, 1), S::new(1, 0),
-    S::new(0, 0), S::new(1, 1), S::new(1, 1), S::new(0, 1), S::new(-1, 0), S::new(0, -1),
-    S::new(-1, -1), S::new(0, 0), S::new(0, 0), S::new(-1, 0), S::new(-2, 0), S::new(1, 0),
-    S::new(-1, -1), S::new(0, 0), S::new(0, 0), S::new(14, 6),
+    S::new(0, 0), S::new(-20, -20), S::new(-7, -6), S::new(14, 6),
 ];

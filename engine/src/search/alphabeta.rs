@@ -191,6 +191,7 @@ impl Worker<'_> {
         loop {
             let ctx = Context {
                 pos: &self.pos,
+                filter: &filter,
                 histories: self.histories,
                 earlier,
             };
@@ -218,9 +219,12 @@ impl Worker<'_> {
             // how mates are found; the check test runs only for moves about
             // to be pruned.
             if large && best_score > -MATE_BOUND && ply > 0 {
+                let late = depth <= 8 && move_count >= late_move_limit(depth, improving);
+                if late && quiet {
+                    picker.checks_only();
+                }
                 let prune = if quiet {
-                    (depth <= 8 && move_count >= late_move_limit(depth, improving))
-                        || (lmr_depth < 4 && history < -4_000 * depth)
+                    late || (lmr_depth < 4 && history < -4_000 * depth)
                         || (!in_check
                             && lmr_depth < 8
                             && static_eval + 100 + 110 * lmr_depth <= alpha)
@@ -546,6 +550,7 @@ impl Worker<'_> {
         loop {
             let ctx = Context {
                 pos: &self.pos,
+                filter: &filter,
                 histories: self.histories,
                 earlier: [PieceTo::NONE; 2],
             };

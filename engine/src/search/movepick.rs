@@ -2,7 +2,7 @@
 //! killers and the counter move, quiet moves by history, losing captures last.
 //! Later stages are generated only when the earlier ones did not cut off.
 
-use xqcore::{Move, MoveList, Position, Role, MAX_MOVES};
+use xqcore::{Move, MoveFilter, MoveList, Position, Role, MAX_MOVES};
 
 use super::history::{Histories, PieceTo};
 
@@ -26,6 +26,8 @@ enum Stage {
 /// What the picker needs to know about the node.
 pub struct Context<'a> {
     pub pos: &'a Position,
+    /// The position's move filter, for cheap check tests.
+    pub filter: &'a MoveFilter,
     pub histories: &'a Histories,
     /// The moves one and two plies earlier, for continuation histories.
     pub earlier: [PieceTo; 2],
@@ -58,6 +60,8 @@ pub struct MovePicker {
     buffers: Box<Buffers>,
     next: usize,
     next_bad: usize,
+    /// Hand out the rest of the quiet moves without ordering them.
+    unordered: bool,
     /// Captures only (quiescence), unless in check.
     captures_only: bool,
     /// Set by the search once late quiet moves are not worth trying.
@@ -101,13 +105,13 @@ fn quiet_score(ctx: &Context, m: Move) -> i32 {
 const SELECT_PICKS: usize = 3;
 
 /// The move to try at position `at` of a scored list: selection for the
-/// first picks, then the remainder sorted once (insertion sort).
+/// first `select` picks, then the remainder sorted once (insertion sort).
 #[inline]
-fn pick(moves: &mut [Move], scores: &mut [i32], at: usize) -> Move {
-    if at < SELECT_PICKS {
+fn pick(moves: &mut [Move], scores: &mut [i32], at: usize, select: usize) -> Move {
+    if at < select {
         return select_best(moves, scores, at);
     }
-    if at == SELECT_PICKS {
+    if at == select {
         for i in at + 1..moves.len() {
             let (m, s) = (moves[i], scores[i]);
             let mut j = i;
@@ -155,6 +159,7 @@ impl MovePicker {
             buffers,
             next: 0,
             next_bad: 0,
+            unordered: false,
             captures_only: false,
             skip_quiets: false,
         }
@@ -166,6 +171,12 @@ impl MovePicker {
         let mut p = MovePicker::new(buffers, tt_move, [Move::NULL; 2], Move::NULL);
         p.captures_only = !in_check;
         p
+    }
+
+    /// Late-move pruning: of the remaining quiet moves only checks are
+    /// worth trying; hand out just those, as generated.
+    pub fn checks_only(&mut self) {
+        self.unordered = true;
     }
 
     /// Gives back the buffers for the next node.
@@ -218,7 +229,12 @@ impl MovePicker {
                     while self.next < self.buffers.moves.len() {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
-                        let m = pick(&mut b.moves[..n], &mut b.scores[..n], self.next);
+                        let m = pick(
+                            &mut b.moves[..n],
+                            &mut b.scores[..n],
+                            self.next,
+                            SELECT_PICKS,
+                        );
                         self.next += 1;
                         if m == self.tt_move {
                             continue;
@@ -271,8 +287,20 @@ impl MovePicker {
                     while !self.skip_quiets && self.next < self.buffers.moves.len() {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
-                        let m = pick(&mut b.moves[..n], &mut b.scores[..n], self.next);
+                        let m = if self.unordered {
+                            b.moves[self.next]
+                        } else {
+                            pick(
+                                &mut b.moves[..n],
+                                &mut b.scores[..n],
+                                self.next,
+                                SELECT_PICKS,
+                            )
+                        };
                         self.next += 1;
+                        if self.unordered && !ctx.pos.gives_check_filtered(ctx.filter, m) {
+                            continue;
+                        }
                         if !self.already_tried(m) {
                             return Some(m);
                         }
@@ -304,8 +332,10 @@ mod tests {
     fn all_moves(fen: &str, tt: Option<&str>, in_quiescence: bool) -> Vec<Move> {
         let pos = Position::from_fen(fen).unwrap();
         let histories = Histories::default();
+        let filter = pos.move_filter();
         let ctx = Context {
             pos: &pos,
+            filter: &filter,
             histories: &histories,
             earlier: [PieceTo::NONE; 2],
         };
@@ -331,7 +361,7 @@ mod tests {
         let mut moves = list.to_vec();
         let mut picked = Vec::new();
         for i in 0..n {
-            pick(&mut moves, &mut scores, i);
+            pick(&mut moves, &mut scores, i, SELECT_PICKS);
             picked.push(scores[i]);
         }
         assert!(picked.windows(2).all(|w| w[0] >= w[1]), "{picked:?}");
