@@ -323,21 +323,44 @@ impl Engine {
                     }
                 } else {
                     let mut histories = histories.lock().unwrap_or_else(|e| e.into_inner());
-                    let r = search::search(
-                        &pos,
-                        &root_moves,
-                        &config,
-                        &limits,
-                        &tt,
-                        &ctl,
-                        reporter.as_ref(),
-                        &mut histories,
-                    );
-                    BestMove {
-                        mv: r.best,
-                        ponder: r.ponder,
-                        draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
-                        resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
+                    // A bug in the search must not leave the GUI waiting for a
+                    // move forever: answer with a legal move instead.
+                    let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        search::search(
+                            &pos,
+                            &root_moves,
+                            &config,
+                            &limits,
+                            &tt,
+                            &ctl,
+                            reporter.as_ref(),
+                            &mut histories,
+                        )
+                    }));
+                    match searched {
+                        Ok(r) => BestMove {
+                            mv: r.best,
+                            ponder: r.ponder,
+                            draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
+                            resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
+                        },
+                        Err(panic) => {
+                            let why = panic
+                                .downcast_ref::<&str>()
+                                .map(|s| s.to_string())
+                                .or_else(|| panic.downcast_ref::<String>().cloned())
+                                .unwrap_or_default();
+                            reporter.message(&format!(
+                                "search failed ({why}); playing the first legal move"
+                            ));
+                            histories.clear();
+                            BestMove {
+                                mv: root_moves.first().copied(),
+                                ponder: None,
+                                draw: false,
+                                resign: false,
+                            }
+                        }
                     }
                 };
                 // A pondering or infinite search answers only when told to.

@@ -45,6 +45,10 @@ impl Reporter for LineReporter {
     fn currmove(&self, mv: Move, number: usize, _depth: i32) {
         self.out.line(&protocol::format_currmove(mv, number));
     }
+
+    fn message(&self, text: &str) {
+        self.out.line(&format!("info string {text}"));
+    }
 }
 
 /// The protocol state: dialect, protocol-only options and the engine.

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{best_of, Engine, SECS};
+use xqcore::Position;
 
 #[test]
 fn forced_mates_are_found_and_played() {
@@ -42,4 +43,42 @@ fn forced_mates_are_found_and_played() {
         checked += 1;
     }
     assert_eq!(checked, 21);
+}
+
+#[test]
+fn a_side_facing_a_forced_mate_answers_at_once_under_a_clock() {
+    // After Red's mating first move Black is mated by force. A timed search
+    // with minutes to spend stops as soon as the mate is proven (and resigns)
+    // or only one reply is left that is not yet mated.
+    let text = include_str!("../../data/mates.txt");
+    let mut e = Engine::ucci();
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (fen, mv) = (cols[1], cols[2]);
+        if cols[0].parse::<u32>().map_or(true, |n| n < 2) {
+            continue;
+        }
+        let full_fen = format!("{fen} - - 0 1");
+        let mut pos = Position::from_fen(&full_fen).expect("fen");
+        pos.make_move(pos.parse_move(mv).expect("move"));
+        if pos.legal_moves().len() < 2 {
+            continue; // a single reply is played at once, unsearched
+        }
+        e.send(&format!("position fen {full_fen} moves {mv}"));
+        e.send("go time 600000 increment 0");
+        let lines = e.collect_until("bestmove", SECS(20));
+        assert!(
+            !lines.iter().any(|l| l.contains("search failed")),
+            "{fen} {mv}: {lines:?}"
+        );
+        let answer = lines.last().expect("bestmove").clone();
+        let reply = best_of(&answer);
+        assert!(pos.parse_move(&reply).is_ok(), "{fen} {mv}: {answer}");
+        checked += 1;
+    }
+    assert!(
+        checked >= 8,
+        "only {checked} positions with a choice of defence"
+    );
 }

@@ -198,6 +198,8 @@ pub trait Reporter: Send + Sync {
     fn info(&self, info: &SearchInfo);
     /// The root move being searched, numbered from 1.
     fn currmove(&self, _mv: Move, _number: usize, _depth: i32) {}
+    /// A note for the user (`info string` in the protocols).
+    fn message(&self, _text: &str) {}
 }
 
 /// A reporter that drops everything.
@@ -537,7 +539,7 @@ impl<'a> Worker<'a> {
         };
         // A proven mate either way, a single legal move, or a single move
         // that does not lose by force ends a timed search.
-        let non_losing = root_moves.len() - self.losing.len();
+        let non_losing = root_moves.len().saturating_sub(self.losing.len());
         if score.abs() >= MATE_BOUND && depth > 1 || root_moves.len() == 1 {
             return true;
         }
@@ -644,7 +646,8 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 break;
             }
-            if score <= -MATE_BOUND {
+            // Aspiration re-searches visit a move again: count it once.
+            if score <= -MATE_BOUND && !self.losing.contains(&m) {
                 self.losing.push(m);
             }
             if score > best_score {
