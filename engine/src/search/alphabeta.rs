@@ -179,6 +179,9 @@ impl Worker<'_> {
         let counter = self.histories.counter(earlier[0]);
         let buffers = self.take_buffers(ply);
         let mut picker = MovePicker::new(buffers, tt_move, killers, counter);
+        if self.pruning(Pruning::Large) && depth <= 4 {
+            picker.select_quiets(late_move_limit(depth, improving) + 1);
+        }
         let mut best_score = -MATE - 1;
         let mut best_move = None;
         let mut move_count = 0usize;

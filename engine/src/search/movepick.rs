@@ -62,6 +62,8 @@ pub struct MovePicker {
     next_bad: usize,
     /// Hand out the rest of the quiet moves without ordering them.
     unordered: bool,
+    /// Quiet moves handed out by selection before the rest is sorted.
+    quiet_selections: usize,
     /// Captures only (quiescence), unless in check.
     captures_only: bool,
     /// Set by the search once late quiet moves are not worth trying.
@@ -160,6 +162,7 @@ impl MovePicker {
             next: 0,
             next_bad: 0,
             unordered: false,
+            quiet_selections: SELECT_PICKS,
             captures_only: false,
             skip_quiets: false,
         }
@@ -171,6 +174,12 @@ impl MovePicker {
         let mut p = MovePicker::new(buffers, tt_move, [Move::NULL; 2], Move::NULL);
         p.captures_only = !in_check;
         p
+    }
+
+    /// Hands out up to `n` quiet moves by selection before sorting the
+    /// rest: near the leaves late-move pruning stops well before a sort pays.
+    pub fn select_quiets(&mut self, n: usize) {
+        self.quiet_selections = n.max(SELECT_PICKS);
     }
 
     /// Late-move pruning: of the remaining quiet moves only checks are
@@ -294,7 +303,7 @@ impl MovePicker {
                                 &mut b.moves[..n],
                                 &mut b.scores[..n],
                                 self.next,
-                                SELECT_PICKS,
+                                self.quiet_selections,
                             )
                         };
                         self.next += 1;
