@@ -70,9 +70,10 @@ struct DatagenArgs {
     /// Seed of the random plies.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Opening lines, one per line in ICCS.
-    #[arg(long, default_value = "data/openings.txt")]
-    openings: PathBuf,
+    /// Opening lines, one per line in ICCS [default: the 60 bundled lines of
+    /// data/openings.txt].
+    #[arg(long)]
+    openings: Option<PathBuf>,
 }
 
 /// Arguments of `xqengine tune`.
@@ -109,14 +110,10 @@ struct TuneArgs {
 }
 
 fn datagen(args: &DatagenArgs) -> ExitCode {
-    let openings = match std::fs::read_to_string(&args.openings)
-        .map_err(|e| e.to_string())
-        .and_then(|t| read_openings(&t))
-    {
-        Ok(l) if !l.is_empty() => l,
-        Ok(_) => vec![Vec::new()],
+    let openings = match load_openings(args.openings.as_deref()) {
+        Ok(lines) => lines,
         Err(e) => {
-            eprintln!("xqengine datagen: {}: {e}", args.openings.display());
+            eprintln!("xqengine datagen: {e}");
             return ExitCode::from(2);
         }
     };
@@ -300,9 +297,10 @@ struct MatchArgs {
     /// clock; a move that takes over 60 s loses by engine failure.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
-    /// Opening lines, one per line in ICCS.
-    #[arg(long, default_value = "data/openings.txt")]
-    openings: PathBuf,
+    /// Opening lines, one per line in ICCS [default: the 60 bundled lines of
+    /// data/openings.txt].
+    #[arg(long)]
+    openings: Option<PathBuf>,
     /// Milliseconds a move may run over the clock before it is forfeited.
     #[arg(long, default_value_t = 200)]
     tolerance: u64,
@@ -352,12 +350,19 @@ fn move_limit(args: &MatchArgs) -> Result<MoveLimit, String> {
     })
 }
 
-/// The opening lines of `path`; the start position alone when it has none.
-fn load_openings(path: &Path) -> Result<Vec<Vec<xqcore::Move>>, String> {
-    let lines = std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| read_openings(&text))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+/// Opening lines bundled into the binary, so matches run from any directory.
+const BUNDLED_OPENINGS: &str = include_str!("../../data/openings.txt");
+
+/// The opening lines of `path` (the bundled ones when none is given); the
+/// start position alone when the file has none.
+fn load_openings(path: Option<&Path>) -> Result<Vec<Vec<xqcore::Move>>, String> {
+    let lines = match path {
+        None => read_openings(BUNDLED_OPENINGS).map_err(|e| format!("bundled openings: {e}"))?,
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| read_openings(&text))
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+    };
     Ok(if lines.is_empty() {
         vec![Vec::new()]
     } else {
@@ -375,7 +380,7 @@ fn match_spec(args: &MatchArgs) -> Result<MatchSpec, String> {
             engine(&args.engine1, &args.option1),
             engine(&args.engine2, &args.option2),
         ],
-        openings: load_openings(&args.openings)?,
+        openings: load_openings(args.openings.as_deref())?,
         games: args.games,
         concurrency: args.concurrency as usize,
         config: MatchConfig::new(move_limit(args)?),

@@ -14,10 +14,16 @@ fn self_match(args: &[&str]) -> Output {
         .expect("run match")
 }
 
-/// [`self_match`] on the bundled openings.
+/// [`self_match`] on the openings bundled into the binary (no `--openings`),
+/// run from a directory without a data/ folder.
 fn match_with(args: &[&str]) -> Output {
-    let openings = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/openings.txt");
-    self_match(&[&["--openings", openings], args].concat())
+    let exe = env!("CARGO_BIN_EXE_xqengine");
+    Command::new(exe)
+        .args(["match", "--engine1", exe, "--engine2", exe])
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run match")
 }
 
 /// The games of a PGN file, each from its `[Event` line.
