@@ -558,9 +558,6 @@ impl Worker<'_> {
                 earlier: [PieceTo::NONE; 2],
             };
             let Some(m) = picker.next(&ctx) else { break };
-            if !self.pos.is_legal_filtered(&filter, m) {
-                continue;
-            }
             if !in_check {
                 // Delta pruning: even winning the victim cannot reach alpha.
                 let victim = self
@@ -571,6 +568,9 @@ impl Worker<'_> {
                 if static_eval + victim + 150 <= alpha && best > -MATE_BOUND {
                     continue;
                 }
+            }
+            if !self.pos.is_legal_filtered(&filter, m) {
+                continue;
             }
             self.play(m);
             let score = -self.quiesce(-beta, -alpha, ply + 1, pv_node);
