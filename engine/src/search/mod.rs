@@ -371,6 +371,7 @@ impl<'a> Worker<'a> {
         self.placement_stack.push(self.placement);
         self.placement += eval::placement_delta(&self.pos, m);
         self.pos.make_move(m);
+        self.shared.tt.prefetch(self.pos.key());
     }
 
     /// Takes back the last move [`Worker::play`] made.
