@@ -8,8 +8,8 @@
 
 use crate::board::Board;
 use crate::tables::{
-    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_STEPS, KING_STEPS, PAWN_STEPS,
-    RANK_OF, RANK_SLIDES,
+    Slide, SqList, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_SLIDES, HORSE_STEPS,
+    KING_STEPS, LINES, PAWN_STEPS, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
 
@@ -37,7 +37,7 @@ static FILE_SPREAD: [Bitboard; 1024] = {
 };
 
 /// The squares of a step table as bitboards, for pieces whose steps cannot be blocked.
-const fn step_sets(steps: &[crate::tables::SqList<4>; NUM_SQUARES]) -> [Bitboard; NUM_SQUARES] {
+const fn step_sets<const N: usize>(steps: &[SqList<N>; NUM_SQUARES]) -> [Bitboard; NUM_SQUARES] {
     let mut t = [0u128; NUM_SQUARES];
     let mut s = 0;
     while s < NUM_SQUARES {
@@ -53,6 +53,59 @@ const fn step_sets(steps: &[crate::tables::SqList<4>; NUM_SQUARES]) -> [Bitboard
 
 static KING_SETS: [Bitboard; NUM_SQUARES] = step_sets(&KING_STEPS);
 static ADVISOR_SETS: [Bitboard; NUM_SQUARES] = step_sets(&ADVISOR_STEPS);
+static PAWN_SETS: [[Bitboard; NUM_SQUARES]; 2] =
+    [step_sets(&PAWN_STEPS[0]), step_sets(&PAWN_STEPS[1])];
+
+/// Squares a horse attacks from each square, by which of its legs are
+/// blocked: bit 0 the file to the left, bit 1 the rank below, bit 2 the file
+/// to the right, bit 3 the rank above.
+static HORSE_SETS: [[Bitboard; 16]; NUM_SQUARES] = {
+    let mut t = [[0u128; 16]; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        let mut blocked = 0;
+        while blocked < 16 {
+            let steps = &HORSE_STEPS[s];
+            let mut i = 0;
+            while i < steps.len as usize {
+                let (to, leg) = steps.pairs[i];
+                let leg = leg as usize;
+                let side = if leg + 1 == s {
+                    0
+                } else if leg + 9 == s {
+                    1
+                } else if leg == s + 1 {
+                    2
+                } else {
+                    3
+                };
+                if blocked & (1 << side) == 0 {
+                    t[s][blocked] |= 1u128 << to;
+                }
+                i += 1;
+            }
+            blocked += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The eyes of an elephant on each square: the squares that can block it.
+static ELEPHANT_EYES: [Bitboard; NUM_SQUARES] = {
+    let mut t = [0u128; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        let steps = &ELEPHANT_STEPS[s];
+        let mut i = 0;
+        while i < steps.len as usize {
+            t[s] |= 1u128 << steps.pairs[i].1;
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
 
 /// Iterates the squares of a bitboard, lowest index first.
 #[inline]
@@ -60,61 +113,121 @@ pub fn squares(bb: Bitboard) -> impl Iterator<Item = Square> {
     crate::board::bits(bb).map(Square::from_index_unchecked)
 }
 
-#[inline]
-fn lines(sq: Square) -> (usize, usize) {
-    (RANK_OF[sq.index()] as usize, FILE_OF[sq.index()] as usize)
+/// Calls `f` with the index of each square of `bb`, lowest first. Each half
+/// of the board is walked as a 64-bit word, and the compiler can see every
+/// index is below 90, so the `*_at` functions need no bounds checks.
+#[inline(always)]
+pub fn for_each_index(bb: Bitboard, mut f: impl FnMut(usize)) {
+    let mut lo = bb as u64;
+    while lo != 0 {
+        f(lo.trailing_zeros() as usize);
+        lo &= lo - 1;
+    }
+    const HIGH: usize = NUM_SQUARES - 64;
+    let mut hi = (bb >> 64) as u64;
+    loop {
+        // A sentinel bit just past the last square bounds the index.
+        let i = (hi | 1 << HIGH).trailing_zeros() as usize;
+        if i >= HIGH {
+            break;
+        }
+        f(64 + i);
+        hi &= hi - 1;
+    }
 }
 
-#[inline]
+/// The rank and file of a square index.
+#[inline(always)]
+fn lines(sq: usize) -> (usize, usize) {
+    (sq / 9, sq % 9)
+}
+
+#[inline(always)]
 fn spread(rank: usize, file: usize, rank_bits: u16, file_bits: u16) -> Bitboard {
-    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize] << file)
+    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize & 1023] << file)
+}
+
+/// The rank and file through each square, the square itself excluded.
+#[inline]
+pub fn lines_through(sq: Square) -> Bitboard {
+    LINES[sq.index()]
 }
 
 impl Board {
+    /// The slide table entries of the rank and the file through square index `sq`.
+    #[inline(always)]
+    fn slides(&self, sq: usize) -> (usize, usize, &'static Slide, &'static Slide) {
+        let (r, f) = lines(sq);
+        let rank = &RANK_SLIDES[f][self.ranks[r] as usize & 511];
+        let file = &FILE_SLIDES[r][self.files[f] as usize & 1023];
+        (r, f, rank, file)
+    }
+
     /// Squares a rook on `sq` attacks: empty squares in reach and the first piece each way.
     #[inline]
     pub fn rook_attacks(&self, sq: Square) -> Bitboard {
-        let (r, f) = lines(sq);
-        let rank = &RANK_SLIDES[f][self.ranks[r] as usize];
-        let file = &FILE_SLIDES[r][self.files[f] as usize];
+        self.rook_attacks_at(sq.index())
+    }
+
+    /// [`Board::rook_attacks`] by square index (below 90).
+    #[inline(always)]
+    pub fn rook_attacks_at(&self, sq: usize) -> Bitboard {
+        let (r, f, rank, file) = self.slides(sq);
         spread(r, f, rank.quiet | rank.rook, file.quiet | file.rook)
     }
 
     /// Squares a cannon on `sq` attacks: past its screen, up to the piece it would capture.
     #[inline]
     pub fn cannon_attacks(&self, sq: Square) -> Bitboard {
-        let (r, f) = lines(sq);
-        let rank = &RANK_SLIDES[f][self.ranks[r] as usize];
-        let file = &FILE_SLIDES[r][self.files[f] as usize];
-        spread(r, f, rank.over, file.over)
+        self.cannon_attacks_at(sq.index()).0
+    }
+
+    /// [`Board::cannon_attacks`] by square index (below 90), with the
+    /// number of empty squares the cannon can move to.
+    #[inline(always)]
+    pub fn cannon_attacks_at(&self, sq: usize) -> (Bitboard, u32) {
+        let (r, f, rank, file) = self.slides(sq);
+        let quiets = rank.quiet.count_ones() + file.quiet.count_ones();
+        (spread(r, f, rank.over, file.over), quiets)
     }
 
     /// Empty squares a rook or cannon on `sq` can move to.
     #[inline]
     pub fn slide_quiets(&self, sq: Square) -> Bitboard {
-        let (r, f) = lines(sq);
-        let rank = &RANK_SLIDES[f][self.ranks[r] as usize];
-        let file = &FILE_SLIDES[r][self.files[f] as usize];
+        let (r, f, rank, file) = self.slides(sq.index());
         spread(r, f, rank.quiet, file.quiet)
     }
 
     /// Squares a horse on `sq` attacks (its leg toward each one free).
     #[inline]
     pub fn horse_attacks(&self, sq: Square) -> Bitboard {
-        let mut bb = 0;
-        for &(to, leg) in HORSE_STEPS[sq.index()].as_slice() {
-            if self.squares[leg as usize] == 0 {
-                bb |= BIT[to as usize];
-            }
-        }
-        bb
+        self.horse_attacks_at(sq.index())
+    }
+
+    /// [`Board::horse_attacks`] by square index (below 90).
+    #[inline(always)]
+    pub fn horse_attacks_at(&self, sq: usize) -> Bitboard {
+        let (r, f) = lines(sq);
+        // Bits 0 and 2: the neighbours on the rank; bits 1 and 3: on the file.
+        let rank = ((self.ranks[r] as u32) << 1 >> f) & 0b101;
+        let file = ((self.files[f] as u32) << 1 >> r) & 0b101;
+        HORSE_SETS[sq][(rank | file << 1) as usize]
     }
 
     /// Squares an elephant on `sq` attacks (its eye toward each one free).
     #[inline]
     pub fn elephant_attacks(&self, sq: Square) -> Bitboard {
+        self.elephant_attacks_at(sq.index())
+    }
+
+    /// [`Board::elephant_attacks`] by square index (below 90).
+    #[inline(always)]
+    pub fn elephant_attacks_at(&self, sq: usize) -> Bitboard {
+        if self.occupied() & ELEPHANT_EYES[sq] == 0 {
+            return ELEPHANT_REACH[sq];
+        }
         let mut bb = 0;
-        for &(to, eye) in ELEPHANT_STEPS[sq.index()].as_slice() {
+        for &(to, eye) in ELEPHANT_STEPS[sq].as_slice() {
             if self.squares[eye as usize] == 0 {
                 bb |= BIT[to as usize];
             }
@@ -126,17 +239,25 @@ impl Board {
 /// Squares a pawn of `color` on `sq` attacks.
 #[inline]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
-    let mut bb = 0;
-    for &to in PAWN_STEPS[color.index()][sq.index()].as_slice() {
-        bb |= BIT[to as usize];
-    }
-    bb
+    pawn_attacks_at(color, sq.index())
+}
+
+/// [`pawn_attacks`] by square index (below 90).
+#[inline(always)]
+pub fn pawn_attacks_at(color: Color, sq: usize) -> Bitboard {
+    PAWN_SETS[color.index()][sq]
 }
 
 /// Squares an advisor on `sq` attacks.
 #[inline]
 pub fn advisor_attacks(sq: Square) -> Bitboard {
-    ADVISOR_SETS[sq.index()]
+    advisor_attacks_at(sq.index())
+}
+
+/// [`advisor_attacks`] by square index (below 90).
+#[inline(always)]
+pub fn advisor_attacks_at(sq: usize) -> Bitboard {
+    ADVISOR_SETS[sq]
 }
 
 /// Squares a king on `sq` attacks (its palace steps).
@@ -189,6 +310,48 @@ mod tests {
         assert_eq!(b.cannon_attacks(sq("b2")) & up, up);
         assert_eq!(b.cannon_attacks(sq("b2")) & set(&["b3", "b6"]), 0);
         assert_eq!(b.slide_quiets(sq("b2")).count_ones(), 11);
+    }
+
+    #[test]
+    fn table_attacks_agree_with_the_step_lists() {
+        for fen in [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+            "r2akab1r/3n5/4b3n/p1p1pRp1p/9/2P3P2/P3P3c/N2C3C1/4A4/1RBAK1B2 w",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let b = pos.board();
+            let mut seen = 0;
+            for i in 0..NUM_SQUARES {
+                let free = |s: u8| b.squares[s as usize] == 0;
+                let horse = HORSE_STEPS[i]
+                    .as_slice()
+                    .iter()
+                    .filter(|&&(_, leg)| free(leg))
+                    .fold(0, |bb, &(to, _)| bb | BIT[to as usize]);
+                assert_eq!(b.horse_attacks_at(i), horse, "{fen} {i}");
+                let elephant = ELEPHANT_STEPS[i]
+                    .as_slice()
+                    .iter()
+                    .filter(|&&(_, eye)| free(eye))
+                    .fold(0, |bb, &(to, _)| bb | BIT[to as usize]);
+                assert_eq!(b.elephant_attacks_at(i), elephant, "{fen} {i}");
+                for color in Color::ALL {
+                    let pawn = PAWN_STEPS[color.index()][i]
+                        .as_slice()
+                        .iter()
+                        .fold(0, |bb, &to| bb | BIT[to as usize]);
+                    assert_eq!(pawn_attacks_at(color, i), pawn);
+                }
+                let (cannon, quiets) = b.cannon_attacks_at(i);
+                assert_eq!(cannon, b.cannon_attacks(Square::from_index_unchecked(i)));
+                let square = Square::from_index_unchecked(i);
+                assert_eq!(quiets, b.slide_quiets(square).count_ones());
+                assert_eq!(quiets, b.slide_squares(square));
+            }
+            for_each_index(b.occupied(), |i| seen |= BIT[i]);
+            assert_eq!(seen, b.occupied());
+        }
     }
 
     #[test]

@@ -15,7 +15,10 @@ pub mod weights;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
-use xqcore::attacks::{advisor_attacks, king_attacks, palace, pawn_attacks, squares, Bitboard};
+use xqcore::attacks::{
+    advisor_attacks_at, for_each_index, king_attacks, lines_through, palace, pawn_attacks_at,
+    squares, Bitboard,
+};
 use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
 
 /// How much the evaluation knows (UCCI `knowledge`: none, small, medium, large).
@@ -418,15 +421,15 @@ fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
         return;
     }
     let board = pos.board();
-    let counts = Counts::of(board);
     let mut attacks = Attacks::default();
-    for color in Color::ALL {
-        activity(board, color, pos.king(color), &mut attacks, t);
-    }
+    // Each side spelled out, so that the colour is a constant in each copy.
+    activity(board, Color::Red, pos.king(Color::Red), &mut attacks, t);
+    activity(board, Color::Black, pos.king(Color::Black), &mut attacks, t);
     if knowledge >= Knowledge::Large {
-        for color in Color::ALL {
-            king_safety(pos, color, &counts, &attacks, t);
-            threats(board, color, pos.turn() == color, &attacks, t);
+        let to_move = pos.turn();
+        for color in [Color::Red, Color::Black] {
+            king_safety(pos, color, &attacks, t);
+            threats(board, color, to_move == color, &attacks, t);
         }
     }
 }
@@ -454,28 +457,8 @@ fn material_and_placement(board: &Board, color: Color, knowledge: Knowledge, t: 
     }
 }
 
-/// How many pieces of each role each side has.
-struct Counts([[i32; 7]; 2]);
-
-impl Counts {
-    fn of(board: &Board) -> Counts {
-        let mut c = [[0; 7]; 2];
-        for color in Color::ALL {
-            for role in Role::ALL {
-                c[color.index()][role.index()] = board.count_of(Piece::new(color, role)) as i32;
-            }
-        }
-        Counts(c)
-    }
-
-    #[inline]
-    fn get(&self, color: Color, role: Role) -> i32 {
-        self.0[color.index()][role.index()]
-    }
-}
-
 /// Mobility and attack sets of `color`'s pieces.
-#[inline]
+#[inline(always)]
 fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t: &mut impl Tracer) {
     let c = color.index();
     let own = board.color_bits(color);
@@ -484,38 +467,33 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
     let mut all = 0;
     let mut minors = 0;
     let mut units = 0;
-    for sq in squares(piece(Role::Rook)) {
-        let a = board.rook_attacks(sq);
+    for_each_index(piece(Role::Rook), |sq| {
+        let a = board.rook_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
         t.add(color, feature::ROOK_MOBILITY + n.min(17), 1);
         all |= a;
         units += ATTACK_UNITS[Role::Rook.index()] * (a & enemy_palace != 0) as i32;
-    }
-    for sq in squares(piece(Role::Horse)) {
-        let a = board.horse_attacks(sq);
+    });
+    for_each_index(piece(Role::Horse), |sq| {
+        let a = board.horse_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
         t.add(color, feature::HORSE_MOBILITY + n.min(8), 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Horse.index()] * (a & enemy_palace != 0) as i32;
-    }
-    for sq in squares(piece(Role::Cannon)) {
-        let a = board.cannon_attacks(sq);
-        let n = board.slide_quiets(sq).count_ones() as usize;
-        t.add(color, feature::CANNON_MOBILITY + n.min(17), 1);
+    });
+    for_each_index(piece(Role::Cannon), |sq| {
+        let (a, n) = board.cannon_attacks_at(sq);
+        t.add(color, feature::CANNON_MOBILITY + (n as usize).min(17), 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Cannon.index()] * (a & enemy_palace != 0) as i32;
-    }
+    });
     let mut pawns = 0;
-    for sq in squares(piece(Role::Pawn)) {
-        pawns |= pawn_attacks(color, sq);
-    }
+    for_each_index(piece(Role::Pawn), |sq| pawns |= pawn_attacks_at(color, sq));
     units += ATTACK_UNITS[Role::Pawn.index()] * (pawns & enemy_palace).count_ones().min(2) as i32;
-    for sq in squares(piece(Role::Advisor)) {
-        all |= advisor_attacks(sq);
-    }
-    for sq in squares(piece(Role::Elephant)) {
-        all |= board.elephant_attacks(sq);
-    }
+    for_each_index(piece(Role::Advisor), |sq| all |= advisor_attacks_at(sq));
+    for_each_index(piece(Role::Elephant), |sq| {
+        all |= board.elephant_attacks_at(sq)
+    });
     all |= king_attacks(king);
     attacks.all[c] = all | minors | pawns;
     attacks.minors[c] = minors;
@@ -525,46 +503,41 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
 
 /// `color`'s pressure on the enemy king: palace attack units, rooks and
 /// cannons lined up with the king, and the enemy's missing defenders.
-fn king_safety(
-    pos: &Position,
-    color: Color,
-    counts: &Counts,
-    attacks: &Attacks,
-    t: &mut impl Tracer,
-) {
+#[inline]
+fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
     let board = pos.board();
     let them = !color;
     let king = pos.king(them);
     let units = attacks.king_units[color.index()].min(15) as usize;
     t.add(color, feature::KING_ATTACK + units, 1);
-    for (role, on_file, on_rank) in [
+    let lines = lines_through(king);
+    let rooks = board.piece_bits(Piece::new(color, Role::Rook));
+    let cannons = board.piece_bits(Piece::new(color, Role::Cannon));
+    for (bb, on_file, on_rank) in [
         (
-            Role::Cannon,
+            cannons,
             feature::CANNON_KING_FILE,
             feature::CANNON_KING_RANK,
         ),
-        (Role::Rook, feature::ROOK_KING_FILE, feature::ROOK_KING_RANK),
+        (rooks, feature::ROOK_KING_FILE, feature::ROOK_KING_RANK),
     ] {
-        for sq in squares(board.piece_bits(Piece::new(color, role))) {
+        for sq in squares(bb & lines) {
             let base = if sq.file() == king.file() {
                 on_file
-            } else if sq.rank() == king.rank() {
-                on_rank
             } else {
-                continue;
+                on_rank
             };
             let between = board.pieces_between(sq, king).min(3) as usize;
             t.add(color, base + between, 1);
         }
     }
-    let force = [Role::Rook, Role::Horse, Role::Cannon]
-        .iter()
-        .map(|&r| counts.get(color, r))
-        .sum::<i32>();
+    let horses = board.piece_bits(Piece::new(color, Role::Horse));
+    // The sets are disjoint: one count serves for the three roles.
+    let force = (rooks | horses | cannons).count_ones() as i32;
     if force == 0 {
         return;
     }
-    let missing = |role| 2 - counts.get(them, role);
+    let missing = |role| 2 - board.piece_bits(Piece::new(them, role)).count_ones() as i32;
     // Written from the attacker's side: the weights are positive.
     t.add(
         color,
@@ -580,6 +553,7 @@ fn king_safety(
 
 /// `color`'s pieces under threat: hanging, attacked by pawns, rooks
 /// attacked by minors; each counted apart for `color` to move or not.
+#[inline]
 fn threats(board: &Board, color: Color, to_move: bool, attacks: &Attacks, t: &mut impl Tracer) {
     let (us, them) = (color.index(), (!color).index());
     let (hanging_base, pawn_base) = if to_move {
@@ -587,29 +561,19 @@ fn threats(board: &Board, color: Color, to_move: bool, attacks: &Attacks, t: &mu
     } else {
         (feature::HANGING, feature::THREAT_BY_PAWN)
     };
-    let attacked = board.color_bits(color) & attacks.all[them];
+    let king = board.piece_bits(Piece::new(color, Role::King));
+    let attacked = board.color_bits(color) & !king & attacks.all[them];
     if attacked == 0 {
         return;
     }
-    let hanging = attacked & !attacks.all[us];
-    let by_pawn = attacked & attacks.pawns[them];
-    for role in [
-        Role::Advisor,
-        Role::Elephant,
-        Role::Horse,
-        Role::Rook,
-        Role::Cannon,
-        Role::Pawn,
-    ] {
-        let ours = board.piece_bits(Piece::new(color, role));
-        let h = (ours & hanging).count_ones() as i32;
-        if h != 0 {
-            t.add(color, hanging_base + role.index(), h);
-        }
-        let p = (ours & by_pawn).count_ones() as i32;
-        if p != 0 && role != Role::Pawn {
-            t.add(color, pawn_base + role.index(), p);
-        }
+    // Few pieces are ever under threat: look up the role of each one.
+    let role_at = |sq| board.piece_at(sq).map_or(0, |p: Piece| p.role.index());
+    for sq in squares(attacked & !attacks.all[us]) {
+        t.add(color, hanging_base + role_at(sq), 1);
+    }
+    let pawns = board.piece_bits(Piece::new(color, Role::Pawn));
+    for sq in squares(attacked & attacks.pawns[them] & !pawns) {
+        t.add(color, pawn_base + role_at(sq), 1);
     }
     let rooks = board.piece_bits(Piece::new(color, Role::Rook));
     let threatened = (rooks & attacks.minors[them]).count_ones() as i32;
