@@ -144,7 +144,8 @@ fn lines(sq: usize) -> (usize, usize) {
 
 #[inline(always)]
 fn spread(rank: usize, file: usize, rank_bits: u16, file_bits: u16) -> Bitboard {
-    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize & 1023] << file)
+    // The mask tells the compiler the file shift stays within one word.
+    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize & 1023] << (file & 15))
 }
 
 /// The rank and file through each square, the square itself excluded.
@@ -240,6 +241,48 @@ impl Board {
 #[inline]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
     pawn_attacks_at(color, sq.index())
+}
+
+/// The squares on the given files and ranks.
+const fn files_bb(files: [bool; 9], ranks: [bool; 10]) -> Bitboard {
+    let mut bb = 0u128;
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        if files[s % 9] && ranks[s / 9] {
+            bb |= 1u128 << s;
+        }
+        s += 1;
+    }
+    bb
+}
+
+/// Pawns that can step sideways (across the river) and are not on file `a`
+/// or `i`, by colour: `[not on a, not on i]`.
+const PAWN_SIDEWAYS: [[Bitboard; 2]; 2] = {
+    let not_a = [false, true, true, true, true, true, true, true, true];
+    let not_i = [true, true, true, true, true, true, true, true, false];
+    let red = [
+        false, false, false, false, false, true, true, true, true, true,
+    ];
+    let black = [
+        true, true, true, true, true, false, false, false, false, false,
+    ];
+    [
+        [files_bb(not_a, red), files_bb(not_i, red)],
+        [files_bb(not_a, black), files_bb(not_i, black)],
+    ]
+};
+
+/// Squares attacked by the pawns of `color` standing on `pawns`.
+#[inline(always)]
+pub fn pawns_attacks(color: Color, pawns: Bitboard) -> Bitboard {
+    let [not_a, not_i] = PAWN_SIDEWAYS[color.index()];
+    let sideways = ((pawns & not_a) >> 1) | ((pawns & not_i) << 1);
+    let forward = match color {
+        Color::Red => (pawns << 9) & ALL_SQUARES,
+        Color::Black => pawns >> 9,
+    };
+    forward | sideways
 }
 
 /// [`pawn_attacks`] by square index (below 90).
@@ -342,6 +385,7 @@ mod tests {
                         .iter()
                         .fold(0, |bb, &to| bb | BIT[to as usize]);
                     assert_eq!(pawn_attacks_at(color, i), pawn);
+                    assert_eq!(pawns_attacks(color, BIT[i]), pawn);
                 }
                 let (cannon, quiets) = b.cannon_attacks_at(i);
                 assert_eq!(cannon, b.cannon_attacks(Square::from_index_unchecked(i)));

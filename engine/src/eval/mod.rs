@@ -16,7 +16,7 @@ pub mod weights;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use xqcore::attacks::{
-    advisor_attacks_at, for_each_index, king_attacks, lines_through, palace, pawn_attacks_at,
+    advisor_attacks_at, for_each_index, king_attacks, lines_through, palace, pawns_attacks,
     squares, Bitboard,
 };
 use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
@@ -487,8 +487,7 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
         minors |= a;
         units += ATTACK_UNITS[Role::Cannon.index()] * (a & enemy_palace != 0) as i32;
     });
-    let mut pawns = 0;
-    for_each_index(piece(Role::Pawn), |sq| pawns |= pawn_attacks_at(color, sq));
+    let pawns = pawns_attacks(color, piece(Role::Pawn));
     units += ATTACK_UNITS[Role::Pawn.index()] * (pawns & enemy_palace).count_ones().min(2) as i32;
     for_each_index(piece(Role::Advisor), |sq| all |= advisor_attacks_at(sq));
     for_each_index(piece(Role::Elephant), |sq| {
