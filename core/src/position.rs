@@ -7,9 +7,10 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    file_points, rank_points, Slide, ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_BB, FILE_OF,
-    FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_SENSITIVE, KING_STEPS, LINES,
-    PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES,
+    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS,
+    KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS,
+    PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
@@ -320,8 +321,24 @@ impl Position {
                 list.push(Move::from_raw(from, to));
             }
         };
+        let them = board.by_color[(!us).index()];
         for from in bits(board.by_color[us.index()]) {
             let role = role_of(sq[from]);
+            if !QUIETS {
+                // Captures only: a stepping piece with no enemy in reach has none.
+                let reach = match role {
+                    Role::King => KING_REACH[from],
+                    Role::Advisor => ADVISOR_REACH[from],
+                    Role::Elephant => ELEPHANT_REACH[from],
+                    // Horse moves go both ways: the squares it attacks from reach it.
+                    Role::Horse => HORSE_REACH[from],
+                    Role::Pawn => PAWN_TARGETS[us.index()][from],
+                    Role::Rook | Role::Cannon => them,
+                };
+                if reach & them == 0 {
+                    continue;
+                }
+            }
             match role {
                 Role::King | Role::Advisor | Role::Pawn => {
                     let targets = match role {

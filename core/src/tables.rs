@@ -481,6 +481,10 @@ const fn pair_sets<const N: usize>(lists: &[PairList<N>; NUM_SQUARES]) -> [u128;
 pub(crate) static PAWN_REACH: [[u128; NUM_SQUARES]; 2] =
     [list_sets(&PAWN_ATTACKERS[0]), list_sets(&PAWN_ATTACKERS[1])];
 
+/// Squares a pawn of each colour steps to from each square (and attacks).
+pub(crate) static PAWN_TARGETS: [[u128; NUM_SQUARES]; 2] =
+    [list_sets(&PAWN_STEPS[0]), list_sets(&PAWN_STEPS[1])];
+
 /// Squares an advisor steps to from each square (and attacks it from).
 pub(crate) static ADVISOR_REACH: [u128; NUM_SQUARES] = list_sets(&ADVISOR_STEPS);
 
