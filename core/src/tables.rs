@@ -524,6 +524,27 @@ static FILE_SPREAD: [u128; 32] = {
     t
 };
 
+/// Squares from which a piece of each colour other than a rook or cannon
+/// could attack each square: the union of the pawn, advisor, elephant,
+/// horse and king reaches.
+pub(crate) static STEP_REACH: [[u128; NUM_SQUARES]; 2] = {
+    let mut t = [[0u128; NUM_SQUARES]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut s = 0;
+        while s < NUM_SQUARES {
+            t[c][s] = PAWN_REACH[c][s]
+                | ADVISOR_REACH[s]
+                | ELEPHANT_REACH[s]
+                | HORSE_REACH[s]
+                | KING_REACH[s];
+            s += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// The rank and file through each square (the square itself excluded).
 pub(crate) static LINES: [u128; NUM_SQUARES] = lines();
 
