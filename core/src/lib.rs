@@ -28,6 +28,8 @@ pub use attacks::{squares, Bitboard};
 pub use board::Board;
 pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use perft::{perft, perft_divide};
-pub use position::{IllegalMove, MoveFilter, Position, PositionError, Repetition, RepetitionKind};
+pub use position::{
+    CheckFilter, IllegalMove, MoveFilter, Position, PositionError, Repetition, RepetitionKind,
+};
 pub use setup::{FenError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

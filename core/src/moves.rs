@@ -50,6 +50,14 @@ impl Move {
         (raw >> 14 == 0).then(|| Move::new(from, to))
     }
 
+    /// Rebuilds a move from the [`Move::to_u16`] of a valid move, without
+    /// checking it (for packing moves with other data; a value that is not
+    /// such an encoding gives a move whose squares panic when used).
+    #[inline]
+    pub const fn from_u16_unchecked(raw: u16) -> Move {
+        Move(raw)
+    }
+
     /// The same move seen in a left-right mirror.
     #[inline]
     pub const fn mirror(self) -> Move {

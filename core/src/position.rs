@@ -7,9 +7,10 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    ADVISOR_STEPS, BIT, ELEPHANT_STEPS, FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS,
-    HORSE_REACH, HORSE_STEPS, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_STEPS,
-    RANK_BB, RANK_OF, RANK_SLIDES,
+    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS,
+    KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS,
+    PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
@@ -88,8 +89,8 @@ pub struct Repetition {
     pub plies: usize,
 }
 
-/// Per-position masks for [`Position::is_legal_filtered`] and
-/// [`Position::gives_check_filtered`], from [`Position::move_filter`].
+/// Per-position masks for [`Position::is_legal_filtered`], from
+/// [`Position::move_filter`].
 #[derive(Clone, Copy, Debug)]
 pub struct MoveFilter {
     legal_from: u128,
@@ -99,10 +100,22 @@ pub struct MoveFilter {
     evasion_from: u128,
     evasion_to: u128,
     in_check: bool,
-    check_from: u128,
-    check_to: u128,
-    /// The enemy king's rank and file: a rook or cannon landing there may check.
-    check_lines: u128,
+}
+
+/// Per-position masks for [`Position::gives_check_filtered`], from
+/// [`Position::check_filter`]: which moves check the enemy king, for all
+/// moves but those along one of its lines.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckFilter {
+    /// The enemy king.
+    king: usize,
+    /// Squares whose vacating alone uncovers a check: a piece in front of a
+    /// rook (or of the own king, on the file), one of the two in front of a
+    /// cannon, or a horse's leg.
+    discovers: u128,
+    /// By [`Role::index`] of the moving piece: the squares where it lands
+    /// giving check itself or as a cannon's new screen.
+    landing: [u128; 7],
 }
 
 /// A legal position with the moves played since it was set up.
@@ -308,8 +321,24 @@ impl Position {
                 list.push(Move::from_raw(from, to));
             }
         };
+        let them = board.by_color[(!us).index()];
         for from in bits(board.by_color[us.index()]) {
             let role = role_of(sq[from]);
+            if !QUIETS {
+                // Captures only: a stepping piece with no enemy in reach has none.
+                let reach = match role {
+                    Role::King => KING_REACH[from],
+                    Role::Advisor => ADVISOR_REACH[from],
+                    Role::Elephant => ELEPHANT_REACH[from],
+                    // Horse moves go both ways: the squares it attacks from reach it.
+                    Role::Horse => HORSE_REACH[from],
+                    Role::Pawn => PAWN_TARGETS[us.index()][from],
+                    Role::Rook | Role::Cannon => them,
+                };
+                if reach & them == 0 {
+                    continue;
+                }
+            }
             match role {
                 Role::King | Role::Advisor | Role::Pawn => {
                     let targets = match role {
@@ -429,19 +458,16 @@ impl Position {
     }
 
     /// Masks that let most moves of this position skip the exact legality
-    /// and check tests; compute once per position, use for all its moves.
+    /// test; compute once per position, use for all its moves.
     ///
-    /// Vacating a square of a king's rank or file matters only with a rook,
-    /// cannon or king of the other side on that line; landing on one only
-    /// with a cannon there (a new screen) or, for checks, a rook or cannon
-    /// landing; vacating a square diagonally next to a king only with a horse
-    /// that could use it as its leg.
+    /// Vacating a square of the king's rank or file matters only with a
+    /// rook, cannon or king of the other side on that line; landing on one
+    /// only with a cannon there (a new screen); vacating a square diagonally
+    /// next to the king only with a horse that could use it as its leg.
     pub fn move_filter(&self) -> MoveFilter {
         let us = self.turn;
         let own_king = self.kings[us.index()];
-        let enemy_king = self.kings[(!us).index()];
         let (exposing_from, exposing_to) = self.line_hazards(own_king, !us);
-        let (checking_from, checking_to) = self.line_hazards(enemy_king, us);
         let (evasion_from, evasion_to) = if self.in_check {
             self.evasion_squares(own_king, !us)
         } else {
@@ -457,9 +483,54 @@ impl Position {
             evasion_from: evasion_from | BIT[own_king],
             evasion_to,
             in_check: self.in_check,
-            check_from: checking_from,
-            check_to: checking_to,
-            check_lines: LINES[enemy_king],
+        }
+    }
+
+    /// The masks that settle [`Position::gives_check`] for this position's
+    /// moves, but for those along a line of the enemy king; compute once
+    /// per position, use for all its moves.
+    pub fn check_filter(&self) -> CheckFilter {
+        let us = self.turn;
+        let king = self.kings[(!us).index()];
+        let b = &self.board;
+        let sq = &b.squares;
+        let [k, _, _, horse, rook, cannon, _] = codes(us);
+        let mut discovers = 0;
+        let mut horse_checks = 0;
+        if b.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0 {
+            for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+                if sq[h as usize] == horse {
+                    discovers |= BIT[leg as usize];
+                }
+            }
+        }
+        for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+            if sq[leg as usize] == 0 {
+                horse_checks |= BIT[h as usize];
+            }
+        }
+        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
+        // The kings never share a rank: the own king counts as a rook on both lines.
+        let rook_like = |c: Code| c == rook || c == k;
+        let rank = line_checks(&RANK_SLIDES[kf], b.ranks[kr], kf, cannon, rook_like, |x| {
+            sq[kr * 9 + x]
+        });
+        let file = line_checks(&FILE_SLIDES[kr], b.files[kf], kr, cannon, rook_like, |x| {
+            sq[x * 9 + kf]
+        });
+        let on_board = |i: usize| rank_points(rank[i], kr) | file_points(file[i], kf);
+        let (direct, screened, screen) = (on_board(0), on_board(1), on_board(2));
+        discovers |= on_board(3);
+        let mut landing = [screen; 7];
+        landing[Role::King.index()] |= direct;
+        landing[Role::Rook.index()] |= direct;
+        landing[Role::Cannon.index()] |= screened;
+        landing[Role::Horse.index()] |= horse_checks;
+        landing[Role::Pawn.index()] |= PAWN_REACH[us.index()][king];
+        CheckFilter {
+            king,
+            discovers,
+            landing,
         }
     }
 
@@ -573,37 +644,26 @@ impl Position {
     /// by uncovering a rook or cannon, or by becoming a cannon's screen.
     #[inline]
     pub fn gives_check(&self, m: Move) -> bool {
-        self.gives_check_filtered(&self.move_filter(), m)
+        self.gives_check_filtered(&self.check_filter(), m)
     }
 
-    /// [`Position::gives_check`] with this position's [`MoveFilter`].
+    /// [`Position::gives_check`] with this position's [`CheckFilter`].
+    ///
+    /// The enemy king is not in check now. A move that does not run along
+    /// one of its lines changes at most one line by leaving `from` (or
+    /// frees a horse's leg) and at most the other by landing on `to`: each
+    /// can be judged on the board as it stands.
     #[inline]
-    pub fn gives_check_filtered(&self, filter: &MoveFilter, m: Move) -> bool {
+    pub fn gives_check_filtered(&self, filter: &CheckFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
-        let king = self.kings[(!self.turn).index()];
-        let sq = &self.board.squares;
-        let role = role_of(sq[from]);
-        let slider = matches!(role, Role::Rook | Role::Cannon);
-        let to_hazard = if slider {
-            filter.check_lines
-        } else {
-            filter.check_to
-        };
-        if filter.check_from & BIT[from] == 0 && to_hazard & BIT[to] == 0 {
-            // Nothing is uncovered and no line to the king changes: only a
-            // horse or pawn landing next to it can check.
-            return match role {
-                Role::Horse => HORSE_ATTACKERS[king]
-                    .as_slice()
-                    .iter()
-                    .any(|&(h, leg)| h as usize == to && sq[leg as usize] == 0),
-                Role::Pawn => PAWN_ATTACKERS[self.turn.index()][king]
-                    .as_slice()
-                    .contains(&(to as u8)),
-                _ => false,
-            };
+        let king = filter.king;
+        let (kr, kf) = (RANK_OF[king], FILE_OF[king]);
+        if (RANK_OF[from] == kr && RANK_OF[to] == kr) || (FILE_OF[from] == kf && FILE_OF[to] == kf)
+        {
+            return self.attacked_after(king, self.turn, from, to);
         }
-        self.attacked_after(king, self.turn, from, to)
+        let role = role_of(self.board.squares[from]);
+        (filter.discovers & BIT[from]) | (filter.landing[role.index()] & BIT[to]) != 0
     }
 
     /// Whether `by` would attack the square `king` after the piece on `from`
@@ -941,6 +1001,46 @@ pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
             Some(i)
         }
     })
+}
+
+/// What landing on, or leaving, the points of one line of a king does (see
+/// [`CheckFilter`]), for the side with `cannon` and the rook-like pieces:
+/// the points with nothing between them and the king, those with one piece
+/// between, those that would screen a cannon, and those whose vacating
+/// uncovers a rook or cannon. `slides` are the line's slide tables from the
+/// king's point, `code_at` reads the line.
+#[inline]
+fn line_checks(
+    slides: &[Slide],
+    occ: u16,
+    point: usize,
+    cannon: Code,
+    rook_like: impl Fn(Code) -> bool,
+    code_at: impl Fn(usize) -> Code,
+) -> [u16; 4] {
+    let s = &slides[occ as usize];
+    // The second pieces each way once the first are gone: the third.
+    let third = slides[(occ & !s.rook) as usize].cannon;
+    let (mut screen, mut discovers) = (0, 0);
+    let below = (1u16 << point) - 1;
+    for side in [below, !below] {
+        let first = s.rook & side;
+        if first == 0 {
+            continue;
+        }
+        let (second, beyond) = (s.cannon & side, third & side);
+        let at = |points: u16| code_at(points.trailing_zeros() as usize);
+        if at(first) == cannon {
+            screen |= s.quiet & side;
+        }
+        if second != 0 && rook_like(at(second)) {
+            discovers |= first;
+        }
+        if beyond != 0 && at(beyond) == cannon {
+            discovers |= first | second;
+        }
+    }
+    [s.quiet | s.rook, s.over, screen, discovers]
 }
 
 /// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king

@@ -7,7 +7,7 @@ use crate::position::{bits16, codes, Position};
 use crate::tables::{
     ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_OF,
     FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, PAWN_ATTACKERS, PAWN_REACH,
-    RANK_BB, RANK_OF, RANK_SLIDES,
+    RANK_BB, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -52,24 +52,26 @@ impl Exchange<'_> {
         let alive = |c: Code| self.board.by_piece[c as usize - 1] & !self.gone;
         let find =
             |list: &[u8], c: Code| list.iter().map(|&s| s as usize).find(|&s| self.at(s) == c);
-        if alive(pawn) & PAWN_REACH[by.index()][t] != 0 {
+        // Whether any piece but a rook or cannon is close enough to look at.
+        let near = self.board.by_color[by.index()] & !self.gone & STEP_REACH[by.index()][t] != 0;
+        if near && alive(pawn) & PAWN_REACH[by.index()][t] != 0 {
             if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
                 return Some((s, Role::Pawn));
             }
         }
-        if alive(advisor) & ADVISOR_REACH[t] != 0 {
+        if near && alive(advisor) & ADVISOR_REACH[t] != 0 {
             if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
                 return Some((s, Role::Advisor));
             }
         }
-        if alive(elephant) & ELEPHANT_REACH[t] != 0 {
+        if near && alive(elephant) & ELEPHANT_REACH[t] != 0 {
             for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
                 if self.at(s as usize) == elephant && self.at(eye as usize) == 0 {
                     return Some((s as usize, Role::Elephant));
                 }
             }
         }
-        if alive(horse) & HORSE_REACH[t] != 0 {
+        if near && alive(horse) & HORSE_REACH[t] != 0 {
             for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
                 if self.at(s as usize) == horse && self.at(leg as usize) == 0 {
                     return Some((s as usize, Role::Horse));
@@ -99,7 +101,7 @@ impl Exchange<'_> {
                 }
             }
         }
-        if alive(king) & KING_REACH[t] != 0 {
+        if near && alive(king) & KING_REACH[t] != 0 {
             return find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King));
         }
         None

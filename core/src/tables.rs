@@ -481,6 +481,10 @@ const fn pair_sets<const N: usize>(lists: &[PairList<N>; NUM_SQUARES]) -> [u128;
 pub(crate) static PAWN_REACH: [[u128; NUM_SQUARES]; 2] =
     [list_sets(&PAWN_ATTACKERS[0]), list_sets(&PAWN_ATTACKERS[1])];
 
+/// Squares a pawn of each colour steps to from each square (and attacks).
+pub(crate) static PAWN_TARGETS: [[u128; NUM_SQUARES]; 2] =
+    [list_sets(&PAWN_STEPS[0]), list_sets(&PAWN_STEPS[1])];
+
 /// Squares an advisor steps to from each square (and attacks it from).
 pub(crate) static ADVISOR_REACH: [u128; NUM_SQUARES] = list_sets(&ADVISOR_STEPS);
 
@@ -489,6 +493,57 @@ pub(crate) static KING_REACH: [u128; NUM_SQUARES] = list_sets(&KING_STEPS);
 
 /// Squares an elephant reaches from each square, eyes aside.
 pub(crate) static ELEPHANT_REACH: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS);
+
+/// The bitboard of the points `points` of rank `rank` (bit `file` for each file).
+#[inline]
+pub(crate) fn rank_points(points: u16, rank: usize) -> u128 {
+    (points as u128) << (rank * 9)
+}
+
+/// The bitboard of the points `points` of file `file` (bit `rank` for each rank).
+#[inline]
+pub(crate) fn file_points(points: u16, file: usize) -> u128 {
+    let p = points as usize;
+    (FILE_SPREAD[p & 31] | FILE_SPREAD[(p >> 5) & 31] << 45) << file
+}
+
+/// Five bits spread to the first five squares of file 0.
+static FILE_SPREAD: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut p = 0;
+    while p < 32 {
+        let mut i = 0;
+        while i < 5 {
+            if p & 1 << i != 0 {
+                t[p] |= 1u128 << (9 * i);
+            }
+            i += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// Squares from which a piece of each colour other than a rook or cannon
+/// could attack each square: the union of the pawn, advisor, elephant,
+/// horse and king reaches.
+pub(crate) static STEP_REACH: [[u128; NUM_SQUARES]; 2] = {
+    let mut t = [[0u128; NUM_SQUARES]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut s = 0;
+        while s < NUM_SQUARES {
+            t[c][s] = PAWN_REACH[c][s]
+                | ADVISOR_REACH[s]
+                | ELEPHANT_REACH[s]
+                | HORSE_REACH[s]
+                | KING_REACH[s];
+            s += 1;
+        }
+        c += 1;
+    }
+    t
+};
 
 /// The rank and file through each square (the square itself excluded).
 pub(crate) static LINES: [u128; NUM_SQUARES] = lines();
@@ -533,6 +588,26 @@ mod tests {
         assert_eq!(PAWN_STEPS[1][4].len, 2);
         // Elephants on the river bank may not cross it.
         assert_eq!(ELEPHANT_STEPS[4 * 9 + 2].len, 2);
+    }
+
+    #[test]
+    fn line_points_make_bitboards() {
+        for points in 0..1024u16 {
+            for line in 0..9 {
+                let by_square = |on: &dyn Fn(usize) -> usize| {
+                    (0..10)
+                        .filter(|&i| points & 1 << i != 0)
+                        .fold(0u128, |bb, i| bb | 1 << on(i))
+                };
+                assert_eq!(file_points(points, line), by_square(&|i| i * 9 + line));
+                let rank = points & 0x1ff;
+                assert_eq!(rank_points(rank, line), {
+                    (0..9)
+                        .filter(|&i| rank & 1 << i != 0)
+                        .fold(0u128, |bb, i| bb | 1 << (line * 9 + i))
+                });
+            }
+        }
     }
 
     #[test]

@@ -194,7 +194,6 @@ impl Worker<'_> {
         loop {
             let ctx = Context {
                 pos: &self.pos,
-                filter: &filter,
                 histories: self.histories,
                 earlier,
             };
@@ -236,7 +235,7 @@ impl Worker<'_> {
                 } else {
                     depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth
                 };
-                if prune && !self.pos.gives_check_filtered(&filter, m) {
+                if prune && !picker.gives_check(&self.pos, m) {
                     continue;
                 }
             }
@@ -553,7 +552,6 @@ impl Worker<'_> {
         loop {
             let ctx = Context {
                 pos: &self.pos,
-                filter: &filter,
                 histories: self.histories,
                 earlier: [PieceTo::NONE; 2],
             };

@@ -2,7 +2,7 @@
 //! killers and the counter move, quiet moves by history, losing captures last.
 //! Later stages are generated only when the earlier ones did not cut off.
 
-use xqcore::{Move, MoveFilter, MoveList, Position, Role, MAX_MOVES};
+use xqcore::{CheckFilter, Move, MoveList, Position, Role, MAX_MOVES};
 
 use super::history::{Histories, PieceTo};
 
@@ -26,8 +26,6 @@ enum Stage {
 /// What the picker needs to know about the node.
 pub struct Context<'a> {
     pub pos: &'a Position,
-    /// The position's move filter, for cheap check tests.
-    pub filter: &'a MoveFilter,
     pub histories: &'a Histories,
     /// The moves one and two plies earlier, for continuation histories.
     pub earlier: [PieceTo; 2],
@@ -36,8 +34,10 @@ pub struct Context<'a> {
 /// The move lists a picker fills: allocated once per ply and reused, so a
 /// node does not clear a kilobyte of arrays it may never use.
 pub struct Buffers {
+    /// The generated moves of the current stage.
     moves: MoveList,
-    scores: [i32; MAX_MOVES],
+    /// The same moves with their scores, packed by [`pack`], in picking order.
+    scored: [i64; MAX_MOVES],
     bad_captures: MoveList,
 }
 
@@ -45,10 +45,29 @@ impl Default for Buffers {
     fn default() -> Self {
         Buffers {
             moves: MoveList::new(),
-            scores: [0; MAX_MOVES],
+            scored: [0; MAX_MOVES],
             bad_captures: MoveList::new(),
         }
     }
+}
+
+/// The low bits of a packed entry, which hold the move.
+const MOVE_BITS: i64 = 0xffff;
+
+/// A move with its ordering score in one integer, the score above the
+/// move's 16 bits: moving an entry moves both, and entries compare first by
+/// score. Ties between equal scores must still go by list position, so the
+/// picker compares an entry with a bound built from the other's score alone
+/// (see [`select_best`] and [`pick`]), never two entries directly.
+#[inline]
+fn pack(m: Move, score: i32) -> i64 {
+    (score as i64) << 16 | m.to_u16() as i64
+}
+
+/// The move of a packed entry.
+#[inline]
+fn unpack(entry: i64) -> Move {
+    Move::from_u16_unchecked((entry & MOVE_BITS) as u16)
 }
 
 /// Hands out the moves of a node one at a time, best-looking first.
@@ -68,6 +87,8 @@ pub struct MovePicker {
     captures_only: bool,
     /// Set by the search once late quiet moves are not worth trying.
     pub skip_quiets: bool,
+    /// For check tests, worked out when first needed.
+    checks: Option<CheckFilter>,
 }
 
 /// The piece-to index of a move in `pos`.
@@ -106,41 +127,45 @@ fn quiet_score(ctx: &Context, m: Move) -> i32 {
 /// try them all are better served by one sort than by repeated scans.
 const SELECT_PICKS: usize = 3;
 
-/// The move to try at position `at` of a scored list: selection for the
-/// first `select` picks, then the remainder sorted once (insertion sort).
+/// The move to try at position `at` of a list of [`pack`]ed entries:
+/// selection for the first `select` picks, then the remainder sorted once
+/// (insertion sort, stable: equal scores keep their order).
 #[inline]
-fn pick(moves: &mut [Move], scores: &mut [i32], at: usize, select: usize) -> Move {
+fn pick(list: &mut [i64], at: usize, select: usize) -> Move {
     if at < select {
-        return select_best(moves, scores, at);
+        return select_best(list, at);
     }
     if at == select {
-        for i in at + 1..moves.len() {
-            let (m, s) = (moves[i], scores[i]);
+        for i in at + 1..list.len() {
+            let entry = list[i];
+            // Exactly the entries of lower score are below this bound.
+            let bound = entry & !MOVE_BITS;
             let mut j = i;
-            while j > at && scores[j - 1] < s {
-                moves[j] = moves[j - 1];
-                scores[j] = scores[j - 1];
+            while j > at && list[j - 1] < bound {
+                list[j] = list[j - 1];
                 j -= 1;
             }
-            moves[j] = m;
-            scores[j] = s;
+            list[j] = entry;
         }
     }
-    moves[at]
+    unpack(list[at])
 }
 
-/// Moves the best-scored of `moves[from..]` to `from` and returns it.
+/// Moves the best-scored of the [`pack`]ed `list[from..]` to `from` (the
+/// first of equals) and returns its move.
 #[inline]
-fn select_best(moves: &mut [Move], scores: &mut [i32], from: usize) -> Move {
+fn select_best(list: &mut [i64], from: usize) -> Move {
     let mut best = from;
-    for i in from + 1..moves.len() {
-        if scores[i] > scores[best] {
+    // Exactly the entries of higher score than the best so far exceed this bound.
+    let mut bound = list[from] | MOVE_BITS;
+    for (i, &entry) in list.iter().enumerate().skip(from + 1) {
+        if entry > bound {
             best = i;
+            bound = entry | MOVE_BITS;
         }
     }
-    moves.swap(from, best);
-    scores.swap(from, best);
-    moves[from]
+    list.swap(from, best);
+    unpack(list[from])
 }
 
 impl MovePicker {
@@ -165,6 +190,7 @@ impl MovePicker {
             quiet_selections: SELECT_PICKS,
             captures_only: false,
             skip_quiets: false,
+            checks: None,
         }
     }
 
@@ -186,6 +212,12 @@ impl MovePicker {
     /// worth trying; hand out just those, as generated.
     pub fn checks_only(&mut self) {
         self.unordered = true;
+    }
+
+    /// Whether pseudo-legal move `m` gives check in `pos`, the node's position.
+    pub fn gives_check(&mut self, pos: &Position, m: Move) -> bool {
+        let filter = self.checks.get_or_insert_with(|| pos.check_filter());
+        pos.gives_check_filtered(filter, m)
     }
 
     /// Gives back the buffers for the next node.
@@ -228,8 +260,8 @@ impl MovePicker {
                     let b = &mut *self.buffers;
                     b.moves.clear();
                     ctx.pos.pseudo_legal_captures(&mut b.moves);
-                    for i in 0..b.moves.len() {
-                        b.scores[i] = capture_score(ctx, b.moves[i]);
+                    for (entry, &m) in b.scored.iter_mut().zip(b.moves.iter()) {
+                        *entry = pack(m, capture_score(ctx, m));
                     }
                     self.next = 0;
                     self.stage = Stage::GoodCaptures;
@@ -238,12 +270,7 @@ impl MovePicker {
                     while self.next < self.buffers.moves.len() {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
-                        let m = pick(
-                            &mut b.moves[..n],
-                            &mut b.scores[..n],
-                            self.next,
-                            SELECT_PICKS,
-                        );
+                        let m = pick(&mut b.scored[..n], self.next, SELECT_PICKS);
                         self.next += 1;
                         if m == self.tt_move {
                             continue;
@@ -287,8 +314,8 @@ impl MovePicker {
                     self.next = 0;
                     if !self.skip_quiets {
                         ctx.pos.pseudo_legal_quiets(&mut b.moves);
-                        for i in 0..b.moves.len() {
-                            b.scores[i] = quiet_score(ctx, b.moves[i]);
+                        for (entry, &m) in b.scored.iter_mut().zip(b.moves.iter()) {
+                            *entry = pack(m, quiet_score(ctx, m));
                         }
                     }
                 }
@@ -297,17 +324,12 @@ impl MovePicker {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
                         let m = if self.unordered {
-                            b.moves[self.next]
+                            unpack(b.scored[self.next])
                         } else {
-                            pick(
-                                &mut b.moves[..n],
-                                &mut b.scores[..n],
-                                self.next,
-                                self.quiet_selections,
-                            )
+                            pick(&mut b.scored[..n], self.next, self.quiet_selections)
                         };
                         self.next += 1;
-                        if self.unordered && !ctx.pos.gives_check_filtered(ctx.filter, m) {
+                        if self.unordered && !self.gives_check(ctx.pos, m) {
                             continue;
                         }
                         if !self.already_tried(m) {
@@ -341,10 +363,8 @@ mod tests {
     fn all_moves(fen: &str, tt: Option<&str>, in_quiescence: bool) -> Vec<Move> {
         let pos = Position::from_fen(fen).unwrap();
         let histories = Histories::default();
-        let filter = pos.move_filter();
         let ctx = Context {
             pos: &pos,
-            filter: &filter,
             histories: &histories,
             earlier: [PieceTo::NONE; 2],
         };
@@ -366,15 +386,16 @@ mod tests {
         let mut list = MoveList::new();
         pos.pseudo_legal_moves(&mut list);
         let n = list.len();
-        let mut scores: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 11 - 5).collect();
-        let mut moves = list.to_vec();
+        let score = |i: usize| (i as i32 * 37) % 11 - 5;
+        let mut entries: Vec<i64> = (0..n).map(|i| pack(list[i], score(i))).collect();
         let mut picked = Vec::new();
         for i in 0..n {
-            pick(&mut moves, &mut scores, i, SELECT_PICKS);
-            picked.push(scores[i]);
+            let m = pick(&mut entries, i, SELECT_PICKS);
+            let at = list.iter().position(|&x| x == m).unwrap();
+            picked.push(score(at));
         }
         assert!(picked.windows(2).all(|w| w[0] >= w[1]), "{picked:?}");
-        let mut sorted_moves = moves.clone();
+        let mut sorted_moves: Vec<Move> = entries.iter().map(|&e| unpack(e)).collect();
         sorted_moves.sort();
         let mut want = list.to_vec();
         want.sort();
