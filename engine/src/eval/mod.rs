@@ -345,20 +345,19 @@ pub fn blend(score: S, phase: i32, scale: i32) -> i32 {
 /// Material phase: rook 2, horse 1, cannon 1, both sides.
 #[inline]
 pub fn phase(board: &Board) -> i32 {
-    let mut p = 0;
-    for color in Color::ALL {
-        p += 2 * board.count_of(Piece::new(color, Role::Rook)) as i32
-            + board.count_of(Piece::new(color, Role::Horse)) as i32
-            + board.count_of(Piece::new(color, Role::Cannon)) as i32;
-    }
-    p
+    let bits = |role| {
+        board.piece_bits(Piece::new(Color::Red, role))
+            | board.piece_bits(Piece::new(Color::Black, role))
+    };
+    // The piece sets are disjoint: one count serves for horses and cannons.
+    2 * bits(Role::Rook).count_ones() as i32
+        + (bits(Role::Horse) | bits(Role::Cannon)).count_ones() as i32
 }
 
 /// Whether `color` has anything that can give mate: a rook, horse, cannon or pawn.
 fn can_attack(board: &Board, color: Color) -> bool {
-    [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
-        .iter()
-        .any(|&r| board.count_of(Piece::new(color, r)) > 0)
+    let bits = |role| board.piece_bits(Piece::new(color, role));
+    bits(Role::Rook) | bits(Role::Horse) | bits(Role::Cannon) | bits(Role::Pawn) != 0
 }
 
 /// Draw scale out of 64: a side without attacking pieces cannot win, so its
@@ -426,11 +425,12 @@ fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
     activity(board, Color::Red, pos.king(Color::Red), &mut attacks, t);
     activity(board, Color::Black, pos.king(Color::Black), &mut attacks, t);
     if knowledge >= Knowledge::Large {
-        let to_move = pos.turn();
-        for color in [Color::Red, Color::Black] {
-            king_safety(pos, color, &attacks, t);
-            threats(board, color, to_move == color, &attacks, t);
-        }
+        let red_to_move = pos.turn() == Color::Red;
+        // Spelled out per colour as well, for constant colours.
+        king_safety(pos, Color::Red, &attacks, t);
+        threats(board, Color::Red, red_to_move, &attacks, t);
+        king_safety(pos, Color::Black, &attacks, t);
+        threats(board, Color::Black, !red_to_move, &attacks, t);
     }
 }
 
@@ -502,7 +502,7 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
 
 /// `color`'s pressure on the enemy king: palace attack units, rooks and
 /// cannons lined up with the king, and the enemy's missing defenders.
-#[inline]
+#[inline(always)]
 fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tracer) {
     let board = pos.board();
     let them = !color;
@@ -552,7 +552,7 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
 
 /// `color`'s pieces under threat: hanging, attacked by pawns, rooks
 /// attacked by minors; each counted apart for `color` to move or not.
-#[inline]
+#[inline(always)]
 fn threats(board: &Board, color: Color, to_move: bool, attacks: &Attacks, t: &mut impl Tracer) {
     let (us, them) = (color.index(), (!color).index());
     let (hanging_base, pawn_base) = if to_move {
