@@ -415,6 +415,8 @@ fn collect(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
 }
 
 /// The terms beyond material and placement: mobility, king safety, threats.
+/// Inlined, so that the scorer's sum stays in registers.
+#[inline(always)]
 fn collect_activity(pos: &Position, knowledge: Knowledge, t: &mut impl Tracer) {
     if knowledge < Knowledge::Medium {
         return;
