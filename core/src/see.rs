@@ -3,11 +3,11 @@
 
 use crate::board::{Board, Code};
 use crate::moves::Move;
-use crate::position::{bits16, codes, Position};
+use crate::position::{codes, Position};
 use crate::tables::{
-    ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_OF,
-    FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, PAWN_ATTACKERS, PAWN_REACH,
-    RANK_BB, RANK_OF, RANK_SLIDES, STEP_REACH,
+    file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
+    FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS,
+    PAWN_ATTACKERS, PAWN_REACH, RANK_BB, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -84,19 +84,23 @@ impl Exchange<'_> {
         if cannons | rooks != 0 {
             let rank = &RANK_SLIDES[f][self.rank_occ as usize];
             let file = &FILE_SLIDES[r][self.file_occ as usize];
-            let on_lines = |rank_bits: u16, file_bits: u16, c: Code| {
-                bits16(rank_bits)
-                    .map(|x| r * 9 + x)
-                    .chain(bits16(file_bits).map(|x| x * 9 + f))
-                    .find(|&s| self.at(s) == c)
+            // The first of `pieces` on the rank's points, else on the file's
+            // (each in square order).
+            let on_lines = |rank_bits: u16, file_bits: u16, pieces: u128| {
+                let hits = pieces & rank_points(rank_bits, r);
+                if hits != 0 {
+                    return Some(hits.trailing_zeros() as usize);
+                }
+                let hits = pieces & file_points(file_bits, f);
+                (hits != 0).then(|| hits.trailing_zeros() as usize)
             };
             if cannons != 0 {
-                if let Some(s) = on_lines(rank.cannon, file.cannon, cannon) {
+                if let Some(s) = on_lines(rank.cannon, file.cannon, cannons) {
                     return Some((s, Role::Cannon));
                 }
             }
             if rooks != 0 {
-                if let Some(s) = on_lines(rank.rook, file.rook, rook) {
+                if let Some(s) = on_lines(rank.rook, file.rook, rooks) {
                     return Some((s, Role::Rook));
                 }
             }

@@ -185,8 +185,6 @@ impl Worker<'_> {
         let mut best_score = -MATE - 1;
         let mut best_move = None;
         let mut move_count = 0usize;
-        let mut quiets_tried = MoveList::new();
-        let mut captures_tried = MoveList::new();
         let original_alpha = alpha;
         let large = self.pruning(Pruning::Large);
         let filter = self.pos.move_filter();
@@ -330,16 +328,13 @@ impl Worker<'_> {
                 }
             }
             if Some(m) != best_move {
-                if quiet {
-                    quiets_tried.push(m);
-                } else {
-                    captures_tried.push(m);
-                }
+                picker.record_tried(m, quiet);
             }
         }
 
-        self.buffers[ply] = Some(picker.into_buffers());
+        let buffers = picker.into_buffers();
         if move_count == 0 {
+            self.buffers[ply] = Some(buffers);
             // No legal move: lost, whether in check or not (or, in a singular
             // search, nothing but the excluded move).
             return if excluded != Move::NULL {
@@ -350,9 +345,17 @@ impl Worker<'_> {
         }
         if best_score >= beta {
             if let Some(m) = best_move {
-                self.reward_cutoff(m, ply, depth, earlier, &quiets_tried, &captures_tried);
+                self.reward_cutoff(
+                    m,
+                    ply,
+                    depth,
+                    earlier,
+                    &buffers.quiets_tried,
+                    &buffers.captures_tried,
+                );
             }
         }
+        self.buffers[ply] = Some(buffers);
         if excluded == Move::NULL {
             let bound = if best_score >= beta {
                 Bound::Lower

@@ -39,6 +39,10 @@ pub struct Buffers {
     /// The same moves with their scores, packed by [`pack`], in picking order.
     scored: [i64; MAX_MOVES],
     bad_captures: MoveList,
+    /// The quiet moves the node searched without a cutoff.
+    pub quiets_tried: MoveList,
+    /// The captures the node searched without a cutoff.
+    pub captures_tried: MoveList,
 }
 
 impl Default for Buffers {
@@ -47,6 +51,8 @@ impl Default for Buffers {
             moves: MoveList::new(),
             scored: [0; MAX_MOVES],
             bad_captures: MoveList::new(),
+            quiets_tried: MoveList::new(),
+            captures_tried: MoveList::new(),
         }
     }
 }
@@ -178,6 +184,8 @@ impl MovePicker {
     ) -> MovePicker {
         let mut buffers = buffers;
         buffers.bad_captures.clear();
+        buffers.quiets_tried.clear();
+        buffers.captures_tried.clear();
         MovePicker {
             stage: Stage::TtMove,
             tt_move: tt_move.unwrap_or(Move::NULL),
@@ -223,6 +231,16 @@ impl MovePicker {
     /// Gives back the buffers for the next node.
     pub fn into_buffers(self) -> Box<Buffers> {
         self.buffers
+    }
+
+    /// Records a move the node searched without a cutoff.
+    #[inline]
+    pub fn record_tried(&mut self, m: Move, quiet: bool) {
+        if quiet {
+            self.buffers.quiets_tried.push(m);
+        } else {
+            self.buffers.captures_tried.push(m);
+        }
     }
 
     /// Whether `m` was handed out before the generated stages (so they skip it).
