@@ -8,8 +8,8 @@
 
 use crate::board::Board;
 use crate::tables::{
-    Slide, SqList, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_SLIDES, HORSE_STEPS,
-    KING_STEPS, LINES, PAWN_STEPS, RANK_SLIDES,
+    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_SLIDES,
+    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
 
@@ -18,43 +18,6 @@ pub type Bitboard = u128;
 
 /// All 90 squares.
 pub const ALL_SQUARES: Bitboard = (1u128 << NUM_SQUARES) - 1;
-
-/// Spreads a file's 10 rank bits over the squares of file `a`.
-static FILE_SPREAD: [Bitboard; 1024] = {
-    let mut t = [0u128; 1024];
-    let mut m = 0;
-    while m < 1024 {
-        let mut r = 0;
-        while r < 10 {
-            if m & (1 << r) != 0 {
-                t[m] |= 1u128 << (r * 9);
-            }
-            r += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-/// The squares of a step table as bitboards, for pieces whose steps cannot be blocked.
-const fn step_sets<const N: usize>(steps: &[SqList<N>; NUM_SQUARES]) -> [Bitboard; NUM_SQUARES] {
-    let mut t = [0u128; NUM_SQUARES];
-    let mut s = 0;
-    while s < NUM_SQUARES {
-        let mut i = 0;
-        while i < steps[s].len as usize {
-            t[s] |= 1u128 << steps[s].sq[i];
-            i += 1;
-        }
-        s += 1;
-    }
-    t
-}
-
-static KING_SETS: [Bitboard; NUM_SQUARES] = step_sets(&KING_STEPS);
-static ADVISOR_SETS: [Bitboard; NUM_SQUARES] = step_sets(&ADVISOR_STEPS);
-static PAWN_SETS: [[Bitboard; NUM_SQUARES]; 2] =
-    [step_sets(&PAWN_STEPS[0]), step_sets(&PAWN_STEPS[1])];
 
 /// Squares a horse attacks from each square, by which of its legs are
 /// blocked: bit 0 the file to the left, bit 1 the rank below, bit 2 the file
@@ -85,22 +48,6 @@ static HORSE_SETS: [[Bitboard; 16]; NUM_SQUARES] = {
                 i += 1;
             }
             blocked += 1;
-        }
-        s += 1;
-    }
-    t
-};
-
-/// The eyes of an elephant on each square: the squares that can block it.
-static ELEPHANT_EYES: [Bitboard; NUM_SQUARES] = {
-    let mut t = [0u128; NUM_SQUARES];
-    let mut s = 0;
-    while s < NUM_SQUARES {
-        let steps = &ELEPHANT_STEPS[s];
-        let mut i = 0;
-        while i < steps.len as usize {
-            t[s] |= 1u128 << steps.pairs[i].1;
-            i += 1;
         }
         s += 1;
     }
@@ -288,7 +235,7 @@ pub fn pawns_attacks(color: Color, pawns: Bitboard) -> Bitboard {
 /// [`pawn_attacks`] by square index (below 90).
 #[inline(always)]
 pub fn pawn_attacks_at(color: Color, sq: usize) -> Bitboard {
-    PAWN_SETS[color.index()][sq]
+    PAWN_TARGETS[color.index()][sq]
 }
 
 /// Squares an advisor on `sq` attacks.
@@ -300,13 +247,13 @@ pub fn advisor_attacks(sq: Square) -> Bitboard {
 /// [`advisor_attacks`] by square index (below 90).
 #[inline(always)]
 pub fn advisor_attacks_at(sq: usize) -> Bitboard {
-    ADVISOR_SETS[sq]
+    ADVISOR_REACH[sq]
 }
 
 /// Squares a king on `sq` attacks (its palace steps).
 #[inline]
 pub fn king_attacks(sq: Square) -> Bitboard {
-    KING_SETS[sq.index()]
+    KING_REACH[sq.index()]
 }
 
 /// The nine squares of `color`'s palace.
@@ -331,6 +278,7 @@ pub const fn palace(color: Color) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::PAWN_STEPS;
     use crate::Position;
 
     fn sq(name: &str) -> Square {

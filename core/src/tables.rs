@@ -462,14 +462,19 @@ const fn list_sets<const N: usize>(lists: &[SqList<N>; NUM_SQUARES]) -> [u128; N
     t
 }
 
-/// The targets of a pair list, as one bitboard per square.
-const fn pair_sets<const N: usize>(lists: &[PairList<N>; NUM_SQUARES]) -> [u128; NUM_SQUARES] {
+/// One square of each pair of a pair list (`second`: the blocking square
+/// rather than the target), as one bitboard per square.
+const fn pair_sets<const N: usize>(
+    lists: &[PairList<N>; NUM_SQUARES],
+    second: bool,
+) -> [u128; NUM_SQUARES] {
     let mut t = [0u128; NUM_SQUARES];
     let mut s = 0;
     while s < NUM_SQUARES {
         let mut i = 0;
         while i < lists[s].len as usize {
-            t[s] |= 1u128 << lists[s].pairs[i].0;
+            let (to, block) = lists[s].pairs[i];
+            t[s] |= 1u128 << if second { block } else { to };
             i += 1;
         }
         s += 1;
@@ -492,7 +497,10 @@ pub(crate) static ADVISOR_REACH: [u128; NUM_SQUARES] = list_sets(&ADVISOR_STEPS)
 pub(crate) static KING_REACH: [u128; NUM_SQUARES] = list_sets(&KING_STEPS);
 
 /// Squares an elephant reaches from each square, eyes aside.
-pub(crate) static ELEPHANT_REACH: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS);
+pub(crate) static ELEPHANT_REACH: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS, false);
+
+/// The eyes of an elephant on each square: the squares that can block it.
+pub(crate) static ELEPHANT_EYES: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS, true);
 
 /// The bitboard of the points `points` of rank `rank` (bit `file` for each file).
 #[inline]
@@ -503,23 +511,22 @@ pub(crate) fn rank_points(points: u16, rank: usize) -> u128 {
 /// The bitboard of the points `points` of file `file` (bit `rank` for each rank).
 #[inline]
 pub(crate) fn file_points(points: u16, file: usize) -> u128 {
-    let p = points as usize;
-    (FILE_SPREAD[p & 31] | FILE_SPREAD[(p >> 5) & 31] << 45) << file
+    FILE_SPREAD[points as usize & 1023] << file
 }
 
-/// Five bits spread to the first five squares of file 0.
-static FILE_SPREAD: [u128; 32] = {
-    let mut t = [0u128; 32];
-    let mut p = 0;
-    while p < 32 {
-        let mut i = 0;
-        while i < 5 {
-            if p & 1 << i != 0 {
-                t[p] |= 1u128 << (9 * i);
+/// Spreads a file's 10 rank bits over the squares of file `a`.
+pub(crate) static FILE_SPREAD: [u128; 1024] = {
+    let mut t = [0u128; 1024];
+    let mut m = 0;
+    while m < 1024 {
+        let mut r = 0;
+        while r < 10 {
+            if m & (1 << r) != 0 {
+                t[m] |= 1u128 << (r * 9);
             }
-            i += 1;
+            r += 1;
         }
-        p += 1;
+        m += 1;
     }
     t
 };
