@@ -175,7 +175,7 @@ fn select_best(list: &mut [i64], from: usize) -> Move {
 }
 
 impl MovePicker {
-    /// A picker for a full-width node of `depth` plies, filling `buffers`.
+    /// A picker for a full-width node, filling `buffers`.
     pub fn new(
         buffers: Box<Buffers>,
         tt_move: Option<Move>,
