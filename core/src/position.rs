@@ -12,6 +12,8 @@ use crate::tables::{
     KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS,
     PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
 };
+#[cfg(test)]
+use crate::types::NUM_SQUARES;
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
 
@@ -1049,27 +1051,28 @@ fn line_checks(
 /// meant for king squares.
 #[inline]
 fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
-    let sq = &board.squares;
     let [king, _, _, horse, rook, cannon, pawn] = codes(by);
-    if board.by_piece[horse as usize - 1] & HORSE_REACH[target] != 0 {
+    let pieces = |c: Code| board.by_piece[c as usize - 1];
+    if pieces(pawn) & PAWN_REACH[by.index()][target] != 0 {
+        return true;
+    }
+    let horses = pieces(horse);
+    if horses & HORSE_REACH[target] != 0 {
+        let sq = &board.squares;
         for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
-            if sq[h as usize] == horse && sq[leg as usize] == 0 {
+            if horses & BIT[h as usize] != 0 && sq[leg as usize] == 0 {
                 return true;
             }
-        }
-    }
-    for &p in PAWN_ATTACKERS[by.index()][target].as_slice() {
-        if sq[p as usize] == pawn {
-            return true;
         }
     }
     let (r, f) = (RANK_OF[target] as usize, FILE_OF[target] as usize);
     let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
     let file = &FILE_SLIDES[r][board.files[f] as usize];
-    bits16(rank.rook).any(|t| sq[r * 9 + t] == rook)
-        || bits16(file.rook).any(|t| matches!(sq[t * 9 + f], c if c == rook || c == king))
-        || bits16(rank.cannon).any(|t| sq[r * 9 + t] == cannon)
-        || bits16(file.cannon).any(|t| sq[t * 9 + f] == cannon)
+    let rooks = pieces(rook);
+    (rank_points(rank.rook, r) & rooks)
+        | (file_points(file.rook, f) & (rooks | pieces(king)))
+        | ((rank_points(rank.cannon, r) | file_points(file.cannon, f)) & pieces(cannon))
+        != 0
 }
 
 impl fmt::Debug for Position {
@@ -1081,5 +1084,84 @@ impl fmt::Debug for Position {
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.fen())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The square-by-square version the bitboard test replaced, kept as a reference.
+    /// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king
+    /// (the king only along an open file: the facing rule). Advisors and elephants
+    /// never reach the other side's palace, so they are not looked at: this is
+    /// meant for king squares.
+    fn square_attacked_slow(board: &Board, target: usize, by: Color) -> bool {
+        let sq = &board.squares;
+        let [king, _, _, horse, rook, cannon, pawn] = codes(by);
+        if board.by_piece[horse as usize - 1] & HORSE_REACH[target] != 0 {
+            for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
+                if sq[h as usize] == horse && sq[leg as usize] == 0 {
+                    return true;
+                }
+            }
+        }
+        for &p in PAWN_ATTACKERS[by.index()][target].as_slice() {
+            if sq[p as usize] == pawn {
+                return true;
+            }
+        }
+        let (r, f) = (RANK_OF[target] as usize, FILE_OF[target] as usize);
+        let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+        let file = &FILE_SLIDES[r][board.files[f] as usize];
+        bits16(rank.rook).any(|t| sq[r * 9 + t] == rook)
+            || bits16(file.rook).any(|t| matches!(sq[t * 9 + f], c if c == rook || c == king))
+            || bits16(rank.cannon).any(|t| sq[r * 9 + t] == cannon)
+            || bits16(file.cannon).any(|t| sq[t * 9 + f] == cannon)
+    }
+
+    /// Positions from random games from the perft positions, xorshift-driven.
+    pub(crate) fn random_positions(games: usize, plies: usize) -> Vec<Position> {
+        let fens: Vec<&str> = include_str!("../../data/perft.txt")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| l.split(';').next().unwrap().trim())
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut out = Vec::new();
+        for game in 0..games {
+            let mut pos = Position::from_fen(fens[game % fens.len()]).unwrap();
+            for _ in 0..plies {
+                out.push(pos.clone());
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos.make_move(moves[next() as usize % moves.len()]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bitboard_attack_test_matches_the_square_by_square_one() {
+        for pos in random_positions(40, 150) {
+            for by in Color::ALL {
+                for target in 0..NUM_SQUARES {
+                    assert_eq!(
+                        square_attacked(&pos.board, target, by),
+                        square_attacked_slow(&pos.board, target, by),
+                        "{target} by {by:?} in {}",
+                        pos.fen()
+                    );
+                }
+            }
+        }
     }
 }
