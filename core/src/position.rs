@@ -7,10 +7,10 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
-    ELEPHANT_STEPS, FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS,
-    KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS,
-    PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
+    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS,
+    HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS,
+    PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES, RED_HALF,
 };
 #[cfg(test)]
 use crate::types::NUM_SQUARES;
@@ -323,24 +323,15 @@ impl Position {
                 list.push(Move::from_raw(from, to));
             }
         };
-        let them = board.by_color[(!us).index()];
-        for from in bits(board.by_color[us.index()]) {
+        // Captures only: pieces with no enemy in reach have none, and are
+        // left out before looking at their moves.
+        let movers = if QUIETS {
+            board.by_color[us.index()]
+        } else {
+            self.capture_candidates()
+        };
+        for from in bits(movers) {
             let role = role_of(sq[from]);
-            if !QUIETS {
-                // Captures only: a stepping piece with no enemy in reach has none.
-                let reach = match role {
-                    Role::King => KING_REACH[from],
-                    Role::Advisor => ADVISOR_REACH[from],
-                    Role::Elephant => ELEPHANT_REACH[from],
-                    // Horse moves go both ways: the squares it attacks from reach it.
-                    Role::Horse => HORSE_REACH[from],
-                    Role::Pawn => PAWN_TARGETS[us.index()][from],
-                    Role::Rook | Role::Cannon => them,
-                };
-                if reach & them == 0 {
-                    continue;
-                }
-            }
             match role {
                 Role::King | Role::Advisor | Role::Pawn => {
                     let targets = match role {
@@ -396,6 +387,55 @@ impl Position {
                 }
             }
         }
+    }
+
+    /// The side to move's pieces with an enemy piece in reach (blockers
+    /// aside): every rook and cannon, and the stepping pieces with an enemy
+    /// on one of their targets. A piece outside this set has no capture.
+    #[inline]
+    fn capture_candidates(&self) -> u128 {
+        let us = self.turn;
+        let board = &self.board;
+        let them = board.by_color[(!us).index()];
+        let [k, a, e, h, r, c, p] = codes(us);
+        let pieces = |code: Code| board.by_piece[code as usize - 1];
+        let mut candidates = pieces(r) | pieces(c);
+        // Pawns, all at once: an enemy straight ahead or, across the river, beside.
+        let beside = ((them << 1) & !FILE_BB_A) | ((them >> 1) & !FILE_BB_I);
+        let pawns = pieces(p);
+        candidates |= match us {
+            Color::Red => pawns & ((them >> 9) | (beside & BLACK_HALF)),
+            Color::Black => pawns & ((them << 9) | (beside & RED_HALF)),
+        };
+        for from in bits(pieces(h)) {
+            // Horse moves go both ways: the squares it attacks from reach it.
+            if HORSE_REACH[from] & them != 0 {
+                candidates |= BIT[from];
+            }
+        }
+        // Kings and advisors never leave their palace, elephants their half.
+        let home = match us {
+            Color::Red => RED_HALF,
+            Color::Black => BLACK_HALF,
+        };
+        if them & home != 0 {
+            for from in bits(pieces(e)) {
+                if ELEPHANT_REACH[from] & them != 0 {
+                    candidates |= BIT[from];
+                }
+            }
+            for from in bits(pieces(a)) {
+                if ADVISOR_REACH[from] & them != 0 {
+                    candidates |= BIT[from];
+                }
+            }
+            for from in bits(pieces(k)) {
+                if KING_REACH[from] & them != 0 {
+                    candidates |= BIT[from];
+                }
+            }
+        }
+        candidates
     }
 
     /// Whether `m` is pseudo-legal here: the side to move's piece moving by
@@ -1090,6 +1130,117 @@ impl fmt::Display for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::PAWN_TARGETS;
+
+    /// The move generator as it was before the capture candidates: every
+    /// piece looked at, in square order (a reference for the move order).
+    fn generate_slow<const CAPTURES: bool, const QUIETS: bool>(
+        pos: &Position,
+        list: &mut MoveList,
+    ) {
+        let us = pos.turn;
+        let board = &pos.board;
+        let sq = &board.squares;
+        let enemy = |c: Code| is_enemy(c, us);
+        let step = |list: &mut MoveList, from: usize, to: usize| {
+            let c = sq[to];
+            if (QUIETS && c == 0) || (CAPTURES && enemy(c)) {
+                list.push(Move::from_raw(from, to));
+            }
+        };
+        let them = board.by_color[(!us).index()];
+        for from in bits(board.by_color[us.index()]) {
+            let role = role_of(sq[from]);
+            if !QUIETS {
+                let reach = match role {
+                    Role::King => KING_REACH[from],
+                    Role::Advisor => ADVISOR_REACH[from],
+                    Role::Elephant => ELEPHANT_REACH[from],
+                    Role::Horse => HORSE_REACH[from],
+                    Role::Pawn => PAWN_TARGETS[us.index()][from],
+                    Role::Rook | Role::Cannon => them,
+                };
+                if reach & them == 0 {
+                    continue;
+                }
+            }
+            match role {
+                Role::King | Role::Advisor | Role::Pawn => {
+                    let targets = match role {
+                        Role::King => KING_STEPS[from].as_slice(),
+                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
+                        _ => PAWN_STEPS[us.index()][from].as_slice(),
+                    };
+                    for &to in targets {
+                        step(list, from, to as usize);
+                    }
+                }
+                Role::Elephant | Role::Horse => {
+                    let targets = if role == Role::Horse {
+                        HORSE_STEPS[from].as_slice()
+                    } else {
+                        ELEPHANT_STEPS[from].as_slice()
+                    };
+                    for &(to, blocker) in targets {
+                        if sq[blocker as usize] == 0 {
+                            step(list, from, to as usize);
+                        }
+                    }
+                }
+                Role::Rook | Role::Cannon => {
+                    let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
+                    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+                    let file = &FILE_SLIDES[r][board.files[f] as usize];
+                    if CAPTURES {
+                        let (on_rank, on_file) = if role == Role::Rook {
+                            (rank.rook, file.rook)
+                        } else {
+                            (rank.cannon, file.cannon)
+                        };
+                        for t in bits16(on_rank) {
+                            if enemy(sq[r * 9 + t]) {
+                                list.push(Move::from_raw(from, r * 9 + t));
+                            }
+                        }
+                        for t in bits16(on_file) {
+                            if enemy(sq[t * 9 + f]) {
+                                list.push(Move::from_raw(from, t * 9 + f));
+                            }
+                        }
+                    }
+                    if QUIETS {
+                        for t in bits16(rank.quiet) {
+                            list.push(Move::from_raw(from, r * 9 + t));
+                        }
+                        for t in bits16(file.quiet) {
+                            list.push(Move::from_raw(from, t * 9 + f));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn move_generation_keeps_its_order() {
+        for pos in random_positions(40, 150) {
+            for mirrored in [false, true] {
+                let pos = if mirrored { pos.mirror() } else { pos.clone() };
+                let (mut fast, mut slow) = (MoveList::new(), MoveList::new());
+                pos.pseudo_legal_captures(&mut fast);
+                generate_slow::<true, false>(&pos, &mut slow);
+                assert_eq!(&fast[..], &slow[..], "captures in {}", pos.fen());
+                let (mut fast, mut slow) = (MoveList::new(), MoveList::new());
+                pos.pseudo_legal_quiets(&mut fast);
+                generate_slow::<false, true>(&pos, &mut slow);
+                assert_eq!(&fast[..], &slow[..], "quiets in {}", pos.fen());
+                let (mut fast, mut slow) = (MoveList::new(), MoveList::new());
+                pos.pseudo_legal_moves(&mut fast);
+                generate_slow::<true, true>(&pos, &mut slow);
+                assert_eq!(&fast[..], &slow[..], "moves in {}", pos.fen());
+            }
+        }
+    }
 
     // The square-by-square version the bitboard test replaced, kept as a reference.
     /// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king

@@ -431,6 +431,28 @@ pub(crate) static FILE_BB: [u128; 9] = {
     t
 };
 
+const fn file_mask(file: usize) -> u128 {
+    let mut m = 0u128;
+    let mut s = file;
+    while s < NUM_SQUARES {
+        m |= 1u128 << s;
+        s += 9;
+    }
+    m
+}
+
+/// The squares of file a (the leftmost, seen from Red).
+pub(crate) const FILE_BB_A: u128 = file_mask(0);
+
+/// The squares of file i (the rightmost, seen from Red).
+pub(crate) const FILE_BB_I: u128 = file_mask(8);
+
+/// Red's half of the board: ranks 0 to 4.
+pub(crate) const RED_HALF: u128 = (1u128 << 45) - 1;
+
+/// Black's half of the board: ranks 5 to 9.
+pub(crate) const BLACK_HALF: u128 = ((1u128 << NUM_SQUARES) - 1) & !RED_HALF;
+
 /// Squares from which a horse could attack each square (legs aside).
 pub(crate) static HORSE_REACH: [u128; NUM_SQUARES] = {
     let mut t = [0u128; NUM_SQUARES];
