@@ -7,10 +7,10 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF, ELEPHANT_REACH,
-    ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS,
-    HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS, LINES, PAWN_ATTACKERS,
-    PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES, RED_HALF,
+    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF, CHECK_LANDINGS,
+    ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF, FILE_SLIDES,
+    HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS, LINES,
+    PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES, RED_HALF,
 };
 #[cfg(test)]
 use crate::types::NUM_SQUARES;
@@ -833,11 +833,19 @@ impl Position {
     // ---- make / unmake ----------------------------------------------------
 
     /// Plays a legal move (as generated or resolved; anything else corrupts the position).
+    ///
+    /// [`Position::in_check`] after the move is exact when the side not to
+    /// move was not in check before it, as in every position reached by legal
+    /// moves; after an illegal move, it may be wrong for the next one.
     pub fn make_move(&mut self, m: Move) {
         let (from, to) = (m.from().index(), m.to().index());
         let moving = self.board.squares[from];
         let captured = self.board.squares[to];
         debug_assert!(moving != 0 && code_color(moving) == self.turn);
+        // Whether the side not to move is in check: never, in a position reached
+        // by legal moves; the in-check test below relies on it.
+        #[cfg(debug_assertions)]
+        let corrupt = self.king_attacked(!self.turn);
         self.history.push(Undo {
             mv: m,
             captured,
@@ -863,7 +871,16 @@ impl Position {
             self.kings[us] = to;
         }
         self.turn = !self.turn;
-        self.in_check = self.king_attacked(self.turn);
+        // The king of the side now to move was not attacked before the move
+        // (the position was legal): only a move landing where it can attack
+        // it or stand on its lines, or one leaving its lines or a horse's
+        // leg next to it, can check it.
+        let king = self.kings[1 - us];
+        self.in_check = (BIT[from] & KING_SENSITIVE[king]) | (BIT[to] & CHECK_LANDINGS[us][king])
+            != 0
+            && square_attacked(&self.board, king, !self.turn);
+        #[cfg(debug_assertions)]
+        debug_assert!(corrupt || self.in_check == self.king_attacked(self.turn));
     }
 
     /// Takes back the last move. Does nothing when no move was played.
@@ -1217,6 +1234,22 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn in_check_after_every_legal_move_is_exact() {
+        for mut pos in random_positions(40, 150) {
+            for m in pos.legal_moves().iter().copied() {
+                pos.make_move(m);
+                assert_eq!(
+                    pos.in_check(),
+                    pos.king_attacked(pos.turn()),
+                    "after {m} in {}",
+                    pos.fen()
+                );
+                pos.unmake_move();
             }
         }
     }

@@ -574,6 +574,26 @@ pub(crate) static STEP_REACH: [[u128; NUM_SQUARES]; 2] = {
     t
 };
 
+/// For a king of one colour on each square, the squares where a piece of
+/// the other colour can stand and attack it, or stand on its lines: its
+/// rank and file, the horse squares around it and the pawn squares next to
+/// it. Indexed by the attacking colour. A move of that colour that neither
+/// lands here nor leaves [`KING_SENSITIVE`] cannot check the king.
+pub(crate) static CHECK_LANDINGS: [[u128; NUM_SQUARES]; 2] = {
+    let all_lines = lines();
+    let mut t = [[0u128; NUM_SQUARES]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut s = 0;
+        while s < NUM_SQUARES {
+            t[c][s] = all_lines[s] | HORSE_REACH[s] | PAWN_REACH[c][s];
+            s += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// The rank and file through each square (the square itself excluded).
 pub(crate) static LINES: [u128; NUM_SQUARES] = lines();
 
