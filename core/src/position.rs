@@ -733,10 +733,23 @@ impl Position {
                 }
             }
         }
-        for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
-            if at(p as usize) == pawn {
-                return true;
+        let pieces = |c: Code| board.by_piece[c as usize - 1];
+        // Only pawns already next to the king, or the one moving, can attack.
+        if moving == pawn || pieces(pawn) & PAWN_REACH[by.index()][king] != 0 {
+            for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
+                if at(p as usize) == pawn {
+                    return true;
+                }
             }
+        }
+        // Only a line holding a rook, cannon or king of `by`, before or
+        // after the move, can carry an attack.
+        let mut sliders = pieces(rook) | pieces(cannon) | pieces(k);
+        if moving == rook || moving == cannon || moving == k {
+            sliders |= BIT[to];
+        }
+        if sliders & LINES[king] == 0 {
+            return false;
         }
         let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
         let mut rank_occ = board.ranks[kr];
@@ -1232,6 +1245,76 @@ mod tests {
                         for t in bits16(file.quiet) {
                             list.push(Move::from_raw(from, t * 9 + f));
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `attacked_after` as it was before its pawn and line guards.
+    fn attacked_after_slow(pos: &Position, king: usize, by: Color, from: usize, to: usize) -> bool {
+        let board = &pos.board;
+        let moving = board.squares[from];
+        let at = |s: usize| -> Code {
+            if s == to {
+                moving
+            } else if s == from {
+                0
+            } else {
+                board.squares[s]
+            }
+        };
+        let [k, _, _, horse, rook, cannon, pawn] = codes(by);
+        if moving == horse || board.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0 {
+            for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
+                if at(h as usize) == horse && at(leg as usize) == 0 {
+                    return true;
+                }
+            }
+        }
+        for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
+            if at(p as usize) == pawn {
+                return true;
+            }
+        }
+        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
+        let mut rank_occ = board.ranks[kr];
+        let mut file_occ = board.files[kf];
+        if RANK_OF[from] as usize == kr {
+            rank_occ &= !(1 << FILE_OF[from]);
+        }
+        if FILE_OF[from] as usize == kf {
+            file_occ &= !(1 << RANK_OF[from]);
+        }
+        if RANK_OF[to] as usize == kr {
+            rank_occ |= 1 << FILE_OF[to];
+        }
+        if FILE_OF[to] as usize == kf {
+            file_occ |= 1 << RANK_OF[to];
+        }
+        let rank = &RANK_SLIDES[kf][rank_occ as usize];
+        let file = &FILE_SLIDES[kr][file_occ as usize];
+        bits16(rank.rook).any(|t| at(kr * 9 + t) == rook)
+            || bits16(file.rook).any(|t| matches!(at(t * 9 + kf), c if c == rook || c == k))
+            || bits16(rank.cannon).any(|t| at(kr * 9 + t) == cannon)
+            || bits16(file.cannon).any(|t| at(t * 9 + kf) == cannon)
+    }
+
+    #[test]
+    fn attacked_after_matches_its_reference() {
+        for pos in random_positions(40, 150) {
+            let mut list = MoveList::new();
+            pos.pseudo_legal_moves(&mut list);
+            for &m in list.iter() {
+                let (from, to) = (m.from().index(), m.to().index());
+                for by in Color::ALL {
+                    for target in pos.kings.iter().map(|&k| if k == from { to } else { k }) {
+                        assert_eq!(
+                            pos.attacked_after(target, by, from, to),
+                            attacked_after_slow(&pos, target, by, from, to),
+                            "{target} by {by:?} after {m} in {}",
+                            pos.fen()
+                        );
                     }
                 }
             }
