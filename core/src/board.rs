@@ -256,14 +256,46 @@ impl fmt::Debug for Board {
 
 /// Iterates the set bits of a 90-square bitboard as square indices.
 #[inline]
-pub(crate) fn bits(mut bb: u128) -> impl Iterator<Item = usize> {
+pub(crate) fn bits(bb: u128) -> impl Iterator<Item = usize> {
+    // Word by word: 64-bit bit scans are cheaper than 128-bit ones.
+    let (mut lo, mut hi) = (bb as u64, (bb >> 64) as u64);
     std::iter::from_fn(move || {
-        if bb == 0 {
-            None
-        } else {
-            let i = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
+        if lo != 0 {
+            let i = lo.trailing_zeros() as usize;
+            lo &= lo - 1;
             Some(i)
+        } else if hi != 0 {
+            let i = hi.trailing_zeros() as usize;
+            hi &= hi - 1;
+            Some(64 + i)
+        } else {
+            None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_lists_set_squares_in_order() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let high = state.rotate_left(29) & ((1 << (NUM_SQUARES - 64)) - 1);
+            // Sparse, dense, low-only and high-only boards.
+            for bb in [
+                (high as u128) << 64 | state as u128,
+                ((high as u128) << 64 | state as u128) & (state as u128).rotate_left(7),
+                state as u128,
+                (high as u128) << 64,
+            ] {
+                let expected: Vec<usize> = (0..NUM_SQUARES).filter(|&i| bb >> i & 1 != 0).collect();
+                assert_eq!(bits(bb).collect::<Vec<_>>(), expected);
+            }
+        }
+    }
 }
