@@ -228,6 +228,28 @@ impl MovePicker {
         pos.gives_check_filtered(filter, m)
     }
 
+    /// The next of the remaining quiet moves, in list order, that gives
+    /// check and was not handed out before the quiet stage.
+    fn next_check(&mut self, pos: &Position) -> Option<Move> {
+        let filter = self.checks.get_or_insert_with(|| pos.check_filter());
+        let b = &*self.buffers;
+        let n = b.moves.len();
+        while self.next < n {
+            let m = unpack(b.scored[self.next]);
+            self.next += 1;
+            if filter.may_check(m)
+                && pos.gives_check_filtered(filter, m)
+                && !(m == self.tt_move
+                    || m == self.killers[0]
+                    || m == self.killers[1]
+                    || m == self.counter)
+            {
+                return Some(m);
+            }
+        }
+        None
+    }
+
     /// Gives back the buffers for the next node.
     pub fn into_buffers(self) -> Box<Buffers> {
         self.buffers
@@ -338,18 +360,16 @@ impl MovePicker {
                     }
                 }
                 Stage::Quiets => {
+                    if self.unordered && !self.skip_quiets {
+                        if let Some(m) = self.next_check(ctx.pos) {
+                            return Some(m);
+                        }
+                    }
                     while !self.skip_quiets && self.next < self.buffers.moves.len() {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
-                        let m = if self.unordered {
-                            unpack(b.scored[self.next])
-                        } else {
-                            pick(&mut b.scored[..n], self.next, self.quiet_selections)
-                        };
+                        let m = pick(&mut b.scored[..n], self.next, self.quiet_selections);
                         self.next += 1;
-                        if self.unordered && !self.gives_check(ctx.pos, m) {
-                            continue;
-                        }
                         if !self.already_tried(m) {
                             return Some(m);
                         }
