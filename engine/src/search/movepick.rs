@@ -161,15 +161,16 @@ fn pick(list: &mut [i64], at: usize, select: usize) -> Move {
 /// first of equals) and returns its move.
 #[inline]
 fn select_best(list: &mut [i64], from: usize) -> Move {
-    let mut best = from;
-    // Exactly the entries of higher score than the best so far exceed this bound.
-    let mut bound = list[from] | MOVE_BITS;
-    for (i, &entry) in list.iter().enumerate().skip(from + 1) {
-        if entry > bound {
-            best = i;
-            bound = entry | MOVE_BITS;
-        }
-    }
+    // The best score with all move bits set: the first entry that reaches
+    // it (with its move bits set) is the first of the best.
+    let top = list[from..]
+        .iter()
+        .fold(i64::MIN, |top, &entry| top.max(entry | MOVE_BITS));
+    let best = from
+        + list[from..]
+            .iter()
+            .position(|&entry| entry | MOVE_BITS == top)
+            .expect("the best is in the list");
     list.swap(from, best);
     unpack(list[from])
 }
@@ -438,6 +439,67 @@ mod tests {
         let mut want = list.to_vec();
         want.sort();
         assert_eq!(sorted_moves, want, "the same moves");
+    }
+
+    /// [`pick`] as first written: selection by a scan that keeps the first
+    /// of equals, then a plain insertion sort.
+    fn slow_pick(list: &mut [i64], at: usize, select: usize) -> Move {
+        if at < select {
+            let mut best = at;
+            let mut bound = list[at] | MOVE_BITS;
+            for (i, &entry) in list.iter().enumerate().skip(at + 1) {
+                if entry > bound {
+                    best = i;
+                    bound = entry | MOVE_BITS;
+                }
+            }
+            list.swap(at, best);
+            return unpack(list[at]);
+        }
+        if at == select {
+            for i in at + 1..list.len() {
+                let entry = list[i];
+                let bound = entry & !MOVE_BITS;
+                let mut j = i;
+                while j > at && list[j - 1] < bound {
+                    list[j] = list[j - 1];
+                    j -= 1;
+                }
+                list[j] = entry;
+            }
+        }
+        unpack(list[at])
+    }
+
+    #[test]
+    fn pick_agrees_with_the_slow_pick_ties_included() {
+        let pos = Position::from_fen(MIDDLEGAME).unwrap();
+        let mut list = MoveList::new();
+        pos.pseudo_legal_moves(&mut list);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let n = 1 + (seed % list.len() as u64) as usize;
+            // Few distinct scores, negative ones too: many ties.
+            let spread = [3, 10, 40_000][round % 3];
+            let mut entries: Vec<i64> = (0..n)
+                .map(|i| {
+                    let r = seed.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37_79b9);
+                    pack(list[i], (r % (2 * spread) as u64) as i32 - spread)
+                })
+                .collect();
+            let mut slow = entries.clone();
+            let select = round % 7;
+            for at in 0..n {
+                assert_eq!(
+                    pick(&mut entries, at, select),
+                    slow_pick(&mut slow, at, select)
+                );
+                assert_eq!(entries, slow);
+            }
+        }
     }
 
     #[test]
