@@ -118,6 +118,22 @@ pub struct CheckFilter {
     /// By [`Role::index`] of the moving piece: the squares where it lands
     /// giving check itself or as a cannon's new screen.
     landing: [u128; 7],
+    /// A move that checks leaves one of these squares (`discovers` or the
+    /// king's lines, for moves along them) or lands on one of `landing_any`.
+    from_any: u128,
+    /// Every `landing` set together.
+    landing_any: u128,
+}
+
+impl CheckFilter {
+    /// Whether move `m` may give check: false only for moves that do not
+    /// (for which [`Position::gives_check_filtered`] is false), found with
+    /// two bit tests.
+    #[inline]
+    pub fn may_check(&self, m: Move) -> bool {
+        let (from, to) = (m.from().index(), m.to().index());
+        ((self.from_any >> from) | (self.landing_any >> to)) & 1 != 0
+    }
 }
 
 /// A legal position with the moves played since it was set up.
@@ -573,6 +589,8 @@ impl Position {
             king,
             discovers,
             landing,
+            from_any: discovers | RANK_BB[kr] | FILE_BB[kf],
+            landing_any: screen | direct | screened | horse_checks | PAWN_REACH[us.index()][king],
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::board::{Board, Code};
 use crate::moves::Move;
-use crate::position::{codes, Position};
+use crate::position::{codes, role_of, Position};
 use crate::tables::{
     file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
     FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS,
@@ -125,7 +125,7 @@ impl Position {
             if c == 0 {
                 0
             } else {
-                values[(c as usize - 1) % 7]
+                values[role_of(c).index()]
             }
         };
         let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
@@ -137,13 +137,19 @@ impl Position {
             file_occ: board.files[f] | 1 << r,
         };
         x.remove(from);
+        let captured = value_of(board.squares[to]);
+        let mut side = !self.turn();
+        // Most moves meet no recapture: they win just what they take.
+        let Some(mut attacker) = x.least_valuable_attacker(side) else {
+            return captured;
+        };
         let mut gain = [0i32; 40];
-        gain[0] = value_of(board.squares[to]);
+        gain[0] = captured;
         // The value of the piece standing on the target, which the next capture wins.
         let mut on_target = value_of(board.squares[from]);
-        let mut side = !self.turn();
         let mut d = 0;
-        while let Some((s, role)) = x.least_valuable_attacker(side) {
+        loop {
+            let (s, role) = attacker;
             if d + 1 >= gain.len() {
                 break;
             }
@@ -157,6 +163,10 @@ impl Position {
                 break;
             }
             side = !side;
+            match x.least_valuable_attacker(side) {
+                Some(next) => attacker = next,
+                None => break,
+            }
         }
         while d > 0 {
             gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
@@ -171,6 +181,8 @@ mod tests {
     use super::*;
 
     const VALUES: [i32; 7] = [10_000, 200, 200, 400, 900, 450, 100];
+    /// The engine's values.
+    const ENGINE_VALUES: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
 
     fn see(fen: &str, mv: &str) -> i32 {
         let pos = Position::from_fen(fen).unwrap();
@@ -201,5 +213,155 @@ mod tests {
     fn quiet_move_to_an_attacked_square_loses_the_piece() {
         // Red rook steps next to a black pawn across the river: the pawn takes it.
         assert_eq!(see("5k3/9/9/9/9/4p4/9/9/3R5/4K4 w", "d1d4"), -900);
+    }
+
+    /// The least valuable attacker as first written, before any shortcut.
+    fn slow_attacker(x: &Exchange, by: Color) -> Option<(usize, Role)> {
+        let t = x.target;
+        let [king, advisor, elephant, horse, rook, cannon, pawn] = codes(by);
+        // Pieces of each kind still in play: a kind none of which can reach
+        // the target is not looked at further.
+        let alive = |c: Code| x.board.by_piece[c as usize - 1] & !x.gone;
+        let find = |list: &[u8], c: Code| list.iter().map(|&s| s as usize).find(|&s| x.at(s) == c);
+        // Whether any piece but a rook or cannon is close enough to look at.
+        let near = x.board.by_color[by.index()] & !x.gone & STEP_REACH[by.index()][t] != 0;
+        if near && alive(pawn) & PAWN_REACH[by.index()][t] != 0 {
+            if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
+                return Some((s, Role::Pawn));
+            }
+        }
+        if near && alive(advisor) & ADVISOR_REACH[t] != 0 {
+            if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
+                return Some((s, Role::Advisor));
+            }
+        }
+        if near && alive(elephant) & ELEPHANT_REACH[t] != 0 {
+            for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
+                if x.at(s as usize) == elephant && x.at(eye as usize) == 0 {
+                    return Some((s as usize, Role::Elephant));
+                }
+            }
+        }
+        if near && alive(horse) & HORSE_REACH[t] != 0 {
+            for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
+                if x.at(s as usize) == horse && x.at(leg as usize) == 0 {
+                    return Some((s as usize, Role::Horse));
+                }
+            }
+        }
+        let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
+        let lines = RANK_BB[r] | FILE_BB[f];
+        let (cannons, rooks) = (alive(cannon) & lines, alive(rook) & lines);
+        if cannons | rooks != 0 {
+            let rank = &RANK_SLIDES[f][x.rank_occ as usize];
+            let file = &FILE_SLIDES[r][x.file_occ as usize];
+            // The first of `pieces` on the rank's points, else on the file's
+            // (each in square order).
+            let on_lines = |rank_bits: u16, file_bits: u16, pieces: u128| {
+                let hits = pieces & rank_points(rank_bits, r);
+                if hits != 0 {
+                    return Some(hits.trailing_zeros() as usize);
+                }
+                let hits = pieces & file_points(file_bits, f);
+                (hits != 0).then(|| hits.trailing_zeros() as usize)
+            };
+            if cannons != 0 {
+                if let Some(s) = on_lines(rank.cannon, file.cannon, cannons) {
+                    return Some((s, Role::Cannon));
+                }
+            }
+            if rooks != 0 {
+                if let Some(s) = on_lines(rank.rook, file.rook, rooks) {
+                    return Some((s, Role::Rook));
+                }
+            }
+        }
+        if near && alive(king) & KING_REACH[t] != 0 {
+            return find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King));
+        }
+        None
+    }
+
+    /// The exchange as first written, with [`slow_attacker`]: the fast one
+    /// must agree with it exactly, ties between equal attackers included.
+    fn slow_see(pos: &Position, m: Move, values: &[i32; 7]) -> i32 {
+        let board = pos.board();
+        let (from, to) = (m.from().index(), m.to().index());
+        let value_of = |c: Code| {
+            if c == 0 {
+                0
+            } else {
+                values[(c as usize - 1) % 7]
+            }
+        };
+        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
+        let mut x = Exchange {
+            board,
+            target: to,
+            gone: 0,
+            rank_occ: board.ranks[r] | 1 << f,
+            file_occ: board.files[f] | 1 << r,
+        };
+        x.remove(from);
+        let mut gain = [0i32; 40];
+        gain[0] = value_of(board.squares[to]);
+        let mut on_target = value_of(board.squares[from]);
+        let mut side = !pos.turn();
+        let mut d = 0;
+        while let Some((s, role)) = slow_attacker(&x, side) {
+            if d + 1 >= gain.len() {
+                break;
+            }
+            d += 1;
+            gain[d] = on_target - gain[d - 1];
+            x.remove(s);
+            on_target = values[role.index()];
+            if role == Role::King && slow_attacker(&x, !side).is_some() {
+                d -= 1;
+                break;
+            }
+            side = !side;
+        }
+        while d > 0 {
+            gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
+            d -= 1;
+        }
+        gain[0]
+    }
+
+    #[test]
+    fn see_agrees_with_the_slow_exchange_on_random_games() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut moves_checked = 0;
+        for _ in 0..200 {
+            let mut pos = Position::start();
+            for _ in 0..150 {
+                let mut pseudo = crate::MoveList::new();
+                pos.pseudo_legal_moves(&mut pseudo);
+                for &m in pseudo.iter() {
+                    for values in [&VALUES, &ENGINE_VALUES] {
+                        assert_eq!(
+                            pos.see(m, values),
+                            slow_see(&pos, m, values),
+                            "see({m}) in {}",
+                            pos.fen()
+                        );
+                    }
+                    moves_checked += 1;
+                }
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                pos.make_move(legal[(next() % legal.len() as u64) as usize]);
+            }
+        }
+        assert!(moves_checked > 500_000, "{moves_checked}");
     }
 }

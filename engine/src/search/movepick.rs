@@ -161,15 +161,16 @@ fn pick(list: &mut [i64], at: usize, select: usize) -> Move {
 /// first of equals) and returns its move.
 #[inline]
 fn select_best(list: &mut [i64], from: usize) -> Move {
-    let mut best = from;
-    // Exactly the entries of higher score than the best so far exceed this bound.
-    let mut bound = list[from] | MOVE_BITS;
-    for (i, &entry) in list.iter().enumerate().skip(from + 1) {
-        if entry > bound {
-            best = i;
-            bound = entry | MOVE_BITS;
-        }
-    }
+    // The best score with all move bits set: the first entry that reaches
+    // it (with its move bits set) is the first of the best.
+    let top = list[from..]
+        .iter()
+        .fold(i64::MIN, |top, &entry| top.max(entry | MOVE_BITS));
+    let best = from
+        + list[from..]
+            .iter()
+            .position(|&entry| entry | MOVE_BITS == top)
+            .expect("the best is in the list");
     list.swap(from, best);
     unpack(list[from])
 }
@@ -226,6 +227,28 @@ impl MovePicker {
     pub fn gives_check(&mut self, pos: &Position, m: Move) -> bool {
         let filter = self.checks.get_or_insert_with(|| pos.check_filter());
         pos.gives_check_filtered(filter, m)
+    }
+
+    /// The next of the remaining quiet moves, in list order, that gives
+    /// check and was not handed out before the quiet stage.
+    fn next_check(&mut self, pos: &Position) -> Option<Move> {
+        let filter = self.checks.get_or_insert_with(|| pos.check_filter());
+        let b = &*self.buffers;
+        let n = b.moves.len();
+        while self.next < n {
+            let m = unpack(b.scored[self.next]);
+            self.next += 1;
+            if filter.may_check(m)
+                && pos.gives_check_filtered(filter, m)
+                && !(m == self.tt_move
+                    || m == self.killers[0]
+                    || m == self.killers[1]
+                    || m == self.counter)
+            {
+                return Some(m);
+            }
+        }
+        None
     }
 
     /// Gives back the buffers for the next node.
@@ -338,18 +361,16 @@ impl MovePicker {
                     }
                 }
                 Stage::Quiets => {
+                    if self.unordered && !self.skip_quiets {
+                        if let Some(m) = self.next_check(ctx.pos) {
+                            return Some(m);
+                        }
+                    }
                     while !self.skip_quiets && self.next < self.buffers.moves.len() {
                         let b = &mut *self.buffers;
                         let n = b.moves.len();
-                        let m = if self.unordered {
-                            unpack(b.scored[self.next])
-                        } else {
-                            pick(&mut b.scored[..n], self.next, self.quiet_selections)
-                        };
+                        let m = pick(&mut b.scored[..n], self.next, self.quiet_selections);
                         self.next += 1;
-                        if self.unordered && !self.gives_check(ctx.pos, m) {
-                            continue;
-                        }
                         if !self.already_tried(m) {
                             return Some(m);
                         }
@@ -418,6 +439,67 @@ mod tests {
         let mut want = list.to_vec();
         want.sort();
         assert_eq!(sorted_moves, want, "the same moves");
+    }
+
+    /// [`pick`] as first written: selection by a scan that keeps the first
+    /// of equals, then a plain insertion sort.
+    fn slow_pick(list: &mut [i64], at: usize, select: usize) -> Move {
+        if at < select {
+            let mut best = at;
+            let mut bound = list[at] | MOVE_BITS;
+            for (i, &entry) in list.iter().enumerate().skip(at + 1) {
+                if entry > bound {
+                    best = i;
+                    bound = entry | MOVE_BITS;
+                }
+            }
+            list.swap(at, best);
+            return unpack(list[at]);
+        }
+        if at == select {
+            for i in at + 1..list.len() {
+                let entry = list[i];
+                let bound = entry & !MOVE_BITS;
+                let mut j = i;
+                while j > at && list[j - 1] < bound {
+                    list[j] = list[j - 1];
+                    j -= 1;
+                }
+                list[j] = entry;
+            }
+        }
+        unpack(list[at])
+    }
+
+    #[test]
+    fn pick_agrees_with_the_slow_pick_ties_included() {
+        let pos = Position::from_fen(MIDDLEGAME).unwrap();
+        let mut list = MoveList::new();
+        pos.pseudo_legal_moves(&mut list);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let n = 1 + (seed % list.len() as u64) as usize;
+            // Few distinct scores, negative ones too: many ties.
+            let spread = [3, 10, 40_000][round % 3];
+            let mut entries: Vec<i64> = (0..n)
+                .map(|i| {
+                    let r = seed.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37_79b9);
+                    pack(list[i], (r % (2 * spread) as u64) as i32 - spread)
+                })
+                .collect();
+            let mut slow = entries.clone();
+            let select = round % 7;
+            for at in 0..n {
+                assert_eq!(
+                    pick(&mut entries, at, select),
+                    slow_pick(&mut slow, at, select)
+                );
+                assert_eq!(entries, slow);
+            }
+        }
     }
 
     #[test]
