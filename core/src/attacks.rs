@@ -89,10 +89,27 @@ fn lines(sq: usize) -> (usize, usize) {
     (sq / 9, sq % 9)
 }
 
+/// `1 << (9 * rank)`: a rank's bits times this lie on that rank.
+static RANK_UNIT: [u128; 10] = {
+    let mut t = [0u128; 10];
+    let mut r = 0;
+    while r < 10 {
+        t[r] = 1u128 << (9 * r);
+        r += 1;
+    }
+    t
+};
+
+/// `1 << file`, read from a table so that the compiler multiplies by it
+/// (one widening product) instead of shifting 128 bits by a variable amount.
+static FILE_UNIT: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
 #[inline(always)]
 fn spread(rank: usize, file: usize, rank_bits: u16, file_bits: u16) -> Bitboard {
-    // The mask tells the compiler the file shift stays within one word.
-    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize & 1023] << (file & 15))
+    // Products instead of variable 128-bit shifts: a rank's bits times the
+    // unit of the rank, a spread file times the unit of the file.
+    ((rank_bits as u128) * RANK_UNIT[rank])
+        | (FILE_SPREAD[file_bits as usize & 1023] * FILE_UNIT[file] as u128)
 }
 
 /// The rank and file through each square, the square itself excluded.
