@@ -71,10 +71,11 @@ pub fn for_each_index(bb: Bitboard, mut f: impl FnMut(usize)) {
         lo &= lo - 1;
     }
     const HIGH: usize = NUM_SQUARES - 64;
-    let mut hi = (bb >> 64) as u64;
+    // A sentinel bit just past the last square bounds the index; clearing
+    // the lowest bit never reaches it before the squares below are done.
+    let mut hi = (bb >> 64) as u64 | 1 << HIGH;
     loop {
-        // A sentinel bit just past the last square bounds the index.
-        let i = (hi | 1 << HIGH).trailing_zeros() as usize;
+        let i = hi.trailing_zeros() as usize;
         if i >= HIGH {
             break;
         }
@@ -267,6 +268,34 @@ pub fn advisor_attacks_at(sq: usize) -> Bitboard {
     ADVISOR_REACH[sq]
 }
 
+/// The centre and the four corners of `color`'s palace: the advisor points.
+const fn advisor_points(color: Color) -> (Bitboard, Bitboard) {
+    let (centre, corner) = match color {
+        Color::Red => (13, 3),
+        Color::Black => (76, 66),
+    };
+    let corners =
+        1u128 << corner | 1u128 << (corner + 2) | 1u128 << (corner + 18) | 1u128 << (corner + 20);
+    (1u128 << centre, corners)
+}
+
+/// Squares attacked by the advisors of `color` standing on `advisors`: on
+/// the palace points, the centre attacks the corners and each corner the
+/// centre, so no square needs looking at one by one.
+#[inline(always)]
+pub fn advisors_attacks(color: Color, advisors: Bitboard) -> Bitboard {
+    let (centre, corners) = advisor_points(color);
+    if advisors & !(centre | corners) != 0 {
+        // Off the points (a bare board, not a position): square by square.
+        let mut bb = 0;
+        for_each_index(advisors, |sq| bb |= ADVISOR_REACH[sq]);
+        return bb;
+    }
+    let from_corners = if advisors & corners != 0 { centre } else { 0 };
+    let from_centre = if advisors & centre != 0 { corners } else { 0 };
+    from_corners | from_centre
+}
+
 /// Squares a king on `sq` attacks (its palace steps).
 #[inline]
 pub fn king_attacks(sq: Square) -> Bitboard {
@@ -360,6 +389,36 @@ mod tests {
             }
             for_each_index(b.occupied(), |i| seen |= BIT[i]);
             assert_eq!(seen, b.occupied());
+        }
+    }
+
+    #[test]
+    fn advisors_attack_as_one_by_one() {
+        for color in Color::ALL {
+            for advisors in [0, palace(color), ALL_SQUARES] {
+                let mut want = 0;
+                for_each_index(advisors, |sq| want |= advisor_attacks_at(sq));
+                assert_eq!(advisors_attacks(color, advisors), want);
+            }
+            let (centre, corners) = advisor_points(color);
+            let points = centre | corners;
+            assert_eq!(points & palace(color), points);
+            // Every subset of the five points.
+            let list: Vec<usize> = (0..NUM_SQUARES).filter(|&i| points & BIT[i] != 0).collect();
+            for subset in 0..32 {
+                let advisors = list
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| subset & (1 << k) != 0)
+                    .fold(0, |bb, (_, &i)| bb | BIT[i]);
+                let mut want = 0;
+                for_each_index(advisors, |sq| want |= advisor_attacks_at(sq));
+                assert_eq!(
+                    advisors_attacks(color, advisors),
+                    want,
+                    "{color:?} {subset}"
+                );
+            }
         }
     }
 
