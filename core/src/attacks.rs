@@ -8,8 +8,8 @@
 
 use crate::board::Board;
 use crate::tables::{
-    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_SLIDES,
-    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_SLIDES,
+    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES,
+    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
 
@@ -87,7 +87,7 @@ pub fn for_each_index(bb: Bitboard, mut f: impl FnMut(usize)) {
 /// The rank and file of a square index.
 #[inline(always)]
 fn lines(sq: usize) -> (usize, usize) {
-    (sq / 9, sq % 9)
+    (RANK_OF[sq] as usize, FILE_OF[sq] as usize)
 }
 
 /// `1 << (9 * rank)`: a rank's bits times this lie on that rank.
