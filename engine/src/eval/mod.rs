@@ -518,23 +518,28 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
     let mut all = 0;
     let mut minors = 0;
     let mut units = 0;
+    // The mobility counts need no clamping: a rook or cannon reaches at most
+    // 8 + 9 squares of its rank and file, a horse at most 8.
     for_each_index(piece(Role::Rook), |sq| {
         let a = board.rook_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
-        t.add(color, feature::ROOK_MOBILITY + n.min(17), 1);
+        debug_assert!(n <= 17);
+        t.add(color, feature::ROOK_MOBILITY + n, 1);
         all |= a;
         units += ATTACK_UNITS[Role::Rook.index()] * (a & enemy_palace != 0) as i32;
     });
     for_each_index(piece(Role::Horse), |sq| {
         let a = board.horse_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
-        t.add(color, feature::HORSE_MOBILITY + n.min(8), 1);
+        debug_assert!(n <= 8);
+        t.add(color, feature::HORSE_MOBILITY + n, 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Horse.index()] * (a & enemy_palace != 0) as i32;
     });
     for_each_index(piece(Role::Cannon), |sq| {
         let (a, n) = board.cannon_attacks_at(sq);
-        t.add(color, feature::CANNON_MOBILITY + (n as usize).min(17), 1);
+        debug_assert!(n <= 17);
+        t.add(color, feature::CANNON_MOBILITY + n as usize, 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Cannon.index()] * (a & enemy_palace != 0) as i32;
     });
