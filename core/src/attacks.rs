@@ -8,8 +8,8 @@
 
 use crate::board::Board;
 use crate::tables::{
-    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_SLIDES,
-    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_SLIDES,
+    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES,
+    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
 
@@ -71,10 +71,11 @@ pub fn for_each_index(bb: Bitboard, mut f: impl FnMut(usize)) {
         lo &= lo - 1;
     }
     const HIGH: usize = NUM_SQUARES - 64;
-    let mut hi = (bb >> 64) as u64;
+    // A sentinel bit just past the last square bounds the index; clearing
+    // the lowest bit never reaches it before the squares below are done.
+    let mut hi = (bb >> 64) as u64 | 1 << HIGH;
     loop {
-        // A sentinel bit just past the last square bounds the index.
-        let i = (hi | 1 << HIGH).trailing_zeros() as usize;
+        let i = hi.trailing_zeros() as usize;
         if i >= HIGH {
             break;
         }
@@ -86,13 +87,30 @@ pub fn for_each_index(bb: Bitboard, mut f: impl FnMut(usize)) {
 /// The rank and file of a square index.
 #[inline(always)]
 fn lines(sq: usize) -> (usize, usize) {
-    (sq / 9, sq % 9)
+    (RANK_OF[sq] as usize, FILE_OF[sq] as usize)
 }
+
+/// `1 << (9 * rank)`: a rank's bits times this lie on that rank.
+static RANK_UNIT: [u128; 10] = {
+    let mut t = [0u128; 10];
+    let mut r = 0;
+    while r < 10 {
+        t[r] = 1u128 << (9 * r);
+        r += 1;
+    }
+    t
+};
+
+/// `1 << file`, read from a table so that the compiler multiplies by it
+/// (one widening product) instead of shifting 128 bits by a variable amount.
+static FILE_UNIT: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 #[inline(always)]
 fn spread(rank: usize, file: usize, rank_bits: u16, file_bits: u16) -> Bitboard {
-    // The mask tells the compiler the file shift stays within one word.
-    ((rank_bits as u128) << (rank * 9)) | (FILE_SPREAD[file_bits as usize & 1023] << (file & 15))
+    // Products instead of variable 128-bit shifts: a rank's bits times the
+    // unit of the rank, a spread file times the unit of the file.
+    ((rank_bits as u128) * RANK_UNIT[rank])
+        | (FILE_SPREAD[file_bits as usize & 1023] * FILE_UNIT[file] as u128)
 }
 
 /// The rank and file through each square, the square itself excluded.
@@ -250,6 +268,34 @@ pub fn advisor_attacks_at(sq: usize) -> Bitboard {
     ADVISOR_REACH[sq]
 }
 
+/// The centre and the four corners of `color`'s palace: the advisor points.
+const fn advisor_points(color: Color) -> (Bitboard, Bitboard) {
+    let (centre, corner) = match color {
+        Color::Red => (13, 3),
+        Color::Black => (76, 66),
+    };
+    let corners =
+        1u128 << corner | 1u128 << (corner + 2) | 1u128 << (corner + 18) | 1u128 << (corner + 20);
+    (1u128 << centre, corners)
+}
+
+/// Squares attacked by the advisors of `color` standing on `advisors`: on
+/// the palace points, the centre attacks the corners and each corner the
+/// centre, so no square needs looking at one by one.
+#[inline(always)]
+pub fn advisors_attacks(color: Color, advisors: Bitboard) -> Bitboard {
+    let (centre, corners) = advisor_points(color);
+    if advisors & !(centre | corners) != 0 {
+        // Off the points (a bare board, not a position): square by square.
+        let mut bb = 0;
+        for_each_index(advisors, |sq| bb |= ADVISOR_REACH[sq]);
+        return bb;
+    }
+    let from_corners = if advisors & corners != 0 { centre } else { 0 };
+    let from_centre = if advisors & centre != 0 { corners } else { 0 };
+    from_corners | from_centre
+}
+
 /// Squares a king on `sq` attacks (its palace steps).
 #[inline]
 pub fn king_attacks(sq: Square) -> Bitboard {
@@ -343,6 +389,36 @@ mod tests {
             }
             for_each_index(b.occupied(), |i| seen |= BIT[i]);
             assert_eq!(seen, b.occupied());
+        }
+    }
+
+    #[test]
+    fn advisors_attack_as_one_by_one() {
+        for color in Color::ALL {
+            for advisors in [0, palace(color), ALL_SQUARES] {
+                let mut want = 0;
+                for_each_index(advisors, |sq| want |= advisor_attacks_at(sq));
+                assert_eq!(advisors_attacks(color, advisors), want);
+            }
+            let (centre, corners) = advisor_points(color);
+            let points = centre | corners;
+            assert_eq!(points & palace(color), points);
+            // Every subset of the five points.
+            let list: Vec<usize> = (0..NUM_SQUARES).filter(|&i| points & BIT[i] != 0).collect();
+            for subset in 0..32 {
+                let advisors = list
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| subset & (1 << k) != 0)
+                    .fold(0, |bb, (_, &i)| bb | BIT[i]);
+                let mut want = 0;
+                for_each_index(advisors, |sq| want |= advisor_attacks_at(sq));
+                assert_eq!(
+                    advisors_attacks(color, advisors),
+                    want,
+                    "{color:?} {subset}"
+                );
+            }
         }
     }
 

@@ -13,11 +13,12 @@
 
 pub mod weights;
 
+use std::cell::Cell;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use xqcore::attacks::{
-    advisor_attacks_at, for_each_index, king_attacks, lines_through, palace, pawns_attacks,
-    squares, Bitboard,
+    advisors_attacks, for_each_index, king_attacks, lines_through, palace, pawns_attacks, squares,
+    Bitboard,
 };
 use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
 
@@ -281,13 +282,61 @@ pub fn evaluate_lazy(
     if base - LAZY_MARGIN >= beta || base + LAZY_MARGIN <= alpha {
         return (base, false);
     }
+    // The full score depends on the board (the placement is the board's),
+    // the side to move and the knowledge only: a position this thread
+    // evaluated in full before (same key, same knowledge) gets the same
+    // score back. Only the full path is cached, so lazy answers and the
+    // `exact` flag are as without the cache.
+    let key = pos.key();
+    let tag = knowledge as u8 + 1;
+    let hit = EVAL_CACHE.with(|cache| {
+        let e = cache[key as usize % EVAL_CACHE_SIZE].get();
+        (e.key == key && e.knowledge == tag).then_some(e.score)
+    });
+    if let Some(score) = hit {
+        return (score, true);
+    }
     let mut scorer = Scorer {
         weights: &weights::WEIGHTS,
         score: placement + tempo,
     };
     collect_activity(pos, knowledge, &mut scorer);
     let red = blend(scorer.score, phase, scale(board, scorer.score));
-    (sign * red, true)
+    let score = sign * red;
+    EVAL_CACHE.with(|cache| {
+        cache[key as usize % EVAL_CACHE_SIZE].set(CacheEntry {
+            key,
+            score,
+            knowledge: tag,
+        })
+    });
+    (score, true)
+}
+
+/// Entries of the per-thread cache of full evaluations.
+const EVAL_CACHE_SIZE: usize = 8192;
+
+/// A full evaluation: the position's key, its score, and the knowledge it
+/// was computed with plus one (0: an empty entry).
+#[derive(Clone, Copy)]
+struct CacheEntry {
+    key: u64,
+    score: i32,
+    knowledge: u8,
+}
+
+thread_local! {
+    /// Recent full evaluations of this thread, by key. Entries are
+    /// overwritten; a score is only returned for an equal key.
+    static EVAL_CACHE: [Cell<CacheEntry>; EVAL_CACHE_SIZE] = const {
+        [const {
+            Cell::new(CacheEntry {
+                key: 0,
+                score: 0,
+                knowledge: 0,
+            })
+        }; EVAL_CACHE_SIZE]
+    };
 }
 
 /// Evaluates `pos` from the side to move's view with the given weights.
@@ -469,29 +518,34 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
     let mut all = 0;
     let mut minors = 0;
     let mut units = 0;
+    // The mobility counts need no clamping: a rook or cannon reaches at most
+    // 8 + 9 squares of its rank and file, a horse at most 8.
     for_each_index(piece(Role::Rook), |sq| {
         let a = board.rook_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
-        t.add(color, feature::ROOK_MOBILITY + n.min(17), 1);
+        debug_assert!(n <= 17);
+        t.add(color, feature::ROOK_MOBILITY + n, 1);
         all |= a;
         units += ATTACK_UNITS[Role::Rook.index()] * (a & enemy_palace != 0) as i32;
     });
     for_each_index(piece(Role::Horse), |sq| {
         let a = board.horse_attacks_at(sq);
         let n = (a & !own).count_ones() as usize;
-        t.add(color, feature::HORSE_MOBILITY + n.min(8), 1);
+        debug_assert!(n <= 8);
+        t.add(color, feature::HORSE_MOBILITY + n, 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Horse.index()] * (a & enemy_palace != 0) as i32;
     });
     for_each_index(piece(Role::Cannon), |sq| {
         let (a, n) = board.cannon_attacks_at(sq);
-        t.add(color, feature::CANNON_MOBILITY + (n as usize).min(17), 1);
+        debug_assert!(n <= 17);
+        t.add(color, feature::CANNON_MOBILITY + n as usize, 1);
         minors |= a;
         units += ATTACK_UNITS[Role::Cannon.index()] * (a & enemy_palace != 0) as i32;
     });
     let pawns = pawns_attacks(color, piece(Role::Pawn));
     units += ATTACK_UNITS[Role::Pawn.index()] * (pawns & enemy_palace).count_ones().min(2) as i32;
-    for_each_index(piece(Role::Advisor), |sq| all |= advisor_attacks_at(sq));
+    all |= advisors_attacks(color, piece(Role::Advisor));
     for_each_index(piece(Role::Elephant), |sq| {
         all |= board.elephant_attacks_at(sq)
     });
@@ -670,6 +724,26 @@ mod tests {
             assert!(!exact);
             assert!((lazy - full).abs() < 5_000 - LAZY_MARGIN);
         }
+    }
+
+    #[test]
+    fn cached_evaluations_match_by_knowledge() {
+        let pos =
+            Position::from_fen("r2akab1r/3n5/4b3n/p1p1pRp1p/9/2P3P2/P3P3c/N2C3C1/4A4/1RBAK1B2 w")
+                .unwrap();
+        let running = placement(pos.board());
+        // Twice each, the second time from the cache, alternating knowledge.
+        for _ in 0..2 {
+            for k in [Knowledge::Medium, Knowledge::Large] {
+                let (e, exact) = evaluate_lazy(&pos, running, k, -30_000, 30_000);
+                assert!(exact);
+                assert_eq!(e, evaluate(&pos, k), "{k:?}");
+            }
+        }
+        assert_ne!(
+            evaluate(&pos, Knowledge::Medium),
+            evaluate(&pos, Knowledge::Large)
+        );
     }
 
     #[test]
