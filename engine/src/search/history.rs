@@ -66,6 +66,26 @@ impl Default for Histories {
     }
 }
 
+/// [`Histories::main`] plus both [`Histories::continuation`]s of a quiet
+/// move, for one side to move and one pair of earlier moves.
+pub struct QuietScorer<'a> {
+    /// The butterfly table of the side to move, by from and to.
+    main: &'a [i16],
+    /// The continuation rows of the two earlier moves, by piece-to.
+    continuation: [&'a [i16]; 2],
+}
+
+impl QuietScorer<'_> {
+    /// The score of `m`, which moves a piece to make `moved`.
+    #[inline]
+    pub fn score(&self, m: Move, moved: PieceTo) -> i32 {
+        let [c0, c1] = self.continuation;
+        self.main[m.from().index() * NUM_SQUARES + m.to().index()] as i32
+            + c0[moved.index()] as i32
+            + c1[moved.index()] as i32
+    }
+}
+
 #[inline]
 fn butterfly(color: Color, m: Move) -> usize {
     (color.index() * NUM_SQUARES + m.from().index()) * NUM_SQUARES + m.to().index()
@@ -102,6 +122,18 @@ impl Histories {
     #[inline]
     pub fn counter(&self, earlier: PieceTo) -> Move {
         self.counter[earlier.index()]
+    }
+
+    /// The tables that score the quiet moves of `color` after the moves
+    /// `earlier`, looked up once for a whole move list.
+    #[inline]
+    pub fn quiet_scorer(&self, color: Color, earlier: [PieceTo; 2]) -> QuietScorer<'_> {
+        let squares = NUM_SQUARES * NUM_SQUARES;
+        let row = |e: PieceTo| &self.continuation[e.index() * PieceTo::COUNT..][..PieceTo::COUNT];
+        QuietScorer {
+            main: &self.main[color.index() * squares..][..squares],
+            continuation: [row(earlier[0]), row(earlier[1])],
+        }
     }
 
     /// Rewards (positive bonus) or punishes a quiet move, in the butterfly
@@ -166,6 +198,19 @@ mod tests {
         assert_eq!(h.continuation(before, moved), 500);
         h.update_capture(moved, Role::Pawn, -300);
         assert_eq!(h.capture(moved, Role::Pawn), -300);
+        let other = PieceTo::new(Piece::new(Color::Red, Role::Rook), m.from());
+        for earlier in [
+            [before, PieceTo::NONE],
+            [PieceTo::NONE, before],
+            [before, other],
+        ] {
+            for color in [Color::Red, Color::Black] {
+                let want = h.main(color, m)
+                    + h.continuation(earlier[0], moved)
+                    + h.continuation(earlier[1], moved);
+                assert_eq!(h.quiet_scorer(color, earlier).score(m, moved), want);
+            }
+        }
         h.set_counter(before, m);
         assert_eq!(h.counter(before), m);
         h.clear();

@@ -2,7 +2,7 @@
 //! killers and the counter move, quiet moves by history, losing captures last.
 //! Later stages are generated only when the earlier ones did not cut off.
 
-use xqcore::{CheckFilter, Move, MoveList, Position, Role, MAX_MOVES};
+use xqcore::{CheckFilter, Color, Move, MoveList, Piece, Position, Role, MAX_MOVES};
 
 use super::history::{Histories, PieceTo};
 
@@ -34,10 +34,13 @@ pub struct Context<'a> {
 /// The move lists a picker fills: allocated once per ply and reused, so a
 /// node does not clear a kilobyte of arrays it may never use.
 pub struct Buffers {
-    /// The generated moves of the current stage.
+    /// The generated moves of the current stage, in picking order.
     moves: MoveList,
-    /// The same moves with their scores, packed by [`pack`], in picking order.
-    scored: [i64; MAX_MOVES],
+    /// The [`key`]s of `moves`, entry for entry.
+    /// [`pad`]ded to a whole [`GROUP`].
+    keys: [i32; MAX_MOVES + GROUP],
+    /// Room to copy moves into while they are put in sorted order.
+    scratch: [Move; MAX_MOVES],
     bad_captures: MoveList,
     /// The quiet moves the node searched without a cutoff.
     pub quiets_tried: MoveList,
@@ -49,7 +52,8 @@ impl Default for Buffers {
     fn default() -> Self {
         Buffers {
             moves: MoveList::new(),
-            scored: [0; MAX_MOVES],
+            keys: [0; MAX_MOVES + GROUP],
+            scratch: [Move::NULL; MAX_MOVES],
             bad_captures: MoveList::new(),
             quiets_tried: MoveList::new(),
             captures_tried: MoveList::new(),
@@ -57,23 +61,55 @@ impl Default for Buffers {
     }
 }
 
-/// The low bits of a packed entry, which hold the move.
-const MOVE_BITS: i64 = 0xffff;
+impl Buffers {
+    /// Generates the captures, with their keys. Not inlined: the picker's
+    /// other calls need none of what scoring keeps at hand.
+    #[inline(never)]
+    fn generate_captures(&mut self, ctx: &Context) {
+        self.moves.clear();
+        ctx.pos.pseudo_legal_captures(&mut self.moves);
+        for (slot, (k, &m)) in self.keys.iter_mut().zip(self.moves.iter()).enumerate() {
+            *k = key(capture_score(ctx, m), slot);
+        }
+        pad(&mut self.keys, self.moves.len());
+    }
 
-/// A move with its ordering score in one integer, the score above the
-/// move's 16 bits: moving an entry moves both, and entries compare first by
-/// score. Ties between equal scores must still go by list position, so the
-/// picker compares an entry with a bound built from the other's score alone
-/// (see [`select_best`] and [`pick`]), never two entries directly.
-#[inline]
-fn pack(m: Move, score: i32) -> i64 {
-    (score as i64) << 16 | m.to_u16() as i64
+    /// Generates the quiet moves, with their keys (see
+    /// [`Buffers::generate_captures`]).
+    #[inline(never)]
+    fn generate_quiets(&mut self, ctx: &Context) {
+        let pos = ctx.pos;
+        pos.pseudo_legal_quiets(&mut self.moves);
+        let scorer = ctx.histories.quiet_scorer(pos.turn(), ctx.earlier);
+        // The moves of one piece come together: look it up once for them.
+        let mut from = None;
+        let mut piece = Piece::new(Color::Red, Role::King);
+        for (slot, (k, &m)) in self.keys.iter_mut().zip(self.moves.iter()).enumerate() {
+            if from != Some(m.from()) {
+                from = Some(m.from());
+                piece = pos.board().piece_at(m.from()).expect("a piece moves");
+            }
+            *k = key(scorer.score(m, PieceTo::new(piece, m.to())), slot);
+        }
+        pad(&mut self.keys, self.moves.len());
+    }
 }
 
-/// The move of a packed entry.
+/// The low bits of a [`key`], which hold the entry's place in the list.
+const SLOT_BITS: i32 = 0x7f;
+
+/// The sort key of the move with ordering score `score` at place `slot` of
+/// the list: the negated score above the slot's 7 bits, so that the
+/// smallest key is the best score and, of equal scores, the first in the
+/// list. Keys are unique: a minimum needs no tie-break, and a sort of keys
+/// is stable by score. When an entry changes place its slot bits follow.
 #[inline]
-fn unpack(entry: i64) -> Move {
-    Move::from_u16_unchecked((entry & MOVE_BITS) as u16)
+fn key(score: i32, slot: usize) -> i32 {
+    // Scores are sums of at most three i16 histories plus eight times a
+    // piece value: far inside the 24 bits left to them.
+    debug_assert!(score.abs() < 1 << 23, "{score}");
+    debug_assert!(slot <= SLOT_BITS as usize);
+    (-score) << 7 | slot as i32
 }
 
 /// Hands out the moves of a node one at a time, best-looking first.
@@ -121,6 +157,9 @@ fn capture_is_good(pos: &Position, m: Move) -> bool {
         || pos.see(m, &SEE_VALUES) >= 0
 }
 
+/// A quiet move's score, one lookup at a time (what
+/// [`Buffers::generate_quiets`] works out for a whole list).
+#[cfg(test)]
 fn quiet_score(ctx: &Context, m: Move) -> i32 {
     let moved = piece_to(ctx.pos, m);
     ctx.histories.main(ctx.pos.turn(), m)
@@ -133,46 +172,77 @@ fn quiet_score(ctx: &Context, m: Move) -> i32 {
 /// try them all are better served by one sort than by repeated scans.
 const SELECT_PICKS: usize = 3;
 
-/// The move to try at position `at` of a list of [`pack`]ed entries:
-/// selection for the first `select` picks, then the remainder sorted once
-/// (insertion sort, stable: equal scores keep their order).
+/// Keys are scanned in aligned groups of this many, the list padded with
+/// [`PAD`] to a whole group: a fixed-width minimum compiles to vector code
+/// without a scalar tail.
+const GROUP: usize = 8;
+
+/// The key of padding and of picked entries, above every real key.
+const PAD: i32 = i32::MAX;
+
+/// Fills `keys[n..]` up to a whole [`GROUP`] with [`PAD`] (and a little beyond).
 #[inline]
-fn pick(list: &mut [i64], at: usize, select: usize) -> Move {
-    if at < select {
-        return select_best(list, at);
-    }
-    if at == select {
-        for i in at + 1..list.len() {
-            let entry = list[i];
-            // Exactly the entries of lower score are below this bound.
-            let bound = entry & !MOVE_BITS;
-            let mut j = i;
-            while j > at && list[j - 1] < bound {
-                list[j] = list[j - 1];
-                j -= 1;
-            }
-            list[j] = entry;
-        }
-    }
-    unpack(list[at])
+fn pad(keys: &mut Keys, n: usize) {
+    keys[n..n + GROUP].copy_from_slice(&[PAD; GROUP]);
 }
 
-/// Moves the best-scored of the [`pack`]ed `list[from..]` to `from` (the
-/// first of equals) and returns its move.
+/// Room for the keys of a full list, padded.
+type Keys = [i32; MAX_MOVES + GROUP];
+
+/// The move to try at place `at` of `moves`, whose [`key`]s are `keys`
+/// ([`pad`]ded): selection for the first `select` picks, then the
+/// remainder sorted once (stable: equal scores keep their order).
+/// `scratch` is room for the sort.
 #[inline]
-fn select_best(list: &mut [i64], from: usize) -> Move {
-    // The best score with all move bits set: the first entry that reaches
-    // it (with its move bits set) is the first of the best.
-    let top = list[from..]
-        .iter()
-        .fold(i64::MIN, |top, &entry| top.max(entry | MOVE_BITS));
-    let best = from
-        + list[from..]
-            .iter()
-            .position(|&entry| entry | MOVE_BITS == top)
-            .expect("the best is in the list");
-    list.swap(from, best);
-    unpack(list[from])
+fn pick(
+    keys: &mut Keys,
+    moves: &mut [Move],
+    scratch: &mut [Move; MAX_MOVES],
+    at: usize,
+    select: usize,
+) -> Move {
+    if at < select {
+        return select_best(keys, moves, at);
+    }
+    if at == select {
+        sort_rest(keys, moves, scratch, at);
+    }
+    moves[at]
+}
+
+/// Sorts `moves[at..]` by their keys (whose slots still name their places).
+#[inline(never)]
+fn sort_rest(keys: &mut Keys, moves: &mut [Move], scratch: &mut [Move; MAX_MOVES], at: usize) {
+    let n = moves.len();
+    let keys = &mut keys[at..n];
+    keys.sort_unstable();
+    // The moves as they stood, at the slots their keys name.
+    scratch[at..n].copy_from_slice(&moves[at..]);
+    for (m, &k) in moves[at..].iter_mut().zip(keys.iter()) {
+        *m = scratch[(k & SLOT_BITS) as usize];
+    }
+}
+
+/// Swaps the best-scored of `moves[from..]` (the first of equals) to
+/// `from`, keeping `keys` in step, and returns it.
+#[inline]
+fn select_best(keys: &mut Keys, moves: &mut [Move], from: usize) -> Move {
+    // Entries before `from` were picked: their keys are `PAD`.
+    let start = from / GROUP * GROUP;
+    let end = moves.len().next_multiple_of(GROUP);
+    let mut low = [PAD; GROUP];
+    for group in keys[start..end].chunks_exact(GROUP) {
+        for (l, &k) in low.iter_mut().zip(group) {
+            *l = (*l).min(k);
+        }
+    }
+    let top = low.into_iter().min().expect("a group");
+    let best = (top & SLOT_BITS) as usize;
+    // The entry at `from` takes the best one's place, and its slot.
+    keys[best] = keys[from] & !SLOT_BITS | best as i32;
+    keys[from] = PAD;
+    moves.swap(from, best);
+    moves[from]
 }
 
 impl MovePicker {
@@ -231,12 +301,13 @@ impl MovePicker {
 
     /// The next of the remaining quiet moves, in list order, that gives
     /// check and was not handed out before the quiet stage.
+    #[inline(never)]
     fn next_check(&mut self, pos: &Position) -> Option<Move> {
         let filter = self.checks.get_or_insert_with(|| pos.check_filter());
         let b = &*self.buffers;
         let n = b.moves.len();
         while self.next < n {
-            let m = unpack(b.scored[self.next]);
+            let m = b.moves[self.next];
             self.next += 1;
             if filter.may_check(m)
                 && pos.gives_check_filtered(filter, m)
@@ -274,6 +345,7 @@ impl MovePicker {
     }
 
     /// A killer or counter move, if it is a playable quiet move not yet tried.
+    #[inline(never)]
     fn special(&self, ctx: &Context, m: Move, tried: &[Move]) -> Option<Move> {
         (m != Move::NULL
             && m != self.tt_move
@@ -285,7 +357,72 @@ impl MovePicker {
 
     /// The next move, or `None` when all were handed out. Moves are
     /// pseudo-legal: the caller checks legality.
+    ///
+    /// Most calls hand out the next of the ordered quiet moves: they take a
+    /// short path, which keeps none of what the other stages need at hand.
+    #[inline(never)]
     pub fn next(&mut self, ctx: &Context) -> Option<Move> {
+        if self.stage == Stage::Quiets && !self.unordered && !self.skip_quiets {
+            if let Some(m) = self.next_quiet() {
+                return Some(m);
+            }
+        }
+        self.next_by_stage(ctx)
+    }
+
+    /// The next of the ordered quiet moves not handed out before.
+    #[inline]
+    fn next_quiet(&mut self) -> Option<Move> {
+        let n = self.buffers.moves.len();
+        while self.next < n {
+            let b = &mut *self.buffers;
+            let m = pick(
+                &mut b.keys,
+                &mut b.moves[..n],
+                &mut b.scratch,
+                self.next,
+                self.quiet_selections,
+            );
+            self.next += 1;
+            if !self.already_tried(m) {
+                return Some(m);
+            }
+        }
+        None
+    }
+
+    /// The next capture that does not lose material, setting aside those
+    /// that do for later (at full width).
+    #[inline(never)]
+    fn good_capture(&mut self, pos: &Position) -> Option<Move> {
+        let n = self.buffers.moves.len();
+        while self.next < n {
+            let b = &mut *self.buffers;
+            let m = pick(
+                &mut b.keys,
+                &mut b.moves[..n],
+                &mut b.scratch,
+                self.next,
+                SELECT_PICKS,
+            );
+            self.next += 1;
+            if m == self.tt_move {
+                continue;
+            }
+            if capture_is_good(pos, m) {
+                return Some(m);
+            }
+            // Quiescence drops losing captures; full width tries them last.
+            if !self.captures_only {
+                self.buffers.bad_captures.push(m);
+            }
+        }
+        None
+    }
+
+    /// [`MovePicker::next`] through the stages.
+    #[inline(never)]
+    fn next_by_stage(&mut self, ctx: &Context) -> Option<Move> {
         loop {
             match self.stage {
                 Stage::TtMove => {
@@ -298,31 +435,13 @@ impl MovePicker {
                     self.tt_move = Move::NULL;
                 }
                 Stage::GenerateCaptures => {
-                    let b = &mut *self.buffers;
-                    b.moves.clear();
-                    ctx.pos.pseudo_legal_captures(&mut b.moves);
-                    for (entry, &m) in b.scored.iter_mut().zip(b.moves.iter()) {
-                        *entry = pack(m, capture_score(ctx, m));
-                    }
+                    self.buffers.generate_captures(ctx);
                     self.next = 0;
                     self.stage = Stage::GoodCaptures;
                 }
                 Stage::GoodCaptures => {
-                    while self.next < self.buffers.moves.len() {
-                        let b = &mut *self.buffers;
-                        let n = b.moves.len();
-                        let m = pick(&mut b.scored[..n], self.next, SELECT_PICKS);
-                        self.next += 1;
-                        if m == self.tt_move {
-                            continue;
-                        }
-                        if capture_is_good(ctx.pos, m) {
-                            return Some(m);
-                        }
-                        // Quiescence drops losing captures; full width tries them last.
-                        if !self.captures_only {
-                            self.buffers.bad_captures.push(m);
-                        }
+                    if let Some(m) = self.good_capture(ctx.pos) {
+                        return Some(m);
                     }
                     self.stage = if self.captures_only {
                         Stage::Done
@@ -354,25 +473,18 @@ impl MovePicker {
                     b.moves.clear();
                     self.next = 0;
                     if !self.skip_quiets {
-                        ctx.pos.pseudo_legal_quiets(&mut b.moves);
-                        for (entry, &m) in b.scored.iter_mut().zip(b.moves.iter()) {
-                            *entry = pack(m, quiet_score(ctx, m));
-                        }
+                        b.generate_quiets(ctx);
                     }
                 }
                 Stage::Quiets => {
-                    if self.unordered && !self.skip_quiets {
-                        if let Some(m) = self.next_check(ctx.pos) {
-                            return Some(m);
-                        }
-                    }
-                    while !self.skip_quiets && self.next < self.buffers.moves.len() {
-                        let b = &mut *self.buffers;
-                        let n = b.moves.len();
-                        let m = pick(&mut b.scored[..n], self.next, self.quiet_selections);
-                        self.next += 1;
-                        if !self.already_tried(m) {
-                            return Some(m);
+                    if !self.skip_quiets {
+                        let m = if self.unordered {
+                            self.next_check(ctx.pos)
+                        } else {
+                            self.next_quiet()
+                        };
+                        if m.is_some() {
+                            return m;
                         }
                     }
                     self.stage = Stage::BadCaptures;
@@ -419,6 +531,21 @@ mod tests {
 
     const MIDDLEGAME: &str = "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w";
 
+    /// Keys and moves for `scores`, as the picker fills them.
+    fn keyed(list: &[Move], scores: &[i32]) -> (Keys, MoveList) {
+        // Garbage beyond the list, which `pad` must cover.
+        let mut keys = [i32::MIN; MAX_MOVES + GROUP];
+        for (i, &s) in scores.iter().enumerate() {
+            keys[i] = key(s, i);
+        }
+        pad(&mut keys, scores.len());
+        let mut moves = MoveList::new();
+        for &m in &list[..scores.len()] {
+            moves.push(m);
+        }
+        (keys, moves)
+    }
+
     #[test]
     fn selection_hands_out_moves_best_first() {
         let pos = Position::start();
@@ -426,23 +553,38 @@ mod tests {
         pos.pseudo_legal_moves(&mut list);
         let n = list.len();
         let score = |i: usize| (i as i32 * 37) % 11 - 5;
-        let mut entries: Vec<i64> = (0..n).map(|i| pack(list[i], score(i))).collect();
+        let scores: Vec<i32> = (0..n).map(score).collect();
+        let (mut keys, mut moves) = keyed(&list, &scores);
+        let mut scratch = [Move::NULL; MAX_MOVES];
         let mut picked = Vec::new();
         for i in 0..n {
-            let m = pick(&mut entries, i, SELECT_PICKS);
+            let m = pick(&mut keys, &mut moves, &mut scratch, i, SELECT_PICKS);
             let at = list.iter().position(|&x| x == m).unwrap();
             picked.push(score(at));
         }
         assert!(picked.windows(2).all(|w| w[0] >= w[1]), "{picked:?}");
-        let mut sorted_moves: Vec<Move> = entries.iter().map(|&e| unpack(e)).collect();
+        let mut sorted_moves = moves.to_vec();
         sorted_moves.sort();
         let mut want = list.to_vec();
         want.sort();
         assert_eq!(sorted_moves, want, "the same moves");
     }
 
-    /// [`pick`] as first written: selection by a scan that keeps the first
-    /// of equals, then a plain insertion sort.
+    /// The low bits of a packed reference entry, which hold the move.
+    const MOVE_BITS: i64 = 0xffff;
+
+    /// The picker's entries as first written: the score above the move's
+    /// 16 bits.
+    fn pack(m: Move, score: i32) -> i64 {
+        (score as i64) << 16 | m.to_u16() as i64
+    }
+
+    fn unpack(entry: i64) -> Move {
+        Move::from_u16_unchecked((entry & MOVE_BITS) as u16)
+    }
+
+    /// [`pick`] as first written, on packed entries: selection by a scan
+    /// that keeps the first of equals, then a plain insertion sort.
     fn slow_pick(list: &mut [i64], at: usize, select: usize) -> Move {
         if at < select {
             let mut best = at;
@@ -471,35 +613,102 @@ mod tests {
         unpack(list[at])
     }
 
+    /// After every pick the moves stand in the same order as the reference
+    /// entries (the checks-only stage walks the rest in list order), and
+    /// each key's slot bits name its place.
     #[test]
     fn pick_agrees_with_the_slow_pick_ties_included() {
         let pos = Position::from_fen(MIDDLEGAME).unwrap();
         let mut list = MoveList::new();
         pos.pseudo_legal_moves(&mut list);
+        // Every slot of a full list, moves repeating: only the order matters.
+        let list: Vec<Move> = list.iter().copied().cycle().take(MAX_MOVES).collect();
+        let mut scratch = [Move::NULL; MAX_MOVES];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for round in 0..2_000 {
+        for round in 0..20_000 {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let n = 1 + (seed % list.len() as u64) as usize;
-            // Few distinct scores, negative ones too: many ties.
-            let spread = [3, 10, 40_000][round % 3];
-            let mut entries: Vec<i64> = (0..n)
+            let n = 1 + (seed % MAX_MOVES as u64) as usize;
+            let n = if round % 2 == 0 { n.min(50) } else { n };
+            // Few distinct scores, negative ones too: many ties; and the
+            // extremes of quiet and capture scores.
+            let spread = [3, 10, 40_000, 170_000][round % 4];
+            let scores: Vec<i32> = (0..n)
                 .map(|i| {
                     let r = seed.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37_79b9);
-                    pack(list[i], (r % (2 * spread) as u64) as i32 - spread)
+                    (r % (2 * spread + 1) as u64) as i32 - spread
                 })
                 .collect();
-            let mut slow = entries.clone();
-            let select = round % 7;
+            let (mut keys, mut moves) = keyed(&list, &scores);
+            let mut slow: Vec<i64> = (0..n).map(|i| pack(list[i], scores[i])).collect();
+            let select = [0, 1, 3, 5, 9, 17, 200][round % 7];
             for at in 0..n {
-                assert_eq!(
-                    pick(&mut entries, at, select),
-                    slow_pick(&mut slow, at, select)
-                );
-                assert_eq!(entries, slow);
+                let m = pick(&mut keys, &mut moves, &mut scratch, at, select);
+                assert_eq!(m, slow_pick(&mut slow, at, select));
+                let want: Vec<Move> = slow.iter().map(|&e| unpack(e)).collect();
+                assert_eq!(moves.to_vec(), want, "round {round} at {at}");
+                if at < select {
+                    for (i, &k) in keys.iter().enumerate().take(n).skip(at + 1) {
+                        assert_eq!((k & SLOT_BITS) as usize, i);
+                    }
+                }
             }
         }
+    }
+
+    #[test]
+    fn generated_keys_agree_with_scoring_one_move_at_a_time() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut histories = Histories::default();
+        let mut buffers = Buffers::default();
+        let mut lists = 0;
+        for _ in 0..30 {
+            let mut pos = Position::start();
+            let mut earlier = [PieceTo::NONE; 2];
+            for _ in 0..120 {
+                let mut all = MoveList::new();
+                pos.pseudo_legal_moves(&mut all);
+                // Rewards and punishments all over the tables.
+                for &m in all.iter() {
+                    let bonus = (next() % 3_001) as i32 - 1_500;
+                    histories.update_quiet(pos.turn(), m, piece_to(&pos, m), earlier, bonus);
+                    let victim = pos.board().piece_at(m.to());
+                    if let Some(v) = victim {
+                        histories.update_capture(piece_to(&pos, m), v.role, bonus);
+                    }
+                }
+                let ctx = Context {
+                    pos: &pos,
+                    histories: &histories,
+                    earlier,
+                };
+                buffers.moves.clear();
+                buffers.generate_quiets(&ctx);
+                for (slot, &m) in buffers.moves.iter().enumerate() {
+                    assert_eq!(buffers.keys[slot], key(quiet_score(&ctx, m), slot));
+                }
+                buffers.generate_captures(&ctx);
+                for (slot, &m) in buffers.moves.iter().enumerate() {
+                    assert_eq!(buffers.keys[slot], key(capture_score(&ctx, m), slot));
+                }
+                lists += 1;
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[(next() % legal.len() as u64) as usize];
+                earlier = [piece_to(&pos, m), earlier[0]];
+                pos.make_move(m);
+            }
+        }
+        assert!(lists > 1_000, "{lists}");
     }
 
     #[test]
