@@ -718,12 +718,43 @@ impl Position {
         let (from, to) = (m.from().index(), m.to().index());
         let king = filter.king;
         let (kr, kf) = (RANK_OF[king], FILE_OF[king]);
-        if (RANK_OF[from] == kr && RANK_OF[to] == kr) || (FILE_OF[from] == kf && FILE_OF[to] == kf)
-        {
-            return self.attacked_after(king, self.turn, from, to);
+        let along_rank = RANK_OF[from] == kr && RANK_OF[to] == kr;
+        if along_rank || (FILE_OF[from] == kf && FILE_OF[to] == kf) {
+            return self.line_move_checks(king, from, to, along_rank);
         }
         let role = role_of(self.board.squares[from]);
         (filter.discovers & BIT[from]) | (filter.landing[role.index()] & BIT[to]) != 0
+    }
+
+    /// [`Position::gives_check_filtered`] for a move from `from` to `to`
+    /// along the enemy king's rank (`along_rank`) or file. Such a move
+    /// changes only that line: horse legs are diagonal to the king, and the
+    /// other line is untouched. So it checks as a pawn stepping next to the
+    /// king, or by the line recomputed with `from` empty and `to` taken.
+    fn line_move_checks(&self, king: usize, from: usize, to: usize, along_rank: bool) -> bool {
+        let us = self.turn;
+        let sq = &self.board.squares;
+        let moving = sq[from];
+        let [k, _, _, _, rook, cannon, pawn] = codes(us);
+        if moving == pawn && PAWN_REACH[us.index()][king] & BIT[to] != 0 {
+            return true;
+        }
+        // `from` is off the line's occupancy, so never read.
+        let code_at = |s: usize| if s == to { moving } else { sq[s] };
+        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
+        if along_rank {
+            let occ = self.board.ranks[kr] & !(1 << FILE_OF[from]) | 1 << FILE_OF[to];
+            let line = &RANK_SLIDES[kf][occ as usize];
+            // The kings never share a rank.
+            bits16(line.rook).any(|x| code_at(kr * 9 + x) == rook)
+                || bits16(line.cannon).any(|x| code_at(kr * 9 + x) == cannon)
+        } else {
+            let occ = self.board.files[kf] & !(1 << RANK_OF[from]) | 1 << RANK_OF[to];
+            let line = &FILE_SLIDES[kr][occ as usize];
+            // The own king counts as a rook on the file.
+            bits16(line.rook).any(|x| matches!(code_at(x * 9 + kf), c if c == rook || c == k))
+                || bits16(line.cannon).any(|x| code_at(x * 9 + kf) == cannon)
+        }
     }
 
     /// Whether `by` would attack the square `king` after the piece on `from`
