@@ -550,7 +550,9 @@ impl Worker<'_> {
         }
         let buffers = self.take_buffers(ply);
         let mut picker = MovePicker::quiescence(buffers, tt_entry.and_then(|e| e.mv), in_check);
-        let filter = self.pos.move_filter();
+        // Made for the first move that gets as far as the legality test:
+        // many nodes have no capture, or prune them all.
+        let mut filter = None;
         let mut best_move = None;
         loop {
             let ctx = Context {
@@ -570,7 +572,8 @@ impl Worker<'_> {
                     continue;
                 }
             }
-            if !self.pos.is_legal_filtered(&filter, m) {
+            let filter = filter.get_or_insert_with(|| self.pos.move_filter());
+            if !self.pos.is_legal_filtered(filter, m) {
                 continue;
             }
             self.play(m);
