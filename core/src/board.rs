@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::tables::{BIT, FILE_OF, FILE_SLIDES, HORSE_STEPS, RANK_OF, RANK_SLIDES};
+use crate::tables::{BIT, FILE_OF, FILE_SLIDES, HORSE_STEPS, LINE_BITS, RANK_OF, RANK_SLIDES};
 use crate::types::{Color, Piece, Square, NUM_SQUARES};
 
 /// Piece code on the board array: 0 for empty, `piece.index() + 1` otherwise.
@@ -88,8 +88,9 @@ impl Board {
         let bit = BIT[sq];
         self.by_color[code_color(c).index()] ^= bit;
         self.by_piece[c as usize - 1] ^= bit;
-        self.ranks[RANK_OF[sq] as usize] ^= 1 << FILE_OF[sq];
-        self.files[FILE_OF[sq] as usize] ^= 1 << RANK_OF[sq];
+        let (on_rank, on_file) = LINE_BITS[sq];
+        self.ranks[RANK_OF[sq] as usize] ^= on_rank;
+        self.files[FILE_OF[sq] as usize] ^= on_file;
         self.squares[sq] = if self.squares[sq] == c { 0 } else { c };
     }
 
@@ -100,10 +101,11 @@ impl Board {
         self.by_color[code_color(c).index()] ^= bits;
         self.by_piece[c as usize - 1] ^= bits;
         let (fr, ff, tr, tf) = (RANK_OF[from], FILE_OF[from], RANK_OF[to], FILE_OF[to]);
-        self.ranks[fr as usize] ^= 1 << ff;
-        self.ranks[tr as usize] ^= 1 << tf;
-        self.files[ff as usize] ^= 1 << fr;
-        self.files[tf as usize] ^= 1 << tr;
+        let ((from_rank, from_file), (to_rank, to_file)) = (LINE_BITS[from], LINE_BITS[to]);
+        self.ranks[fr as usize] ^= from_rank;
+        self.ranks[tr as usize] ^= to_rank;
+        self.files[ff as usize] ^= from_file;
+        self.files[tf as usize] ^= to_file;
         self.squares[to] = c;
         self.squares[from] = 0;
     }

@@ -817,6 +817,15 @@ impl Position {
         }
         let rank = &RANK_SLIDES[kf][rank_occ as usize];
         let file = &FILE_SLIDES[kr][file_occ as usize];
+        // The pieces these slides reach stand on occupied points of the
+        // adjusted lines, which never include `from`.
+        let at = |s: usize| -> Code {
+            if s == to {
+                moving
+            } else {
+                board.squares[s]
+            }
+        };
         bits16(rank.rook).any(|t| at(kr * 9 + t) == rook)
             || bits16(file.rook).any(|t| matches!(at(t * 9 + kf), c if c == rook || c == k))
             || bits16(rank.cannon).any(|t| at(kr * 9 + t) == cannon)

@@ -594,6 +594,18 @@ pub(crate) static CHECK_LANDINGS: [[u128; NUM_SQUARES]; 2] = {
     t
 };
 
+/// Each square's bit in its rank's occupancy (`1 << file`) and in its
+/// file's (`1 << rank`), so [`crate::board::Board`] updates need no shifts.
+pub(crate) static LINE_BITS: [(u16, u16); NUM_SQUARES] = {
+    let mut t = [(0u16, 0u16); NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s] = (1 << (s % 9), 1 << (s / 9));
+        s += 1;
+    }
+    t
+};
+
 /// The rank and file through each square (the square itself excluded).
 pub(crate) static LINES: [u128; NUM_SQUARES] = lines();
 
@@ -616,6 +628,13 @@ const fn lines() -> [u128; NUM_SQUARES] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_bits_are_the_file_and_rank_bits() {
+        for s in 0..NUM_SQUARES {
+            assert_eq!(LINE_BITS[s], (1 << FILE_OF[s], 1 << RANK_OF[s]));
+        }
+    }
 
     #[test]
     fn table_sizes_match_the_rules() {

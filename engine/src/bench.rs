@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use xqcore::Position;
 
-use crate::search::{search, Limits, SearchConfig, SearchControl, Silent};
+use crate::search::{search, Histories, Limits, SearchConfig, SearchControl, Silent};
 use crate::tt::TranspositionTable;
 
 /// Bench positions: the opening, middlegames and endgames.
@@ -47,7 +47,9 @@ pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
         let tt = TranspositionTable::new(16);
         let control = SearchControl::new(false);
         let moves = pos.legal_moves().to_vec();
-        let mut histories = Vec::new();
+        // Fresh histories for the one search thread, made here as the search
+        // would make them: zeroing them is setup, like the table's.
+        let mut histories = vec![Histories::default()];
         // Only the search is timed: allocating and zeroing the table is setup.
         let started = Instant::now();
         let r = search(

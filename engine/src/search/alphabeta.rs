@@ -35,10 +35,9 @@ impl Worker<'_> {
     /// Whether `color` has a rook, horse or cannon: null move is unsafe without.
     fn attackers(&self, color: xqcore::Color) -> u32 {
         let board = self.pos.board();
-        [Role::Rook, Role::Horse, Role::Cannon]
-            .iter()
-            .map(|&r| board.count_of(Piece::new(color, r)))
-            .sum()
+        // The three sets are disjoint: one count of their union.
+        let bits = |r: Role| board.piece_bits(Piece::new(color, r));
+        (bits(Role::Rook) | bits(Role::Horse) | bits(Role::Cannon)).count_ones()
     }
 
     /// The value of the opponent's most valuable piece other than the king.
@@ -53,7 +52,7 @@ impl Worker<'_> {
             Role::Pawn,
         ]
         .iter()
-        .find(|&&r| board.count_of(Piece::new(them, r)) > 0)
+        .find(|&&r| board.piece_bits(Piece::new(them, r)) != 0)
         .map_or(0, |r| SEE_VALUES[r.index()])
     }
 
@@ -406,17 +405,18 @@ impl Worker<'_> {
             return Some((eval + beta) / 2);
         }
         // Null move, with a verification search when material is thin.
-        let us = self.pos.turn();
-        let attackers = self.attackers(us);
-        if self.pruning(Pruning::Small)
+        if !(self.pruning(Pruning::Small)
             && !self.verifying
             && depth >= 3
             && eval >= beta
             && static_eval >= beta - 20 * depth + 200
-            && self.frame_before(ply, 1).piece_to != PieceTo::NONE
-            && attackers > 0
-            && beta > -MATE_BOUND
+            && self.frame_before(ply, 1).piece_to != PieceTo::NONE)
         {
+            return None;
+        }
+        // Counted only for the nodes that get this far.
+        let attackers = self.attackers(self.pos.turn());
+        if attackers > 0 && beta > -MATE_BOUND {
             let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
             self.frame(ply).piece_to = PieceTo::NONE;
             self.pos.make_null_move();
@@ -550,7 +550,9 @@ impl Worker<'_> {
         }
         let buffers = self.take_buffers(ply);
         let mut picker = MovePicker::quiescence(buffers, tt_entry.and_then(|e| e.mv), in_check);
-        let filter = self.pos.move_filter();
+        // Made for the first move that gets as far as the legality test:
+        // many nodes have no capture, or prune them all.
+        let mut filter = None;
         let mut best_move = None;
         loop {
             let ctx = Context {
@@ -570,7 +572,8 @@ impl Worker<'_> {
                     continue;
                 }
             }
-            if !self.pos.is_legal_filtered(&filter, m) {
+            let filter = filter.get_or_insert_with(|| self.pos.move_filter());
+            if !self.pos.is_legal_filtered(filter, m) {
                 continue;
             }
             self.play(m);
