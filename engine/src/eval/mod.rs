@@ -283,14 +283,6 @@ pub fn evaluate_lazy(
     if base - LAZY_MARGIN >= beta || base + LAZY_MARGIN <= alpha {
         return (base, false);
     }
-    (full(pos, placement + tempo, phase, sign, knowledge), true)
-}
-
-/// The full evaluation for [`evaluate_lazy`], from the side to move's view
-/// (`sign`), given material, placement and tempo. Kept out of line, so that
-/// the lazy path spills nothing for it.
-#[inline(never)]
-fn full(pos: &Position, start: S, phase: i32, sign: i32, knowledge: Knowledge) -> i32 {
     // The full score depends on the board (the placement is the board's),
     // the side to move and the knowledge only: a position this thread
     // evaluated in full before (same key, same knowledge) gets the same
@@ -303,8 +295,17 @@ fn full(pos: &Position, start: S, phase: i32, sign: i32, knowledge: Knowledge) -
         (e.key == key && e.knowledge == tag).then_some(e.score)
     });
     if let Some(score) = hit {
-        return score;
+        return (score, true);
     }
+    (full(pos, placement + tempo, phase, sign, knowledge), true)
+}
+
+/// The full evaluation for [`evaluate_lazy`] when not cached, from the side
+/// to move's view (`sign`), given material, placement and tempo; stores it
+/// in the cache. Kept out of line, so that the lazy path and cache hits
+/// spill nothing for it.
+#[inline(never)]
+fn full(pos: &Position, start: S, phase: i32, sign: i32, knowledge: Knowledge) -> i32 {
     let mut scorer = Scorer {
         weights: &PADDED_WEIGHTS,
         score: start,
@@ -312,11 +313,12 @@ fn full(pos: &Position, start: S, phase: i32, sign: i32, knowledge: Knowledge) -
     collect_activity(pos, knowledge, &mut scorer);
     let red = blend(scorer.score, phase, scale(pos.board(), scorer.score));
     let score = sign * red;
+    let key = pos.key();
     EVAL_CACHE.with(|cache| {
         cache[key as usize % EVAL_CACHE_SIZE].set(CacheEntry {
             key,
             score,
-            knowledge: tag,
+            knowledge: knowledge as u8 + 1,
         })
     });
     score
