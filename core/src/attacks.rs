@@ -113,11 +113,37 @@ fn spread(rank: usize, file: usize, rank_bits: u16, file_bits: u16) -> Bitboard 
         | (FILE_SPREAD[file_bits as usize & 1023] * FILE_UNIT[file] as u128)
 }
 
+/// The square of index `sq` (below 90) alone.
+#[inline(always)]
+pub fn bit(sq: usize) -> Bitboard {
+    BIT[sq]
+}
+
 /// The rank and file through each square, the square itself excluded.
 #[inline]
 pub fn lines_through(sq: Square) -> Bitboard {
     LINES[sq.index()]
 }
+
+/// Points strictly between two points of a rank or file, as line bits.
+static BETWEEN: [[u16; 10]; 10] = {
+    let mut t = [[0u16; 10]; 10];
+    let mut a = 0;
+    while a < 10 {
+        let mut b = 0;
+        while b < 10 {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            let mut x = lo + 1;
+            while x < hi {
+                t[a][b] |= 1 << x;
+                x += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 impl Board {
     /// The slide table entries of the rank and the file through square index `sq`.
@@ -127,6 +153,23 @@ impl Board {
         let rank = &RANK_SLIDES[f][self.ranks[r] as usize & 511];
         let file = &FILE_SLIDES[r][self.files[f] as usize & 1023];
         (r, f, rank, file)
+    }
+
+    /// How square index `a` lines up with square index `king` (both below
+    /// 90, sharing a rank or a file): whether on the king's file, and the
+    /// pieces strictly between ([`Board::pieces_between`]), from the rank
+    /// and file occupancy. For the evaluation's king lines.
+    #[inline(always)]
+    pub fn king_line(&self, a: usize, king: usize) -> (bool, u32) {
+        let (ar, af) = lines(a);
+        let (kr, kf) = lines(king);
+        let on_file = af == kf;
+        let (occupied, x, y) = if on_file {
+            (self.files[kf], ar, kr)
+        } else {
+            (self.ranks[kr], af, kf)
+        };
+        (on_file, (occupied & BETWEEN[x][y]).count_ones())
     }
 
     /// Squares a rook on `sq` attacks: empty squares in reach and the first piece each way.
@@ -386,6 +429,18 @@ mod tests {
                 let square = Square::from_index_unchecked(i);
                 assert_eq!(quiets, b.slide_quiets(square).count_ones());
                 assert_eq!(quiets, b.slide_squares(square));
+            }
+            for (i, &bit_i) in BIT.iter().enumerate() {
+                for (k, &line) in LINES.iter().enumerate() {
+                    if line & bit_i != 0 {
+                        let (a, king) = (
+                            Square::from_index_unchecked(i),
+                            Square::from_index_unchecked(k),
+                        );
+                        let on_file = a.file() == king.file();
+                        assert_eq!(b.king_line(i, k), (on_file, b.pieces_between(a, king)));
+                    }
+                }
             }
             for_each_index(b.occupied(), |i| seen |= BIT[i]);
             assert_eq!(seen, b.occupied());

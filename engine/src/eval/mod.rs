@@ -17,8 +17,8 @@ use std::cell::Cell;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use xqcore::attacks::{
-    advisors_attacks, for_each_index, king_attacks, lines_through, palace, pawns_attacks, squares,
-    Bitboard,
+    advisors_attacks, bit, for_each_index, king_attacks, lines_through, palace, pawns_attacks,
+    squares, Bitboard,
 };
 use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
 
@@ -148,13 +148,14 @@ pub trait Tracer {
     fn add(&mut self, color: Color, index: usize, count: i32);
 }
 
-/// Sums weights: the tracer the search uses.
-struct Scorer<'a> {
-    weights: &'a [S; feature::COUNT],
+/// Sums weights: the tracer the search uses. `N` is [`feature::COUNT`], or
+/// more for [`PADDED_WEIGHTS`].
+struct Scorer<'a, const N: usize> {
+    weights: &'a [S; N],
     score: S,
 }
 
-impl Tracer for Scorer<'_> {
+impl<const N: usize> Tracer for Scorer<'_, N> {
     #[inline(always)]
     fn add(&mut self, color: Color, index: usize, count: i32) {
         let w = self.weights[index] * count;
@@ -296,22 +297,45 @@ pub fn evaluate_lazy(
     if let Some(score) = hit {
         return (score, true);
     }
+    (full(pos, placement + tempo, phase, sign, knowledge), true)
+}
+
+/// The full evaluation for [`evaluate_lazy`] when not cached, from the side
+/// to move's view (`sign`), given material, placement and tempo; stores it
+/// in the cache. Kept out of line, so that the lazy path and cache hits
+/// spill nothing for it.
+#[inline(never)]
+fn full(pos: &Position, start: S, phase: i32, sign: i32, knowledge: Knowledge) -> i32 {
     let mut scorer = Scorer {
-        weights: &weights::WEIGHTS,
-        score: placement + tempo,
+        weights: &PADDED_WEIGHTS,
+        score: start,
     };
     collect_activity(pos, knowledge, &mut scorer);
-    let red = blend(scorer.score, phase, scale(board, scorer.score));
+    let red = blend(scorer.score, phase, scale(pos.board(), scorer.score));
     let score = sign * red;
+    let key = pos.key();
     EVAL_CACHE.with(|cache| {
         cache[key as usize % EVAL_CACHE_SIZE].set(CacheEntry {
             key,
             score,
-            knowledge: tag,
+            knowledge: knowledge as u8 + 1,
         })
     });
-    (score, true)
+    score
 }
+
+/// The built-in weights padded with zeros to 512 entries: every index the
+/// evaluation forms (a feature's offset plus a count below 128) is in
+/// bounds, so the compiler drops the bounds checks.
+static PADDED_WEIGHTS: [S; 512] = {
+    let mut t = [S::new(0, 0); 512];
+    let mut i = 0;
+    while i < feature::COUNT {
+        t[i] = weights::WEIGHTS[i];
+        i += 1;
+    }
+    t
+};
 
 /// Entries of the per-thread cache of full evaluations.
 const EVAL_CACHE_SIZE: usize = 8192;
@@ -565,26 +589,21 @@ fn king_safety(pos: &Position, color: Color, attacks: &Attacks, t: &mut impl Tra
     let king = pos.king(them);
     let units = attacks.king_units[color.index()].min(15) as usize;
     t.add(color, feature::KING_ATTACK + units, 1);
-    let lines = lines_through(king);
     let rooks = board.piece_bits(Piece::new(color, Role::Rook));
     let cannons = board.piece_bits(Piece::new(color, Role::Cannon));
-    for (bb, on_file, on_rank) in [
-        (
-            cannons,
-            feature::CANNON_KING_FILE,
-            feature::CANNON_KING_RANK,
-        ),
-        (rooks, feature::ROOK_KING_FILE, feature::ROOK_KING_RANK),
-    ] {
-        for sq in squares(bb & lines) {
-            let base = if sq.file() == king.file() {
-                on_file
-            } else {
-                on_rank
-            };
-            let between = board.pieces_between(sq, king).min(3) as usize;
-            t.add(color, base + between, 1);
-        }
+    // Rooks and cannons lined up with the king, in one pass: few ever are.
+    let k = king.index();
+    for sq in squares((rooks | cannons) & lines_through(king)) {
+        let sq = sq.index();
+        let (on_file, on_rank) = if cannons & bit(sq) != 0 {
+            (feature::CANNON_KING_FILE, feature::CANNON_KING_RANK)
+        } else {
+            (feature::ROOK_KING_FILE, feature::ROOK_KING_RANK)
+        };
+        let (file, between) = board.king_line(sq, k);
+        let base = if file { on_file } else { on_rank };
+        let between = between.min(3) as usize;
+        t.add(color, base + between, 1);
     }
     let horses = board.piece_bits(Piece::new(color, Role::Horse));
     // The sets are disjoint: one count serves for the three roles.
