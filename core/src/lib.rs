@@ -29,7 +29,8 @@ pub use board::Board;
 pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use perft::{perft, perft_divide};
 pub use position::{
-    CheckFilter, IllegalMove, MoveFilter, Position, PositionError, Repetition, RepetitionKind,
+    CheckFilter, IllegalMove, MoveFilter, Position, PositionError, QuietVisitor, Repetition,
+    RepetitionKind,
 };
 pub use setup::{FenError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

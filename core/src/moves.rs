@@ -168,6 +168,20 @@ impl MoveList {
     pub fn clear(&mut self) {
         self.len = 0;
     }
+
+    /// All [`MAX_MOVES`] places of the list, for a filler that keeps its
+    /// own count and sets it with [`MoveList::set_len`] when done.
+    #[inline]
+    pub fn storage_mut(&mut self) -> &mut [Move; MAX_MOVES] {
+        &mut self.moves
+    }
+
+    /// Makes the first `len` places the list. Panics beyond [`MAX_MOVES`].
+    #[inline]
+    pub fn set_len(&mut self, len: usize) {
+        assert!(len <= MAX_MOVES, "{len} moves");
+        self.len = len;
+    }
 }
 
 impl Default for MoveList {

@@ -324,7 +324,59 @@ impl Position {
 
     /// Appends the pseudo-legal non-captures of the side to move.
     pub fn pseudo_legal_quiets(&self, list: &mut MoveList) {
-        self.generate::<false, true>(list);
+        self.visit_quiets(list);
+    }
+
+    /// Hands the pseudo-legal non-captures of the side to move to
+    /// `visitor`, piece by piece, in the order of
+    /// [`Position::pseudo_legal_quiets`]. For callers that score moves as
+    /// they are generated.
+    #[inline]
+    pub fn visit_quiets(&self, visitor: &mut impl QuietVisitor) {
+        let us = self.turn;
+        let board = &self.board;
+        let sq = &board.squares;
+        for from in bits(board.by_color[us.index()]) {
+            let role = role_of(sq[from]);
+            visitor.piece(Piece::new(us, role), Square::from_index_unchecked(from));
+            match role {
+                Role::King | Role::Advisor | Role::Pawn => {
+                    let targets = match role {
+                        Role::King => KING_STEPS[from].as_slice(),
+                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
+                        _ => PAWN_STEPS[us.index()][from].as_slice(),
+                    };
+                    for &to in targets {
+                        if sq[to as usize] == 0 {
+                            visitor.quiet(Move::from_raw(from, to as usize));
+                        }
+                    }
+                }
+                Role::Elephant | Role::Horse => {
+                    let targets = if role == Role::Horse {
+                        HORSE_STEPS[from].as_slice()
+                    } else {
+                        ELEPHANT_STEPS[from].as_slice()
+                    };
+                    for &(to, blocker) in targets {
+                        if sq[blocker as usize] == 0 && sq[to as usize] == 0 {
+                            visitor.quiet(Move::from_raw(from, to as usize));
+                        }
+                    }
+                }
+                Role::Rook | Role::Cannon => {
+                    let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
+                    let rank = RANK_SLIDES[f][board.ranks[r] as usize].quiet;
+                    let file = FILE_SLIDES[r][board.files[f] as usize].quiet;
+                    for t in bits16(rank) {
+                        visitor.quiet(Move::from_raw(from, r * 9 + t));
+                    }
+                    for t in bits16(file) {
+                        visitor.quiet(Move::from_raw(from, t * 9 + f));
+                    }
+                }
+            }
+        }
     }
 
     fn generate<const CAPTURES: bool, const QUIETS: bool>(&self, list: &mut MoveList) {
@@ -1117,6 +1169,25 @@ pub(crate) fn role_of(c: Code) -> Role {
 #[inline]
 pub(crate) fn is_enemy(c: Code, us: Color) -> bool {
     c != 0 && (c >= 8) as usize != us.index()
+}
+
+/// Receives the quiet moves of [`Position::visit_quiets`], piece by piece.
+pub trait QuietVisitor {
+    /// The moves that follow, up to the next call, are made by `piece`
+    /// from `from`.
+    fn piece(&mut self, piece: Piece, from: Square);
+    /// A quiet move of the piece last announced.
+    fn quiet(&mut self, m: Move);
+}
+
+impl QuietVisitor for MoveList {
+    #[inline]
+    fn piece(&mut self, _: Piece, _: Square) {}
+
+    #[inline]
+    fn quiet(&mut self, m: Move) {
+        self.push(m);
+    }
 }
 
 /// Iterates the set bits of a line's occupancy as point indices.

@@ -75,7 +75,24 @@ pub struct QuietScorer<'a> {
     continuation: [&'a [i16]; 2],
 }
 
-impl QuietScorer<'_> {
+impl<'a> QuietScorer<'a> {
+    /// The entries of the three tables for the moves of `piece` from
+    /// `from`, by target square: a move's score is the sum of its three.
+    #[inline]
+    pub fn rows(&self, piece: Piece, from: Square) -> [&'a [i16; NUM_SQUARES]; 3] {
+        fn row(table: &[i16], i: usize) -> &[i16; NUM_SQUARES] {
+            table[i * NUM_SQUARES..][..NUM_SQUARES]
+                .try_into()
+                .expect("a whole row")
+        }
+        let [c0, c1] = self.continuation;
+        [
+            row(self.main, from.index()),
+            row(c0, piece.index()),
+            row(c1, piece.index()),
+        ]
+    }
+
     /// The score of `m`, which moves a piece to make `moved`.
     #[inline]
     pub fn score(&self, m: Move, moved: PieceTo) -> i32 {

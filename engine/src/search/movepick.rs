@@ -2,9 +2,12 @@
 //! killers and the counter move, quiet moves by history, losing captures last.
 //! Later stages are generated only when the earlier ones did not cut off.
 
-use xqcore::{CheckFilter, Color, Move, MoveList, Piece, Position, Role, MAX_MOVES};
+use xqcore::{
+    CheckFilter, Move, MoveList, Piece, Position, QuietVisitor, Role, Square, MAX_MOVES,
+    NUM_SQUARES,
+};
 
-use super::history::{Histories, PieceTo};
+use super::history::{Histories, PieceTo, QuietScorer};
 
 /// Piece values for ordering and exchange evaluation (king above everything).
 pub const SEE_VALUES: [i32; 7] = [20_000, 120, 120, 400, 900, 450, 100];
@@ -79,19 +82,46 @@ impl Buffers {
     #[inline(never)]
     fn generate_quiets(&mut self, ctx: &Context) {
         let pos = ctx.pos;
-        pos.pseudo_legal_quiets(&mut self.moves);
         let scorer = ctx.histories.quiet_scorer(pos.turn(), ctx.earlier);
-        // The moves of one piece come together: look it up once for them.
-        let mut from = None;
-        let mut piece = Piece::new(Color::Red, Role::King);
-        for (slot, (k, &m)) in self.keys.iter_mut().zip(self.moves.iter()).enumerate() {
-            if from != Some(m.from()) {
-                from = Some(m.from());
-                piece = pos.board().piece_at(m.from()).expect("a piece moves");
-            }
-            *k = key(scorer.score(m, PieceTo::new(piece, m.to())), slot);
-        }
-        pad(&mut self.keys, self.moves.len());
+        let mut visitor = QuietKeys {
+            scorer,
+            rows: [&[0; NUM_SQUARES]; 3],
+            moves: self.moves.storage_mut(),
+            keys: &mut self.keys,
+            len: 0,
+        };
+        pos.visit_quiets(&mut visitor);
+        let len = visitor.len;
+        self.moves.set_len(len);
+        pad(&mut self.keys, len);
+    }
+}
+
+/// Scores quiet moves as they are generated, into a list and its keys.
+struct QuietKeys<'a> {
+    scorer: QuietScorer<'a>,
+    /// The scorer's rows for the piece now moving.
+    rows: [&'a [i16; NUM_SQUARES]; 3],
+    moves: &'a mut [Move; MAX_MOVES],
+    keys: &'a mut Keys,
+    len: usize,
+}
+
+impl QuietVisitor for QuietKeys<'_> {
+    #[inline]
+    fn piece(&mut self, piece: Piece, from: Square) {
+        self.rows = self.scorer.rows(piece, from);
+    }
+
+    #[inline]
+    fn quiet(&mut self, m: Move) {
+        let to = m.to().index();
+        let [a, b, c] = self.rows;
+        let score = a[to] as i32 + b[to] as i32 + c[to] as i32;
+        let slot = self.len;
+        self.moves[slot] = m;
+        self.keys[slot] = key(score, slot);
+        self.len = slot + 1;
     }
 }
 
