@@ -81,7 +81,9 @@ fn unpack(d: u64) -> Option<Entry> {
         3 => Bound::Exact,
         _ => return None,
     };
-    let mv = Move::from_u16(d as u16).filter(|&m| m != Move::NULL);
+    // Only `pack` writes entries (a torn write fails the key check): the
+    // move is a valid one or none.
+    let mv = Some(Move::from_u16_unchecked(d as u16)).filter(|&m| m != Move::NULL);
     let eval = (d >> 32) as u16 as i16;
     Some(Entry {
         mv,
@@ -90,6 +92,16 @@ fn unpack(d: u64) -> Option<Entry> {
         depth: (d >> 48) as u8 as i8 as i32,
         bound,
     })
+}
+
+/// The depth of an entry for replacement, an empty slot (no bound) lowest.
+#[inline]
+fn depth_of(d: u64) -> i32 {
+    if (d >> 56) & 3 == 0 {
+        -1_000
+    } else {
+        (d >> 48) as u8 as i8 as i32
+    }
 }
 
 fn generation_of(d: u64) -> u8 {
@@ -194,7 +206,7 @@ impl TranspositionTable {
             }
             let age = generation.wrapping_sub(generation_of(data)) & 63;
             // Empty slots go first, then the shallowest, older entries counting as shallower.
-            let value = unpack(data).map_or(-1_000, |e| e.depth) - 8 * age as i32;
+            let value = depth_of(data) - 8 * age as i32;
             if value < worst {
                 worst = value;
                 victim = s;
