@@ -223,7 +223,7 @@ type Keys = [i32; MAX_MOVES + GROUP];
 /// ([`pad`]ded): selection for the first `select` picks, then the
 /// remainder sorted once (stable: equal scores keep their order).
 /// `scratch` is room for the sort.
-#[inline]
+#[inline(always)]
 fn pick(
     keys: &mut Keys,
     moves: &mut [Move],
