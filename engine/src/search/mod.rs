@@ -258,6 +258,8 @@ impl Default for Frame {
 
 /// Frames below ply 0, so `ply - 2` lookups need no special case.
 const FRAME_OFFSET: usize = 2;
+/// Frames of one thread: the offset ones, every ply, and two beyond.
+const FRAMES: usize = MAX_PLY + FRAME_OFFSET + 4;
 
 /// Search state of one thread.
 struct Worker<'a> {
@@ -271,7 +273,7 @@ struct Worker<'a> {
     root_color: Color,
     root_depth: i32,
     seldepth: i32,
-    frames: Vec<Frame>,
+    frames: Box<[Frame; FRAMES]>,
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     aborted: bool,
@@ -346,7 +348,7 @@ impl<'a> Worker<'a> {
             root_color: pos.turn(),
             root_depth: 0,
             seldepth: 0,
-            frames: vec![Frame::default(); MAX_PLY + FRAME_OFFSET + 4],
+            frames: Box::new([Frame::default(); FRAMES]),
             pv: Box::new([[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             aborted: false,
