@@ -10,10 +10,11 @@ use super::movepick::{piece_to, Context, MovePicker, SEE_VALUES};
 use super::{score_from_tt, score_to_tt, Pruning, Worker, MATE, MATE_BOUND, MAX_PLY, NO_EVAL};
 use crate::tt::{Bound, Entry};
 
-/// Late-move reductions by depth and move number, in plies.
-fn reduction(depth: i32, move_count: usize) -> i32 {
+/// Late-move reductions in plies, by depth and then move number (see
+/// [`reduction`]).
+fn reductions() -> &'static [[u8; 64]; 64] {
     static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         let mut t = [[0u8; 64]; 64];
         for (d, row) in t.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
@@ -21,8 +22,19 @@ fn reduction(depth: i32, move_count: usize) -> i32 {
             }
         }
         t
-    });
-    table[depth.clamp(0, 63) as usize][move_count.min(63)] as i32
+    })
+}
+
+/// The reductions of the moves of a node of `depth` plies, by move number.
+#[inline]
+fn reduction_row(depth: i32) -> &'static [u8; 64] {
+    &reductions()[depth.clamp(0, 63) as usize]
+}
+
+/// The late-move reduction of move `move_count` in a row of [`reduction_row`].
+#[inline]
+fn reduction(row: &[u8; 64], move_count: usize) -> i32 {
+    row[move_count.min(63)] as i32
 }
 
 /// Quiet moves tried before the rest are skipped, near the leaves.
@@ -187,6 +199,7 @@ impl Worker<'_> {
         let original_alpha = alpha;
         let large = self.pruning(Pruning::Large);
         let filter = self.pos.move_filter();
+        let reductions = reduction_row(depth);
 
         loop {
             let ctx = Context {
@@ -211,7 +224,7 @@ impl Worker<'_> {
             } else {
                 0
             };
-            let reduction = reduction(depth, move_count);
+            let reduction = reduction(reductions, move_count);
             let lmr_depth = (depth - 1 - reduction).max(0);
 
             // Pruning before the move is played. Checks are kept: they are
