@@ -286,7 +286,7 @@ struct Worker<'a> {
     placement: S,
     placement_stack: Vec<S>,
     /// Move-list buffers for each ply, taken by a node's picker and given back.
-    buffers: Vec<Option<Box<movepick::Buffers>>>,
+    buffers: Box<[Option<Box<movepick::Buffers>>; MAX_PLY + 8]>,
 }
 
 /// Runs a search on `pos` among `root_moves` (legal moves minus banned ones).
@@ -356,7 +356,7 @@ impl<'a> Worker<'a> {
             losing: Vec::new(),
             placement: eval::placement(pos.board()),
             placement_stack: Vec::with_capacity(MAX_PLY + 8),
-            buffers: (0..MAX_PLY + 8).map(|_| Some(Box::default())).collect(),
+            buffers: Box::new(std::array::from_fn(|_| Some(Box::default()))),
         }
     }
 
