@@ -154,7 +154,7 @@ fn capture_is_good(pos: &Position, m: Move) -> bool {
     let attacker = board.piece_at(m.from()).expect("a piece moves").role;
     let victim = board.piece_at(m.to()).expect("a capture").role;
     SEE_VALUES[victim.index()] >= SEE_VALUES[attacker.index()] && attacker != Role::King
-        || pos.see(m, &SEE_VALUES) >= 0
+        || pos.see_ge(m, &SEE_VALUES, 0)
 }
 
 /// A quiet move's score, one lookup at a time (what
