@@ -119,10 +119,11 @@ pub struct CheckFilter {
     /// giving check itself or as a cannon's new screen.
     landing: [u128; 7],
     /// A move that checks leaves one of these squares (`discovers` or the
-    /// king's lines, for moves along them) or lands on one of `landing_any`.
-    from_any: u128,
-    /// Every `landing` set together.
-    landing_any: u128,
+    /// king's lines, for moves along them) or lands on one of `landing_any`;
+    /// in two 64-bit halves, so one square's bit is a single word's shift.
+    from_any: [u64; 2],
+    /// Every `landing` set together, in halves as `from_any`.
+    landing_any: [u64; 2],
 }
 
 impl CheckFilter {
@@ -132,7 +133,9 @@ impl CheckFilter {
     #[inline]
     pub fn may_check(&self, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
-        ((self.from_any >> from) | (self.landing_any >> to)) & 1 != 0
+        // Squares are below 90: bit 6 picks the half.
+        let (fh, th) = ((from >> 6) & 1, (to >> 6) & 1);
+        ((self.from_any[fh] >> (from & 63)) | (self.landing_any[th] >> (to & 63))) & 1 != 0
     }
 }
 
@@ -589,8 +592,10 @@ impl Position {
             king,
             discovers,
             landing,
-            from_any: discovers | RANK_BB[kr] | FILE_BB[kf],
-            landing_any: screen | direct | screened | horse_checks | PAWN_REACH[us.index()][king],
+            from_any: halves(discovers | RANK_BB[kr] | FILE_BB[kf]),
+            landing_any: halves(
+                screen | direct | screened | horse_checks | PAWN_REACH[us.index()][king],
+            ),
         }
     }
 
@@ -1131,6 +1136,12 @@ pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
             Some(i)
         }
     })
+}
+
+/// A bitboard's low and high 64 bits.
+#[inline]
+fn halves(b: u128) -> [u64; 2] {
+    [b as u64, (b >> 64) as u64]
 }
 
 /// What landing on, or leaving, the points of one line of a king does (see

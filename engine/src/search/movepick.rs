@@ -304,11 +304,10 @@ impl MovePicker {
     #[inline(never)]
     fn next_check(&mut self, pos: &Position) -> Option<Move> {
         let filter = self.checks.get_or_insert_with(|| pos.check_filter());
-        let b = &*self.buffers;
-        let n = b.moves.len();
-        while self.next < n {
-            let m = b.moves[self.next];
-            self.next += 1;
+        let moves: &[Move] = &self.buffers.moves;
+        let start = self.next.min(moves.len());
+        // The walk keeps its place in a local and stores it once.
+        for (i, &m) in moves[start..].iter().enumerate() {
             if filter.may_check(m)
                 && pos.gives_check_filtered(filter, m)
                 && !(m == self.tt_move
@@ -316,9 +315,11 @@ impl MovePicker {
                     || m == self.killers[1]
                     || m == self.counter)
             {
+                self.next = start + i + 1;
                 return Some(m);
             }
         }
+        self.next = moves.len();
         None
     }
 
