@@ -6,8 +6,8 @@ use crate::moves::Move;
 use crate::position::{codes, role_of, Position};
 use crate::tables::{
     file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
-    FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS,
-    PAWN_ATTACKERS, PAWN_REACH, RANK_BB, RANK_OF, RANK_SLIDES, STEP_REACH,
+    FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, LINES,
+    PAWN_ATTACKERS, PAWN_REACH, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -25,7 +25,7 @@ struct Exchange<'a> {
 impl Exchange<'_> {
     #[inline]
     fn at(&self, s: usize) -> Code {
-        if self.gone & BIT[s] != 0 {
+        if (self.gone >> s) & 1 != 0 {
             0
         } else {
             self.board.squares[s]
@@ -78,10 +78,10 @@ impl Exchange<'_> {
                 }
             }
         }
-        let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
-        let lines = RANK_BB[r] | FILE_BB[f];
+        let lines = LINES[t];
         let (cannons, rooks) = (alive(cannon) & lines, alive(rook) & lines);
         if cannons | rooks != 0 {
+            let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
             let rank = &RANK_SLIDES[f][self.rank_occ as usize];
             let file = &FILE_SLIDES[r][self.file_occ as usize];
             // The first of `pieces` on the rank's points, else on the file's
@@ -243,6 +243,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::{FILE_BB, RANK_BB};
 
     const VALUES: [i32; 7] = [10_000, 200, 200, 400, 900, 450, 100];
     /// The engine's values.
