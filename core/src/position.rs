@@ -109,8 +109,10 @@ pub struct MoveFilter {
 /// moves but those along one of its lines.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckFilter {
-    /// The enemy king.
+    /// The enemy king, with its rank and file.
     king: usize,
+    king_rank: u8,
+    king_file: u8,
     /// Squares whose vacating alone uncovers a check: a piece in front of a
     /// rook (or of the own king, on the file), one of the two in front of a
     /// cannon, or a horse's leg.
@@ -590,6 +592,8 @@ impl Position {
         landing[Role::Pawn.index()] |= PAWN_REACH[us.index()][king];
         CheckFilter {
             king,
+            king_rank: kr as u8,
+            king_file: kf as u8,
             discovers,
             landing,
             from_any: halves(discovers | RANK_BB[kr] | FILE_BB[kf]),
@@ -722,7 +726,7 @@ impl Position {
     pub fn gives_check_filtered(&self, filter: &CheckFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let king = filter.king;
-        let (kr, kf) = (RANK_OF[king], FILE_OF[king]);
+        let (kr, kf) = (filter.king_rank, filter.king_file);
         let along_rank = RANK_OF[from] == kr && RANK_OF[to] == kr;
         if along_rank || (FILE_OF[from] == kf && FILE_OF[to] == kf) {
             return self.line_move_checks(king, from, to, along_rank);
