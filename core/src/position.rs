@@ -109,8 +109,10 @@ pub struct MoveFilter {
 /// moves but those along one of its lines.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckFilter {
-    /// The enemy king.
+    /// The enemy king, with its rank and file.
     king: usize,
+    king_rank: u8,
+    king_file: u8,
     /// Squares whose vacating alone uncovers a check: a piece in front of a
     /// rook (or of the own king, on the file), one of the two in front of a
     /// cannon, or a horse's leg.
@@ -119,10 +121,11 @@ pub struct CheckFilter {
     /// giving check itself or as a cannon's new screen.
     landing: [u128; 7],
     /// A move that checks leaves one of these squares (`discovers` or the
-    /// king's lines, for moves along them) or lands on one of `landing_any`.
-    from_any: u128,
-    /// Every `landing` set together.
-    landing_any: u128,
+    /// king's lines, for moves along them) or lands on one of `landing_any`;
+    /// in two 64-bit halves, so one square's bit is a single word's shift.
+    from_any: [u64; 2],
+    /// Every `landing` set together, in halves as `from_any`.
+    landing_any: [u64; 2],
 }
 
 impl CheckFilter {
@@ -132,7 +135,9 @@ impl CheckFilter {
     #[inline]
     pub fn may_check(&self, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
-        ((self.from_any >> from) | (self.landing_any >> to)) & 1 != 0
+        // Squares are below 90: bit 6 picks the half.
+        let (fh, th) = ((from >> 6) & 1, (to >> 6) & 1);
+        ((self.from_any[fh] >> (from & 63)) | (self.landing_any[th] >> (to & 63))) & 1 != 0
     }
 }
 
@@ -639,10 +644,14 @@ impl Position {
         landing[Role::Pawn.index()] |= PAWN_REACH[us.index()][king];
         CheckFilter {
             king,
+            king_rank: kr as u8,
+            king_file: kf as u8,
             discovers,
             landing,
-            from_any: discovers | RANK_BB[kr] | FILE_BB[kf],
-            landing_any: screen | direct | screened | horse_checks | PAWN_REACH[us.index()][king],
+            from_any: halves(discovers | RANK_BB[kr] | FILE_BB[kf]),
+            landing_any: halves(
+                screen | direct | screened | horse_checks | PAWN_REACH[us.index()][king],
+            ),
         }
     }
 
@@ -769,7 +778,7 @@ impl Position {
     pub fn gives_check_filtered(&self, filter: &CheckFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
         let king = filter.king;
-        let (kr, kf) = (RANK_OF[king], FILE_OF[king]);
+        let (kr, kf) = (filter.king_rank, filter.king_file);
         let along_rank = RANK_OF[from] == kr && RANK_OF[to] == kr;
         if along_rank || (FILE_OF[from] == kf && FILE_OF[to] == kf) {
             return self.line_move_checks(king, from, to, along_rank);
@@ -1202,6 +1211,12 @@ pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
             Some(i)
         }
     })
+}
+
+/// A bitboard's low and high 64 bits.
+#[inline]
+fn halves(b: u128) -> [u64; 2] {
+    [b as u64, (b >> 64) as u64]
 }
 
 /// What landing on, or leaving, the points of one line of a king does (see

@@ -6,8 +6,8 @@ use crate::moves::Move;
 use crate::position::{codes, role_of, Position};
 use crate::tables::{
     file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
-    FILE_BB, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS,
-    PAWN_ATTACKERS, PAWN_REACH, RANK_BB, RANK_OF, RANK_SLIDES, STEP_REACH,
+    FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, LINES,
+    PAWN_ATTACKERS, PAWN_REACH, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -25,7 +25,7 @@ struct Exchange<'a> {
 impl Exchange<'_> {
     #[inline]
     fn at(&self, s: usize) -> Code {
-        if self.gone & BIT[s] != 0 {
+        if (self.gone >> s) & 1 != 0 {
             0
         } else {
             self.board.squares[s]
@@ -78,10 +78,10 @@ impl Exchange<'_> {
                 }
             }
         }
-        let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
-        let lines = RANK_BB[r] | FILE_BB[f];
+        let lines = LINES[t];
         let (cannons, rooks) = (alive(cannon) & lines, alive(rook) & lines);
         if cannons | rooks != 0 {
+            let (r, f) = (RANK_OF[t] as usize, FILE_OF[t] as usize);
             let rank = &RANK_SLIDES[f][self.rank_occ as usize];
             let file = &FILE_SLIDES[r][self.file_occ as usize];
             // The first of `pieces` on the rank's points, else on the file's
@@ -176,9 +176,74 @@ impl Position {
     }
 }
 
+impl Position {
+    /// Whether [`Position::see`] of `m` is at least `threshold`, found with
+    /// the same exchange but stopping as soon as the answer is settled.
+    ///
+    /// With `t` the value of the piece on the target before a capture and
+    /// `f` the best the side making it can reach from there (standing pat
+    /// after it when that suits), `f >= theta` holds exactly when
+    /// `t >= theta` and the next capture is either impossible or does not
+    /// reach `f' >= t - theta + 1` for the other side.
+    pub fn see_ge(&self, m: Move, values: &[i32; 7], threshold: i32) -> bool {
+        let board = self.board();
+        let (from, to) = (m.from().index(), m.to().index());
+        let captured = match board.squares[to] {
+            0 => 0,
+            c => values[role_of(c).index()],
+        };
+        if captured < threshold {
+            return false;
+        }
+        // The question at each step: does the side making the capture on
+        // the target reach `theta`, with `t` on the target? `negate` turns
+        // its answer into the one for the move itself.
+        let mut theta = captured - threshold + 1;
+        let mut t = values[role_of(board.squares[from]).index()];
+        if t < theta {
+            return true;
+        }
+        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
+        let mut x = Exchange {
+            board,
+            target: to,
+            gone: 0,
+            rank_occ: board.ranks[r] | 1 << f,
+            file_occ: board.files[f] | 1 << r,
+        };
+        x.remove(from);
+        let mut side = !self.turn();
+        // `true` while the answer for the move is the negated answer to
+        // the question for `side`'s capture.
+        let mut negate = true;
+        loop {
+            // `side` may capture the piece worth `t` (which reaches `theta`
+            // when standing pat afterwards): the answer hangs on whether it can.
+            let Some((s, role)) = x.least_valuable_attacker(side) else {
+                return negate;
+            };
+            x.remove(s);
+            if role == Role::King && x.least_valuable_attacker(!side).is_some() {
+                // The king may not recapture into an attacked square.
+                return negate;
+            }
+            // It can: whether its capture reaches `theta` is the question
+            // for the other side's reply, negated.
+            theta = t - theta + 1;
+            t = values[role.index()];
+            negate = !negate;
+            if t < theta {
+                return negate;
+            }
+            side = !side;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::{FILE_BB, RANK_BB};
 
     const VALUES: [i32; 7] = [10_000, 200, 200, 400, 900, 450, 100];
     /// The engine's values.
@@ -346,12 +411,16 @@ mod tests {
                 pos.pseudo_legal_moves(&mut pseudo);
                 for &m in pseudo.iter() {
                     for values in [&VALUES, &ENGINE_VALUES] {
-                        assert_eq!(
-                            pos.see(m, values),
-                            slow_see(&pos, m, values),
-                            "see({m}) in {}",
-                            pos.fen()
-                        );
+                        let exact = slow_see(&pos, m, values);
+                        assert_eq!(pos.see(m, values), exact, "see({m}) in {}", pos.fen());
+                        for threshold in [-901, -450, -120, -1, 0, 1, 100, 281, 400, 900] {
+                            assert_eq!(
+                                pos.see_ge(m, values, threshold),
+                                exact >= threshold,
+                                "see_ge({m}, {threshold}) in {}",
+                                pos.fen()
+                            );
+                        }
                     }
                     moves_checked += 1;
                 }

@@ -184,7 +184,7 @@ fn capture_is_good(pos: &Position, m: Move) -> bool {
     let attacker = board.piece_at(m.from()).expect("a piece moves").role;
     let victim = board.piece_at(m.to()).expect("a capture").role;
     SEE_VALUES[victim.index()] >= SEE_VALUES[attacker.index()] && attacker != Role::King
-        || pos.see(m, &SEE_VALUES) >= 0
+        || pos.see_ge(m, &SEE_VALUES, 0)
 }
 
 /// A quiet move's score, one lookup at a time (what
@@ -334,11 +334,10 @@ impl MovePicker {
     #[inline(never)]
     fn next_check(&mut self, pos: &Position) -> Option<Move> {
         let filter = self.checks.get_or_insert_with(|| pos.check_filter());
-        let b = &*self.buffers;
-        let n = b.moves.len();
-        while self.next < n {
-            let m = b.moves[self.next];
-            self.next += 1;
+        let moves: &[Move] = &self.buffers.moves;
+        let start = self.next.min(moves.len());
+        // The walk keeps its place in a local and stores it once.
+        for (i, &m) in moves[start..].iter().enumerate() {
             if filter.may_check(m)
                 && pos.gives_check_filtered(filter, m)
                 && !(m == self.tt_move
@@ -346,9 +345,11 @@ impl MovePicker {
                     || m == self.killers[1]
                     || m == self.counter)
             {
+                self.next = start + i + 1;
                 return Some(m);
             }
         }
+        self.next = moves.len();
         None
     }
 
