@@ -241,9 +241,9 @@ impl Worker<'_> {
                             && lmr_depth < 8
                             && static_eval + 100 + 110 * lmr_depth <= alpha)
                         || (lmr_depth < 8
-                            && self.pos.see(m, &SEE_VALUES) < -30 * lmr_depth * lmr_depth)
+                            && !self.pos.see_ge(m, &SEE_VALUES, -30 * lmr_depth * lmr_depth))
                 } else {
-                    depth < 8 && self.pos.see(m, &SEE_VALUES) < -150 * depth
+                    depth < 8 && !self.pos.see_ge(m, &SEE_VALUES, -150 * depth)
                 };
                 if prune && !picker.gives_check(&self.pos, m) {
                     continue;
