@@ -385,6 +385,22 @@ impl Position {
     }
 
     fn generate<const CAPTURES: bool, const QUIETS: bool>(&self, list: &mut MoveList) {
+        // Captures only: pieces with no enemy in reach have none, and are
+        // left out before looking at their moves.
+        let movers = if QUIETS {
+            self.board.by_color[self.turn.index()]
+        } else {
+            self.capture_candidates()
+        };
+        self.generate_from::<CAPTURES, QUIETS>(movers, list);
+    }
+
+    /// The moves of the pieces in `movers` (the side to move's), in square order.
+    fn generate_from<const CAPTURES: bool, const QUIETS: bool>(
+        &self,
+        movers: u128,
+        list: &mut MoveList,
+    ) {
         let us = self.turn;
         let board = &self.board;
         let sq = &board.squares;
@@ -395,13 +411,6 @@ impl Position {
             if (QUIETS && c == 0) || (CAPTURES && enemy(c)) {
                 list.push(Move::from_raw(from, to));
             }
-        };
-        // Captures only: pieces with no enemy in reach have none, and are
-        // left out before looking at their moves.
-        let movers = if QUIETS {
-            board.by_color[us.index()]
-        } else {
-            self.capture_candidates()
         };
         for from in bits(movers) {
             let role = role_of(sq[from]);
@@ -1302,97 +1311,16 @@ impl fmt::Display for Position {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::tables::PAWN_TARGETS;
 
-    /// The move generator as it was before the capture candidates: every
-    /// piece looked at, in square order (a reference for the move order).
+    /// The move generator looking at every piece of the side to move, as it
+    /// did before the capture candidates (a reference for the move order).
     fn generate_slow<const CAPTURES: bool, const QUIETS: bool>(
         pos: &Position,
         list: &mut MoveList,
     ) {
-        let us = pos.turn;
-        let board = &pos.board;
-        let sq = &board.squares;
-        let enemy = |c: Code| is_enemy(c, us);
-        let step = |list: &mut MoveList, from: usize, to: usize| {
-            let c = sq[to];
-            if (QUIETS && c == 0) || (CAPTURES && enemy(c)) {
-                list.push(Move::from_raw(from, to));
-            }
-        };
-        let them = board.by_color[(!us).index()];
-        for from in bits(board.by_color[us.index()]) {
-            let role = role_of(sq[from]);
-            if !QUIETS {
-                let reach = match role {
-                    Role::King => KING_REACH[from],
-                    Role::Advisor => ADVISOR_REACH[from],
-                    Role::Elephant => ELEPHANT_REACH[from],
-                    Role::Horse => HORSE_REACH[from],
-                    Role::Pawn => PAWN_TARGETS[us.index()][from],
-                    Role::Rook | Role::Cannon => them,
-                };
-                if reach & them == 0 {
-                    continue;
-                }
-            }
-            match role {
-                Role::King | Role::Advisor | Role::Pawn => {
-                    let targets = match role {
-                        Role::King => KING_STEPS[from].as_slice(),
-                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
-                        _ => PAWN_STEPS[us.index()][from].as_slice(),
-                    };
-                    for &to in targets {
-                        step(list, from, to as usize);
-                    }
-                }
-                Role::Elephant | Role::Horse => {
-                    let targets = if role == Role::Horse {
-                        HORSE_STEPS[from].as_slice()
-                    } else {
-                        ELEPHANT_STEPS[from].as_slice()
-                    };
-                    for &(to, blocker) in targets {
-                        if sq[blocker as usize] == 0 {
-                            step(list, from, to as usize);
-                        }
-                    }
-                }
-                Role::Rook | Role::Cannon => {
-                    let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
-                    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
-                    let file = &FILE_SLIDES[r][board.files[f] as usize];
-                    if CAPTURES {
-                        let (on_rank, on_file) = if role == Role::Rook {
-                            (rank.rook, file.rook)
-                        } else {
-                            (rank.cannon, file.cannon)
-                        };
-                        for t in bits16(on_rank) {
-                            if enemy(sq[r * 9 + t]) {
-                                list.push(Move::from_raw(from, r * 9 + t));
-                            }
-                        }
-                        for t in bits16(on_file) {
-                            if enemy(sq[t * 9 + f]) {
-                                list.push(Move::from_raw(from, t * 9 + f));
-                            }
-                        }
-                    }
-                    if QUIETS {
-                        for t in bits16(rank.quiet) {
-                            list.push(Move::from_raw(from, r * 9 + t));
-                        }
-                        for t in bits16(file.quiet) {
-                            list.push(Move::from_raw(from, t * 9 + f));
-                        }
-                    }
-                }
-            }
-        }
+        pos.generate_from::<CAPTURES, QUIETS>(pos.board.by_color[pos.turn.index()], list);
     }
 
     /// `attacked_after` as it was before its pawn and line guards.

@@ -396,39 +396,24 @@ mod tests {
 
     #[test]
     fn see_agrees_with_the_slow_exchange_on_random_games() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
         let mut moves_checked = 0;
-        for _ in 0..200 {
-            let mut pos = Position::start();
-            for _ in 0..150 {
-                let mut pseudo = crate::MoveList::new();
-                pos.pseudo_legal_moves(&mut pseudo);
-                for &m in pseudo.iter() {
-                    for values in [&VALUES, &ENGINE_VALUES] {
-                        let exact = slow_see(&pos, m, values);
-                        assert_eq!(pos.see(m, values), exact, "see({m}) in {}", pos.fen());
-                        for threshold in [-901, -450, -120, -1, 0, 1, 100, 281, 400, 900] {
-                            assert_eq!(
-                                pos.see_ge(m, values, threshold),
-                                exact >= threshold,
-                                "see_ge({m}, {threshold}) in {}",
-                                pos.fen()
-                            );
-                        }
+        for pos in crate::position::tests::random_positions(200, 150) {
+            let mut pseudo = crate::MoveList::new();
+            pos.pseudo_legal_moves(&mut pseudo);
+            for &m in pseudo.iter() {
+                for values in [&VALUES, &ENGINE_VALUES] {
+                    let exact = slow_see(&pos, m, values);
+                    assert_eq!(pos.see(m, values), exact, "see({m}) in {}", pos.fen());
+                    for threshold in [-901, -450, -120, -1, 0, 1, 100, 281, 400, 900] {
+                        assert_eq!(
+                            pos.see_ge(m, values, threshold),
+                            exact >= threshold,
+                            "see_ge({m}, {threshold}) in {}",
+                            pos.fen()
+                        );
                     }
-                    moves_checked += 1;
                 }
-                let legal = pos.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                pos.make_move(legal[(next() % legal.len() as u64) as usize]);
+                moves_checked += 1;
             }
         }
         assert!(moves_checked > 500_000, "{moves_checked}");

@@ -50,11 +50,12 @@ fn label(positions: &[(String, i32)], result: GameResult) -> String {
         .collect()
 }
 
-/// A small deterministic generator (SplitMix64) for the random plies.
-struct Rng(u64);
+/// A small deterministic generator (SplitMix64) for the random plies; the
+/// tests use it too.
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -62,7 +63,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }

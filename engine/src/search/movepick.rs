@@ -401,20 +401,28 @@ impl MovePicker {
         self.next_by_stage(ctx)
     }
 
+    /// Picks the best of the generated moves not handed out yet (the first
+    /// `n` are the stage's), selecting for the first `select` picks.
+    #[inline(always)]
+    fn pick_next(&mut self, n: usize, select: usize) -> Move {
+        let b = &mut *self.buffers;
+        let m = pick(
+            &mut b.keys,
+            &mut b.moves[..n],
+            &mut b.scratch,
+            self.next,
+            select,
+        );
+        self.next += 1;
+        m
+    }
+
     /// The next of the ordered quiet moves not handed out before.
     #[inline]
     fn next_quiet(&mut self) -> Option<Move> {
         let n = self.buffers.moves.len();
         while self.next < n {
-            let b = &mut *self.buffers;
-            let m = pick(
-                &mut b.keys,
-                &mut b.moves[..n],
-                &mut b.scratch,
-                self.next,
-                self.quiet_selections,
-            );
-            self.next += 1;
+            let m = self.pick_next(n, self.quiet_selections);
             if !self.already_tried(m) {
                 return Some(m);
             }
@@ -428,15 +436,7 @@ impl MovePicker {
     fn good_capture(&mut self, pos: &Position) -> Option<Move> {
         let n = self.buffers.moves.len();
         while self.next < n {
-            let b = &mut *self.buffers;
-            let m = pick(
-                &mut b.keys,
-                &mut b.moves[..n],
-                &mut b.scratch,
-                self.next,
-                SELECT_PICKS,
-            );
-            self.next += 1;
+            let m = self.pick_next(n, SELECT_PICKS);
             if m == self.tt_move {
                 continue;
             }
@@ -690,13 +690,7 @@ mod tests {
 
     #[test]
     fn generated_keys_agree_with_scoring_one_move_at_a_time() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
+        let mut rng = crate::datagen::Rng(0x9e37_79b9_7f4a_7c15);
         let mut histories = Histories::default();
         let mut buffers = Buffers::default();
         let mut lists = 0;
@@ -708,7 +702,7 @@ mod tests {
                 pos.pseudo_legal_moves(&mut all);
                 // Rewards and punishments all over the tables.
                 for &m in all.iter() {
-                    let bonus = (next() % 3_001) as i32 - 1_500;
+                    let bonus = rng.below(3_001) as i32 - 1_500;
                     histories.update_quiet(pos.turn(), m, piece_to(&pos, m), earlier, bonus);
                     let victim = pos.board().piece_at(m.to());
                     if let Some(v) = victim {
@@ -734,7 +728,7 @@ mod tests {
                 if legal.is_empty() {
                     break;
                 }
-                let m = legal[(next() % legal.len() as u64) as usize];
+                let m = legal[rng.below(legal.len())];
                 earlier = [piece_to(&pos, m), earlier[0]];
                 pos.make_move(m);
             }
