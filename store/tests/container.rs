@@ -1,0 +1,211 @@
+//! Round trips and damaged files for the block container.
+
+use std::fs;
+use std::path::Path;
+
+use xqstore::{Kind, Reader, StoreError, Writer};
+
+const KIND: Kind = Kind {
+    magic: *b"XQTEST\0\0",
+    name: "test container",
+    format_version: 2,
+    key_scheme: 5,
+};
+
+/// Blocks of varied sizes whose bytes depend on the block number.
+fn blocks() -> Vec<(u64, u32, Vec<u8>)> {
+    (0..7u64)
+        .map(|b| {
+            let len = (b as usize * 37) % 200;
+            let raw: Vec<u8> = (0..len).map(|i| (i as u64 * 31 + b * 7) as u8).collect();
+            (b * 1000 + 5, len as u32 / 4, raw)
+        })
+        .collect()
+}
+
+fn write(path: &Path, meta: &[u8]) -> u64 {
+    let mut w = Writer::create(path, KIND, meta, 3).unwrap();
+    for (key, records, raw) in blocks() {
+        w.add_block(key, records, &raw).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// Opens the file and reads every block: the whole of what a reader checks.
+fn read_all(path: &Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), StoreError> {
+    let r = Reader::open(path, KIND)?;
+    let blocks = (0..r.index().len())
+        .map(|i| r.block(i).map(|b| b.to_vec()))
+        .collect::<Result<_, _>>()?;
+    Ok((r.meta().to_vec(), blocks))
+}
+
+#[test]
+fn blocks_and_metadata_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    let len = write(&path, b"meta data");
+    assert_eq!(fs::metadata(&path).unwrap().len(), len);
+    let (meta, got) = read_all(&path).unwrap();
+    assert_eq!(meta, b"meta data");
+    let want: Vec<Vec<u8>> = blocks().into_iter().map(|b| b.2).collect();
+    assert_eq!(got, want);
+    let r = Reader::open(&path, KIND).unwrap();
+    let records: u64 = blocks().iter().map(|b| u64::from(b.1)).sum();
+    assert_eq!(r.header().record_count, records);
+    // Cached reads give the same bytes again.
+    for i in (0..7).rev() {
+        assert_eq!(r.block(i).unwrap().to_vec(), want[i]);
+    }
+}
+
+#[test]
+fn block_for_finds_the_last_block_starting_at_or_below_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    write(&path, b"");
+    let r = Reader::open(&path, KIND).unwrap();
+    assert_eq!(r.block_for(0), None);
+    assert_eq!(r.block_for(4), None);
+    assert_eq!(r.block_for(5), Some(0));
+    assert_eq!(r.block_for(1004), Some(0));
+    assert_eq!(r.block_for(1005), Some(1));
+    assert_eq!(r.block_for(u64::MAX), Some(6));
+    assert_eq!(r.blocks_for(1005), 0..2);
+    assert_eq!(r.blocks_for(1006), 1..2);
+    assert_eq!(r.blocks_for(3), 0..0);
+}
+
+#[test]
+fn every_flipped_byte_is_refused_somewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    write(&path, b"some meta");
+    let good = fs::read(&path).unwrap();
+    let bad = dir.path().join("bad.bin");
+    for at in 0..good.len() {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x5a;
+        fs::write(&bad, &bytes).unwrap();
+        assert!(read_all(&bad).is_err(), "byte {at} flipped went unnoticed");
+    }
+}
+
+#[test]
+fn every_truncation_is_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    write(&path, b"m");
+    let good = fs::read(&path).unwrap();
+    let bad = dir.path().join("short.bin");
+    for len in 0..good.len() {
+        fs::write(&bad, &good[..len]).unwrap();
+        match Reader::open(&bad, KIND) {
+            Err(StoreError::Truncated { actual, .. }) => assert_eq!(actual, len as u64),
+            // A cut inside the header's own bytes breaks its magic or checksum.
+            Err(StoreError::Foreign { .. }) | Err(StoreError::Corrupt { .. }) if len < 64 => {}
+            other => panic!("length {len}: {other:?}"),
+        }
+    }
+    // Trailing garbage is refused too.
+    let mut long = good.clone();
+    long.push(0);
+    fs::write(&bad, &long).unwrap();
+    assert!(matches!(
+        Reader::open(&bad, KIND),
+        Err(StoreError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn foreign_files_and_other_versions_are_refused_with_their_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    write(&path, b"");
+    let other = Kind {
+        magic: *b"XQOTHER\0",
+        ..KIND
+    };
+    let err = Reader::open(&path, other).unwrap_err();
+    assert!(matches!(err, StoreError::Foreign { .. }));
+    assert!(err.to_string().contains("t.bin"), "{err}");
+    let newer = Kind {
+        format_version: 3,
+        ..KIND
+    };
+    let err = Reader::open(&path, newer).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Version {
+                what: "format",
+                found: 2,
+                supported: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let keys = Kind {
+        key_scheme: 6,
+        ..KIND
+    };
+    assert!(matches!(
+        Reader::open(&path, keys),
+        Err(StoreError::Version {
+            what: "key scheme",
+            ..
+        })
+    ));
+    let text = dir.path().join("notes.txt");
+    fs::write(&text, "x".repeat(100)).unwrap();
+    assert!(matches!(
+        Reader::open(&text, KIND),
+        Err(StoreError::Foreign { .. })
+    ));
+    let missing = Reader::open(&dir.path().join("none.bin"), KIND).unwrap_err();
+    assert!(matches!(missing, StoreError::Io { .. }));
+}
+
+#[test]
+fn an_unfinished_writer_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    {
+        let mut w = Writer::create(&path, KIND, b"", 1).unwrap();
+        w.add_block(1, 1, b"abc").unwrap();
+        // Dropped: an error or an interrupted build.
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    // And a finished one replaces an older file whole.
+    fs::write(&path, b"old").unwrap();
+    write(&path, b"");
+    assert!(read_all(&path).is_ok());
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn blocks_out_of_key_order_are_refused_by_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    let mut w = Writer::create(&path, KIND, b"", 1).unwrap();
+    w.add_block(10, 1, b"a").unwrap();
+    w.add_block(10, 1, b"b").unwrap();
+    assert!(matches!(
+        w.add_block(9, 1, b"c"),
+        Err(StoreError::Misuse { .. })
+    ));
+}
+
+#[test]
+fn an_empty_container_is_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.bin");
+    Writer::create(&path, KIND, b"", 1)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let r = Reader::open(&path, KIND).unwrap();
+    assert_eq!(r.index().len(), 0);
+    assert_eq!(r.block_for(7), None);
+}
