@@ -4,24 +4,12 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
+pub use xqcore::GameResult;
 use xqcore::{Color, IllegalMove, Move, Position};
 use xqstore::Writer;
 
 use crate::codec::{self, PositionMoves};
 use crate::{book_key, BookMove, BOOK_KIND};
-
-/// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// Red won (`1-0`).
-    RedWins,
-    /// Drawn (`1/2-1/2`).
-    Draw,
-    /// Black won (`0-1`).
-    BlackWins,
-    /// Not known (`*`).
-    Unknown,
-}
 
 /// Which side's moves a book keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +25,8 @@ pub enum SideFilter {
 /// What a book keeps.
 #[derive(Clone, Copy, Debug)]
 pub struct BuildConfig {
-    /// Moves played at plies 1..=`max_ply` of a game are counted.
+    /// Positions at plies 0..=`max_ply` of a game (0 is its start) are
+    /// counted, with the moves played from them.
     pub max_ply: usize,
     /// A position is kept when at least this many (distinct) games reached it.
     pub min_games: u32,
@@ -102,7 +91,8 @@ impl BookBuilder {
         self.games
     }
 
-    /// Replays `moves` from `start` and counts its first `max_ply` moves.
+    /// Replays `moves` from `start` and counts its positions up to
+    /// `max_ply` with the moves played from them.
     /// An illegal move rejects the whole game, which then counts for nothing.
     pub fn add_game(
         &mut self,
@@ -111,11 +101,11 @@ impl BookBuilder {
         result: GameResult,
     ) -> Result<(), (usize, IllegalMove)> {
         let mut pos = start.clone();
-        let mut counted = Vec::with_capacity(moves.len().min(self.config.max_ply));
+        let mut counted = Vec::with_capacity(moves.len().min(self.config.max_ply + 1));
         let mut keys_reached = Vec::with_capacity(counted.capacity());
         for (ply, &m) in moves.iter().enumerate() {
             let legal = pos.resolve(m.into()).map_err(|e| (ply, e))?;
-            if ply < self.config.max_ply {
+            if ply <= self.config.max_ply {
                 let (key, mirrored) = book_key(&pos);
                 keys_reached.push(key);
                 if self.keeps(pos.turn()) {

@@ -120,7 +120,7 @@ fn filters_drop_rare_positions_late_plies_one_side_and_bad_moves() {
 
     build(
         BuildConfig {
-            max_ply: 1,
+            max_ply: 0,
             ..all_plies()
         },
         &path,

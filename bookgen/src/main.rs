@@ -1,18 +1,317 @@
-//! `bookgen`: builds opening books from game records (work in progress).
+//! `bookgen`: builds, probes, describes and merges opening books.
 
-use clap::Parser;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use bookgen::{count_games, read_pgn, record_files, Report};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
+use xqcore::Position;
+use xqrecords::encoding::TextEncoding;
+use xqrecords::notation::parse_and_resolve;
 
 #[derive(Parser)]
 #[command(
     name = "bookgen",
     version,
-    about = "Build a xiangqi opening book from game records (PGN in ICCS, WXF or Chinese notation, XQF, SQLite)",
-    long_about = "Build a xiangqi opening book from game records.\n\nNot implemented yet: this release only answers --help and --version."
+    about = "Build a xiangqi opening book from game records (PGN in ICCS, WXF or Chinese notation), and probe, describe or merge books"
 )]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() {
-    Cli::parse();
-    eprintln!("bookgen: not implemented yet (see --help)");
-    std::process::exit(2);
+#[derive(Subcommand)]
+enum Command {
+    /// Build a book from PGN files and directories of them.
+    Build(BuildArgs),
+    /// List the book moves of a position.
+    Probe {
+        /// The book file.
+        book: PathBuf,
+        /// The position, as FEN (default: the start).
+        #[arg(long, conflicts_with = "moves")]
+        fen: Option<String>,
+        /// Moves from the start (ICCS, WXF or Chinese notation).
+        #[arg(long, num_args = 1..)]
+        moves: Vec<String>,
+    },
+    /// Describe a book: counts, size, how it was built.
+    Stats {
+        /// The book file.
+        book: PathBuf,
+    },
+    /// Merge books into one, adding up the statistics of shared moves.
+    Merge {
+        /// The merged book to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The books to merge.
+        #[arg(required = true, num_args = 2..)]
+        books: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+struct BuildArgs {
+    /// The book file to write (written whole or not at all).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// PGN files, or directories searched for *.pgn.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Keep positions reached by at least this many distinct games.
+    #[arg(long, default_value_t = 3)]
+    min_games: u32,
+    /// Keep positions up to this ply of each game (0: the start only).
+    #[arg(long, default_value_t = 20)]
+    max_ply: usize,
+    /// Whose moves to keep.
+    #[arg(long, value_enum, default_value_t = Side::Both)]
+    side: Side,
+    /// Drop moves scoring below this for the mover (0.0 to 1.0).
+    #[arg(long, default_value_t = 0.0)]
+    min_score: f64,
+    /// Text encoding of the records (default: detected per file).
+    #[arg(long, value_parser = parse_encoding)]
+    encoding: Option<TextEncoding>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Side {
+    Red,
+    Black,
+    Both,
+}
+
+fn parse_encoding(s: &str) -> Result<TextEncoding, String> {
+    s.parse()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Build(args) => build(args),
+        Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
+        Command::Stats { book } => stats(&book),
+        Command::Merge { output, books } => merge(&output, &books),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bookgen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build(args: BuildArgs) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&args.min_score) {
+        return Err(format!("--min-score {} is not within 0..1", args.min_score));
+    }
+    let started = Instant::now();
+    let files = record_files(&args.inputs)?;
+    let bar = progress(files.len() as u64, args.quiet);
+    let mut report = Report::default();
+    let mut games = Vec::new();
+    let mut shown = 0;
+    for path in &files {
+        bar.set_message(path.display().to_string());
+        match read_pgn(path, args.encoding) {
+            Ok(read) => {
+                report.files += 1;
+                for e in &read.errors {
+                    *report.skipped.entry(e.reason).or_default() += 1;
+                    if shown < 10 {
+                        bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
+                        shown += 1;
+                    }
+                }
+                report.games += read.games.len();
+                games.extend(read.games);
+            }
+            Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let config = BuildConfig {
+        max_ply: args.max_ply,
+        min_games: args.min_games,
+        side: match args.side {
+            Side::Red => SideFilter::Red,
+            Side::Black => SideFilter::Black,
+            Side::Both => SideFilter::Both,
+        },
+        min_score: args.min_score,
+    };
+    let (builder, duplicates) = count_games(games, config);
+    report.duplicates = duplicates;
+    let describe = format!(
+        "built by bookgen {} from {} games; min-games {} max-ply {} side {:?} min-score {}",
+        env!("CARGO_PKG_VERSION"),
+        builder.games(),
+        args.min_games,
+        args.max_ply,
+        config.side,
+        args.min_score
+    );
+    report.book = builder
+        .write(&args.output, &describe)
+        .map_err(|e| e.to_string())?;
+    print_report(&report, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn progress(len: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} files {wide_msg}")
+            .expect("a valid template"),
+    );
+    bar
+}
+
+fn print_report(r: &Report, seconds: f64) {
+    let skipped: usize = r.skipped.values().sum();
+    let reasons: Vec<String> = r.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let per_entry = r.book.bytes as f64 / r.book.entries.max(1) as f64;
+    println!(
+        "files {}, games read {}, skipped {}{}, duplicates {}, positions {}, entries {}, {} bytes ({:.2} per entry), {:.2} s",
+        r.files,
+        r.games,
+        skipped,
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", reasons.join(", "))
+        },
+        r.duplicates,
+        r.book.positions,
+        r.book.entries,
+        r.book.bytes,
+        per_entry,
+        seconds
+    );
+}
+
+fn open(path: &Path) -> Result<Book, String> {
+    Book::open(path).map_err(|e| e.to_string())
+}
+
+fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
+    let book = open(path)?;
+    let mut pos = match fen {
+        Some(f) => Position::from_fen(f).map_err(|e| format!("--fen: {e}"))?,
+        None => Position::start(),
+    };
+    for (i, token) in moves.iter().enumerate() {
+        let m =
+            parse_and_resolve(&pos, token).map_err(|e| format!("--moves, move {}: {e}", i + 1))?;
+        pos.make_move(m);
+    }
+    let found = book.probe(&pos).map_err(|e| e.to_string())?;
+    if found.is_empty() {
+        println!("no book moves");
+    }
+    for m in found {
+        print_move(&m);
+    }
+    Ok(())
+}
+
+fn print_move(m: &BookMove) {
+    println!(
+        "{} games {} wdl {}/{}/{} weight {}",
+        m.mv,
+        m.games,
+        m.wins,
+        m.draws,
+        m.losses,
+        m.weight()
+    );
+}
+
+fn stats(path: &Path) -> Result<(), String> {
+    let book = open(path)?;
+    let info = book.info();
+    let mut positions = 0u64;
+    let mut games = 0u64;
+    for block in book.positions() {
+        let block = block.map_err(|e| e.to_string())?;
+        positions += block.len() as u64;
+        games += block
+            .iter()
+            .flat_map(|p| p.1.iter())
+            .map(|m| u64::from(m.games))
+            .sum::<u64>();
+    }
+    let bytes = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    println!("file {}", path.display());
+    println!("positions {positions}");
+    println!("entries {}", info.entries);
+    println!("blocks {}", info.blocks);
+    println!("game moves counted {games}");
+    println!(
+        "bytes {bytes} ({:.2} per entry)",
+        bytes as f64 / info.entries.max(1) as f64
+    );
+    println!("description {}", info.description);
+    Ok(())
+}
+
+fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let mut all: BTreeMap<u64, BTreeMap<u16, BookMove>> = BTreeMap::new();
+    for path in inputs {
+        let book = open(path)?;
+        for block in book.positions() {
+            for (key, moves) in block.map_err(|e| e.to_string())? {
+                let entry = all.entry(key).or_default();
+                for m in moves {
+                    let slot = entry.entry(m.mv.to_u16()).or_insert(BookMove {
+                        games: 0,
+                        wins: 0,
+                        draws: 0,
+                        losses: 0,
+                        ..m
+                    });
+                    slot.games += m.games;
+                    slot.wins += m.wins;
+                    slot.draws += m.draws;
+                    slot.losses += m.losses;
+                }
+            }
+        }
+    }
+    let positions: Vec<(u64, Vec<BookMove>)> = all
+        .into_iter()
+        .map(|(key, moves)| {
+            let mut moves: Vec<BookMove> = moves.into_values().collect();
+            moves.sort_by(|a, b| b.games.cmp(&a.games).then(a.mv.cmp(&b.mv)));
+            (key, moves)
+        })
+        .collect();
+    let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let summary = write_book(
+        output,
+        &positions,
+        &format!("merged from {}", names.join(", ")),
+    )
+    .map_err(|e| e.to_string())?;
+    println!(
+        "positions {}, entries {}, {} bytes",
+        summary.positions, summary.entries, summary.bytes
+    );
+    Ok(())
 }

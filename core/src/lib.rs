@@ -16,6 +16,7 @@
 pub mod attacks;
 mod board;
 mod moves;
+mod outcome;
 pub mod perft;
 mod position;
 mod see;
@@ -27,6 +28,7 @@ pub mod zobrist;
 pub use attacks::{squares, Bitboard};
 pub use board::Board;
 pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
+pub use outcome::GameResult;
 pub use perft::{perft, perft_divide};
 pub use position::{
     CheckFilter, IllegalMove, MoveFilter, Position, PositionError, QuietVisitor, Repetition,

@@ -1,0 +1,148 @@
+//! The work behind `bookgen`: finding record files, reading their games in
+//! parallel, counting them into a book, and reporting what was skipped.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use xqbook::{game_fingerprint, retain_unique, BookBuilder, BuildConfig};
+use xqrecords::encoding::{decode, TextEncoding};
+use xqrecords::pgn::{parse_game, split, Game, GameError, SkipReason};
+
+/// Record files under `paths`: files named on the command line as they
+/// are, directories searched recursively for `.pgn` files, in name order.
+pub fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if meta.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let read = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if is_record(&p) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn is_record(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+}
+
+/// The games of one file and the ones that could not be read.
+#[derive(Debug)]
+pub struct FileGames {
+    /// The file.
+    pub path: PathBuf,
+    /// Games read.
+    pub games: Vec<Game>,
+    /// Games skipped, with where and why.
+    pub errors: Vec<GameError>,
+    /// The encoding used.
+    pub encoding: TextEncoding,
+}
+
+/// Reads every game of a PGN file, games in parallel.
+pub fn read_pgn(path: &Path, encoding: Option<TextEncoding>) -> Result<FileGames, String> {
+    let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let decoded = decode(&bytes, encoding);
+    let texts = split(&decoded.text);
+    let parsed: Vec<_> = texts.par_iter().map(parse_game).collect();
+    let mut games = Vec::with_capacity(parsed.len());
+    let mut errors = Vec::new();
+    for p in parsed {
+        match p {
+            Ok(g) => games.push(g),
+            Err(e) => errors.push(e),
+        }
+    }
+    Ok(FileGames {
+        path: path.to_path_buf(),
+        games,
+        errors,
+        encoding: decoded.encoding,
+    })
+}
+
+/// What a build did, for the summary line.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Files read.
+    pub files: usize,
+    /// Games read.
+    pub games: usize,
+    /// Games skipped, by reason.
+    pub skipped: BTreeMap<SkipReason, usize>,
+    /// Duplicate games dropped.
+    pub duplicates: usize,
+    /// Positions and entries written.
+    pub book: xqbook::BuildSummary,
+}
+
+/// Counts games into a builder in parallel, after dropping duplicates.
+pub fn count_games(mut games: Vec<Game>, config: BuildConfig) -> (BookBuilder, usize) {
+    let duplicates = retain_unique(&mut games, |g| game_fingerprint(&g.start, &g.moves));
+    let builder = games
+        .par_chunks(512)
+        .map(|chunk| {
+            let mut b = BookBuilder::new(config);
+            for g in chunk {
+                // Records are checked as they are read: every move is legal.
+                b.add_game(&g.start, &g.moves, g.result)
+                    .expect("moves read from a record are legal");
+            }
+            b
+        })
+        .reduce(
+            || BookBuilder::new(config),
+            |mut a, b| {
+                a.merge(b);
+                a
+            },
+        );
+    (builder, duplicates)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_are_searched_for_pgn_files_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        for f in ["b.pgn", "a.PGN", "notes.txt", "sub/c.pgn"] {
+            fs::write(dir.path().join(f), "").unwrap();
+        }
+        let files = record_files(&[dir.path().to_path_buf()]).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| {
+                p.strip_prefix(dir.path())
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(names, ["a.PGN", "b.pgn", "sub/c.pgn"]);
+        let missing = record_files(&[dir.path().join("none")]).unwrap_err();
+        assert!(missing.contains("none"), "{missing}");
+    }
+}

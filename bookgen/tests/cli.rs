@@ -1,0 +1,128 @@
+//! `bookgen` driven as users run it: build from the fixtures, probe,
+//! describe, merge; bad inputs give a clear error and no file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bookgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bookgen"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/games")
+        .join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn build_probe_stats_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let big5 = dir.path().join("big5.xqb");
+    let iccs = dir.path().join("iccs.xqb");
+    let out = bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&big5),
+        "--min-games",
+        "2",
+        "--max-ply",
+        "10",
+        s(&fixture("ccpd-first-200.big5.pgn")),
+    ]);
+    let summary = stdout(&out);
+    assert!(summary.contains("games read 200, skipped 0"), "{summary}");
+    stdout(&bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&iccs),
+        "--min-games",
+        "2",
+        "--max-ply",
+        "10",
+        s(&fixture("ccpd-sample-3000.iccs.pgn")),
+    ]));
+    // The start: the central cannon leads, mirrored h2e2 and b2e2 apart.
+    let probe = stdout(&bookgen(&["probe", s(&iccs)]));
+    let first = probe.lines().next().unwrap();
+    assert!(first.starts_with("h2e2 games "), "{probe}");
+    // Moves in any notation lead to the position to probe.
+    let reply = stdout(&bookgen(&["probe", s(&iccs), "--moves", "炮二平五"]));
+    assert!(
+        reply.lines().next().unwrap().starts_with("h9g7 "),
+        "{reply}"
+    );
+    let by_fen = stdout(&bookgen(&[
+        "probe",
+        s(&iccs),
+        "--fen",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+    ]));
+    assert_eq!(by_fen, probe);
+    let stats = stdout(&bookgen(&["stats", s(&iccs)]));
+    assert!(stats.contains("entries "), "{stats}");
+    assert!(stats.contains("min-games 2 max-ply 10"), "{stats}");
+    // Merging adds up: the start's h2e2 games are the sum of both books'.
+    let merged = dir.path().join("merged.xqb");
+    stdout(&bookgen(&["merge", "-o", s(&merged), s(&big5), s(&iccs)]));
+    let games = |book: &Path| -> u64 {
+        let p = stdout(&bookgen(&["probe", s(book)]));
+        let line = p
+            .lines()
+            .find(|l| l.starts_with("h2e2 "))
+            .unwrap()
+            .to_string();
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    assert_eq!(games(&merged), games(&big5) + games(&iccs));
+}
+
+#[test]
+fn bad_inputs_give_errors_and_leave_no_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("b.xqb");
+    let out = bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        s(&dir.path().join("missing.pgn")),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.pgn"));
+    assert!(!book.exists());
+    // A corrupt book is refused, naming it.
+    std::fs::write(&book, b"XQBOOK\0\0 not really").unwrap();
+    let out = bookgen(&["probe", s(&book)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("b.xqb") && err.contains("truncated"), "{err}");
+    // A game that cannot be read is skipped and counted, not fatal.
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n1. h2e2 h9g7\n\n[Event \"b\"]\n1. h2h8\n",
+    )
+    .unwrap();
+    let out = bookgen(&["build", "-q", "-o", s(&book), "--min-games", "1", s(&pgn)]);
+    let summary = stdout(&out);
+    assert!(
+        summary.contains("games read 1, skipped 1 (illegal move 1)"),
+        "{summary}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("g.pgn: game 2, line 5"), "{err}");
+}
