@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use xqcore::{Move, Position};
 
+use crate::book::{BookVariety, Books};
 use crate::eval::Knowledge;
 use crate::search::{
     self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl,
@@ -33,6 +34,8 @@ pub struct EngineOptions {
     pub knowledge: Knowledge,
     /// Random noise amplitude in centipawns (UCCI `selectivity`).
     pub randomness: i32,
+    /// How freely book moves are chosen (UCCI `selectivity` too).
+    pub book_variety: BookVariety,
     /// Draw aversion in centipawns (UCCI `style`).
     pub contempt: i32,
     pub multipv: usize,
@@ -56,6 +59,7 @@ impl Default for EngineOptions {
             pruning: Pruning::Large,
             knowledge: Knowledge::Large,
             randomness: 0,
+            book_variety: BookVariety::None,
             contempt: 10,
             multipv: 1,
         }
@@ -147,6 +151,19 @@ pub fn limits_for(req: &GoRequest) -> Limits {
     limits
 }
 
+/// Whether a `go` is one the book answers: a game move under a clock or
+/// a move time. Pondering, `searchmoves` and the analysis limits (depth,
+/// nodes, mate, infinite) always search.
+fn plays_from_book(req: &GoRequest) -> bool {
+    !req.ponder
+        && !req.infinite
+        && req.depth.is_none()
+        && req.nodes.is_none()
+        && req.mate.is_none()
+        && req.search_moves.is_empty()
+        && (req.clock.is_some() || req.movetime.is_some())
+}
+
 struct Running {
     control: Arc<SearchControl>,
     handle: JoinHandle<()>,
@@ -163,6 +180,9 @@ pub struct Engine {
     histories: Arc<Mutex<Vec<Histories>>>,
     running: Option<Running>,
     game_seed: u64,
+    books: Books,
+    /// State of the generator behind weighted book choices.
+    book_random: u64,
 }
 
 impl Default for Engine {
@@ -183,6 +203,8 @@ impl Engine {
             histories: Arc::new(Mutex::new(Vec::new())),
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
+            books: Books::default(),
+            book_random: 0x2545_F491_4F6C_DD1D,
         }
     }
 
@@ -207,6 +229,38 @@ impl Engine {
         &self.banned
     }
 
+    /// Sets the book files, probed in order (none: the default book).
+    pub fn set_book_files(&mut self, files: Vec<String>) {
+        self.options.book_files = files.clone();
+        self.books.set_files(files);
+    }
+
+    /// Opens the book files now (UCCI `loadbook`). Returns a message for
+    /// each file that cannot be used, and how many are open.
+    pub fn load_books(&mut self) -> (Vec<String>, usize) {
+        let errors = self.books.load();
+        (errors, self.books.loaded())
+    }
+
+    /// A book move for the current position, if the books have a playable
+    /// one; messages report books that cannot be used.
+    pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<crate::book::BookChoice> {
+        // xorshift64: a fresh uniform draw for each choice.
+        let mut x = self.book_random;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.book_random = x;
+        let random = (x >> 11) as f64 / (1u64 << 53) as f64;
+        self.books.choose(
+            &self.position,
+            &self.banned,
+            self.options.book_variety,
+            random,
+            messages,
+        )
+    }
+
     /// Empties the transposition table.
     pub fn clear_hash(&mut self) {
         self.tt.clear();
@@ -224,6 +278,7 @@ impl Engine {
             .game_seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
+        self.book_random ^= self.game_seed | 1;
     }
 
     /// Asks the running search to stop (its result is still reported).
@@ -303,6 +358,25 @@ impl Engine {
         done: Box<dyn FnOnce(BestMove) + Send>,
     ) {
         self.stop_and_wait();
+        if self.options.use_book && plays_from_book(&req) {
+            let mut messages = Vec::new();
+            let choice = self.book_move(&mut messages);
+            for m in &messages {
+                reporter.message(m);
+            }
+            if let Some(choice) = choice {
+                for &(mv, weight) in &choice.candidates {
+                    reporter.book_move(mv, weight);
+                }
+                done(BestMove {
+                    mv: Some(choice.mv),
+                    ponder: None,
+                    draw: false,
+                    resign: false,
+                });
+                return;
+            }
+        }
         self.ensure_table();
         let control = Arc::new(SearchControl::new(req.ponder));
         let root_moves = self.root_moves(&req.search_moves);

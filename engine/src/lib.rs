@@ -5,6 +5,7 @@
 
 pub mod arena;
 pub mod bench;
+pub mod book;
 pub mod datagen;
 pub mod engine;
 pub mod eval;

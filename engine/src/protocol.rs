@@ -264,6 +264,16 @@ pub fn format_bestmove(dialect: Dialect, best: &BestMove) -> String {
 }
 
 /// An `info currmove` line.
+/// A book candidate: UCCI's `info depth 0 score W pv M` (the score is the
+/// move's weight); UCI GUIs would read a score as centipawns, so they get
+/// it as a string.
+pub fn format_book_move(dialect: Dialect, mv: Move, weight: u32) -> String {
+    match dialect {
+        Dialect::Ucci => format!("info depth 0 score {weight} pv {mv}"),
+        Dialect::Uci => format!("info string book move {mv} weight {weight}"),
+    }
+}
+
 pub fn format_currmove(mv: Move, number: usize) -> String {
     format!("info currmove {mv} currmovenumber {number}")
 }

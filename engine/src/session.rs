@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use xqcore::{Color, Move, Position};
 
+use crate::book::BookVariety;
 use crate::engine::{Clock, Engine, GoRequest};
 use crate::eval::Knowledge;
 use crate::protocol::{self, clip, Command, Dialect, GoArgs};
@@ -48,6 +49,11 @@ impl Reporter for LineReporter {
 
     fn message(&self, text: &str) {
         self.out.line(&format!("info string {text}"));
+    }
+
+    fn book_move(&self, mv: Move, weight: u32) {
+        self.out
+            .line(&protocol::format_book_move(self.dialect, mv, weight));
     }
 }
 
@@ -258,7 +264,8 @@ impl Session {
                 true
             }
             "bookfiles" => {
-                opts.book_files = split_paths(v);
+                let files = split_paths(v);
+                self.engine.set_book_files(files);
                 true
             }
             "egtbpaths" => {
@@ -305,7 +312,15 @@ impl Session {
                 })
                 .is_some(),
             "selectivity" => level()
-                .map(|l| opts.randomness = [0, 10, 25, 50][l])
+                .map(|l| {
+                    opts.randomness = [0, 10, 25, 50][l];
+                    opts.book_variety = [
+                        BookVariety::None,
+                        BookVariety::Small,
+                        BookVariety::Medium,
+                        BookVariety::Large,
+                    ][l];
+                })
                 .is_some(),
             "style" => match v.to_ascii_lowercase().as_str() {
                 "solid" => Some(0),
@@ -324,7 +339,11 @@ impl Session {
                 true
             }
             "loadbook" => {
-                self.info_string("loadbook: no opening book support yet; bookfiles is remembered");
+                let (errors, open) = self.engine.load_books();
+                for e in errors {
+                    self.info_string(&e);
+                }
+                self.info_string(&format!("loadbook: {open} book file(s) open"));
                 true
             }
             "dualtime" => true,

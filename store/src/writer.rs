@@ -180,6 +180,14 @@ impl Writer {
             .and_then(|_| temp.write_all(&header.encode()))
             .and_then(|_| temp.as_file().sync_all())
             .map_err(StoreError::io(&path))?;
+        // A temporary file is private (0600); a book or table is a normal
+        // file that other users of the machine may read.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(temp.path(), fs::Permissions::from_mode(0o644))
+                .map_err(StoreError::io(&path))?;
+        }
         temp.persist(&path).map_err(|e| io(e.error))?;
         // Make the rename itself durable where the platform allows.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

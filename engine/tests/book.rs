@@ -1,0 +1,127 @@
+//! The opening book as a GUI sees it: moves at once from the default book,
+//! by weight, never banned; other books; broken books reported.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{best_of, Engine, SECS};
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn in_book_the_answer_comes_at_once_with_the_candidates() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    let t = Instant::now();
+    e.send("go time 60 increment 0");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    // The default book (data/book.xqb): the central cannon is the heaviest.
+    assert_eq!(best_of(lines.last().unwrap()), "h2e2");
+    let candidates: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 0 score "))
+        .collect();
+    assert!(candidates.len() >= 5, "{lines:?}");
+    assert!(candidates[0].ends_with("pv h2e2"), "{lines:?}");
+    // No search ran.
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info depth 1 ")),
+        "{lines:?}"
+    );
+    // Out of the book: a search.
+    e.send("position startpos moves a3a4 a6a5 i3i4 i6i5 a0a3 a9a6");
+    e.send("go time 2 increment 0");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 1 ")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn banned_moves_usebook_and_analysis_limits() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    e.send("banmoves h2e2");
+    e.send("go time 60 increment 0");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "c3c4");
+    // Analysis limits always search.
+    e.send("position startpos");
+    e.send("go depth 2");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 2 ")),
+        "{lines:?}"
+    );
+    e.send("setoption usebook false");
+    e.send("go time 2 increment 0");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info depth 0 ")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 1 ")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn elephant_eye_books_and_broken_books() {
+    let mut e = Engine::ucci();
+    let broken = std::env::temp_dir().join(format!("xq-broken-{}.xqb", std::process::id()));
+    std::fs::write(&broken, b"XQBOOK\0\0 broken").unwrap();
+    e.send(&format!(
+        "setoption bookfiles {};{}",
+        broken.display(),
+        data("eleeye/BOOK.DAT")
+    ));
+    e.send("setoption loadbook");
+    let lines = e.collect_until("info string loadbook: 1 book file(s) open", SECS(10));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string book not used") && l.contains("xq-broken")),
+        "{lines:?}"
+    );
+    e.send("position startpos");
+    e.send("go time 60 increment 0");
+    // ElephantEye's book: b2e2 and h2e2 weigh 1473 each; b2e2 sorts first.
+    assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "b2e2");
+    std::fs::remove_file(&broken).unwrap();
+}
+
+#[test]
+fn selectivity_varies_the_book_moves() {
+    let mut e = Engine::ucci();
+    e.send("setoption selectivity large");
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..12 {
+        e.send("position startpos");
+        e.send("go time 60 increment 0");
+        let lines = e.collect_until("bestmove", SECS(10));
+        let best = best_of(lines.last().unwrap());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth 0 ") && l.ends_with(&format!("pv {best}"))),
+            "{lines:?}"
+        );
+        seen.insert(best);
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+}
