@@ -451,85 +451,88 @@ impl MovePicker {
         None
     }
 
-    /// [`MovePicker::next`] through the stages.
-    #[inline(never)]
-    fn next_by_stage(&mut self, ctx: &Context) -> Option<Move> {
-        loop {
-            match self.stage {
-                Stage::TtMove => {
-                    self.stage = Stage::GenerateCaptures;
-                    let m = self.tt_move;
-                    let fits = !self.captures_only || ctx.pos.board().piece_at(m.to()).is_some();
-                    if m != Move::NULL && fits && ctx.pos.is_pseudo_legal(m) {
-                        return Some(m);
-                    }
-                    self.tt_move = Move::NULL;
-                }
-                Stage::GenerateCaptures => {
-                    self.buffers.generate_captures(ctx);
-                    self.next = 0;
-                    self.stage = Stage::GoodCaptures;
-                }
-                Stage::GoodCaptures => {
-                    if let Some(m) = self.good_capture(ctx.pos) {
-                        return Some(m);
-                    }
-                    self.stage = if self.captures_only {
-                        Stage::Done
-                    } else {
-                        Stage::Killer1
-                    };
-                }
-                Stage::Killer1 => {
-                    self.stage = Stage::Killer2;
-                    if let Some(m) = self.special(ctx, self.killers[0], &[]) {
-                        return Some(m);
-                    }
-                }
-                Stage::Killer2 => {
-                    self.stage = Stage::Counter;
-                    if let Some(m) = self.special(ctx, self.killers[1], &[self.killers[0]]) {
-                        return Some(m);
-                    }
-                }
-                Stage::Counter => {
-                    self.stage = Stage::GenerateQuiets;
-                    if let Some(m) = self.special(ctx, self.counter, &self.killers) {
-                        return Some(m);
-                    }
-                }
-                Stage::GenerateQuiets => {
-                    self.stage = Stage::Quiets;
-                    let b = &mut *self.buffers;
-                    b.moves.clear();
-                    self.next = 0;
-                    if !self.skip_quiets {
-                        b.generate_quiets(ctx);
-                    }
-                }
-                Stage::Quiets => {
-                    if !self.skip_quiets {
-                        let m = if self.unordered {
-                            self.next_check(ctx.pos)
-                        } else {
-                            self.next_quiet()
-                        };
-                        if m.is_some() {
-                            return m;
-                        }
-                    }
-                    self.stage = Stage::BadCaptures;
-                }
-                Stage::BadCaptures => {
-                    if self.next_bad < self.buffers.bad_captures.len() {
-                        self.next_bad += 1;
-                        return Some(self.buffers.bad_captures[self.next_bad - 1]);
-                    }
-                    self.stage = Stage::Done;
-                }
-                Stage::Done => return None,
+    /// The killers and the counter move, in the stages that come before the
+    /// quiet moves.
+    #[inline]
+    fn next_special(&mut self, ctx: &Context) -> Option<Move> {
+        if self.stage == Stage::Killer1 {
+            self.stage = Stage::Killer2;
+            if let Some(m) = self.special(ctx, self.killers[0], &[]) {
+                return Some(m);
             }
         }
+        if self.stage == Stage::Killer2 {
+            self.stage = Stage::Counter;
+            if let Some(m) = self.special(ctx, self.killers[1], &[self.killers[0]]) {
+                return Some(m);
+            }
+        }
+        self.stage = Stage::GenerateQuiets;
+        self.special(ctx, self.counter, &self.killers)
+    }
+
+    /// [`MovePicker::next`] through the stages. Stages only move forward:
+    /// each is a range test that falls through to the next, so the stages
+    /// are found by direct branches rather than by one jump through a table.
+    #[inline(never)]
+    fn next_by_stage(&mut self, ctx: &Context) -> Option<Move> {
+        if self.stage < Stage::GoodCaptures {
+            if self.stage == Stage::TtMove {
+                self.stage = Stage::GenerateCaptures;
+                let m = self.tt_move;
+                let fits = !self.captures_only || ctx.pos.board().piece_at(m.to()).is_some();
+                if m != Move::NULL && fits && ctx.pos.is_pseudo_legal(m) {
+                    return Some(m);
+                }
+                self.tt_move = Move::NULL;
+            }
+            self.buffers.generate_captures(ctx);
+            self.next = 0;
+            self.stage = Stage::GoodCaptures;
+        }
+        if self.stage == Stage::GoodCaptures {
+            if let Some(m) = self.good_capture(ctx.pos) {
+                return Some(m);
+            }
+            if self.captures_only {
+                self.stage = Stage::Done;
+                return None;
+            }
+            self.stage = Stage::Killer1;
+        }
+        if self.stage < Stage::GenerateQuiets {
+            if let Some(m) = self.next_special(ctx) {
+                return Some(m);
+            }
+        }
+        if self.stage == Stage::GenerateQuiets {
+            self.stage = Stage::Quiets;
+            let b = &mut *self.buffers;
+            b.moves.clear();
+            self.next = 0;
+            if !self.skip_quiets {
+                b.generate_quiets(ctx);
+            }
+        }
+        if self.stage == Stage::Quiets {
+            if !self.skip_quiets {
+                let m = if self.unordered {
+                    self.next_check(ctx.pos)
+                } else {
+                    self.next_quiet()
+                };
+                if m.is_some() {
+                    return m;
+                }
+            }
+            self.stage = Stage::BadCaptures;
+        }
+        if self.next_bad < self.buffers.bad_captures.len() {
+            self.next_bad += 1;
+            return Some(self.buffers.bad_captures[self.next_bad - 1]);
+        }
+        self.stage = Stage::Done;
+        None
     }
 
     /// Whether the picker has moved on to the losing captures.
