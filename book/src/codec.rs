@@ -68,18 +68,6 @@ pub(crate) fn decode(raw: &[u8], first_key: u64) -> Result<Vec<PositionMoves>, S
     Ok(out)
 }
 
-/// The moves of `key` in the block, if it is there.
-pub(crate) fn find(raw: &[u8], first_key: u64, key: u64) -> Result<Option<Vec<BookMove>>, String> {
-    let block = Columns::parse(raw, first_key)?;
-    let Ok(i) = block.keys.binary_search(&key) else {
-        return Ok(None);
-    };
-    let start: usize = block.counts[..i].iter().map(|&c| c as usize).sum();
-    let count = block.counts[i] as usize;
-    let moves = block.moves()?;
-    Ok(Some(moves[start..start + count].to_vec()))
-}
-
 /// A block split into its columns, lengths checked.
 struct Columns<'a> {
     keys: Vec<u64>,
@@ -249,12 +237,6 @@ mod tests {
                 .collect();
             let raw = encode(&positions);
             prop_assert_eq!(&decode(&raw, first).unwrap(), &positions);
-            for (k, moves) in &positions {
-                let found = find(&raw, first, *k).unwrap();
-                prop_assert_eq!(found.as_ref(), Some(moves));
-                prop_assert_eq!(find(&raw, first, k + 1).unwrap().is_some(),
-                    positions.iter().any(|p| p.0 == k + 1));
-            }
         }
     }
 
@@ -278,7 +260,6 @@ mod tests {
                 bad[at] ^= x;
                 // Any answer but a panic: a checksum guards real files.
                 let _ = decode(&bad, 1000);
-                let _ = find(&bad, 1000, 1000 + 12_345);
             }
         }
     }

@@ -97,9 +97,10 @@ impl EleeyeBook {
         } else {
             direct
         };
+        let legal = pos.legal_moves();
         moves
             .into_iter()
-            .filter(|&(m, _)| pos.is_legal(m))
+            .filter(|(m, _)| legal.contains(m))
             .collect()
     }
 

@@ -1,6 +1,8 @@
 //! Opening and probing a book file.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use xqcore::Position;
 use xqstore::{Reader, StoreError};
@@ -38,10 +40,26 @@ pub struct BookInfo {
     pub description: String,
 }
 
+/// Decoded blocks kept per book: a probe of a cached block is a binary
+/// search. 256 blocks hold about 65,000 entries (a few MB).
+const DECODED_BLOCKS: usize = 256;
+
+/// A block's positions and moves, decoded.
+type DecodedBlock = Arc<Vec<(u64, Vec<BookMove>)>>;
+
+/// Decoded blocks, with the order they were decoded in (oldest first):
+/// the oldest goes when the cache is full.
+#[derive(Debug, Default)]
+struct DecodedCache {
+    blocks: HashMap<usize, DecodedBlock>,
+    order: VecDeque<usize>,
+}
+
 /// An open book file, memory-mapped. Probing is safe from several threads.
 #[derive(Debug)]
 pub struct Book {
     reader: Reader,
+    decoded: Mutex<DecodedCache>,
 }
 
 impl Book {
@@ -49,6 +67,7 @@ impl Book {
     pub fn open(path: &Path) -> Result<Book, BookError> {
         Ok(Book {
             reader: Reader::open(path, BOOK_KIND)?,
+            decoded: Mutex::new(DecodedCache::default()),
         })
     }
 
@@ -70,12 +89,16 @@ impl Book {
     pub fn probe(&self, pos: &Position) -> Result<Vec<BookMove>, BookError> {
         let (key, mirrored) = book_key(pos);
         let moves = self.probe_key(key)?;
+        if moves.is_empty() {
+            return Ok(moves);
+        }
+        let legal = pos.legal_moves();
         Ok(moves
             .into_iter()
             .map(|m| if mirrored { m.mirror() } else { m })
             // A key shared by another position (a hash collision) would
             // give moves that make no sense here.
-            .filter(|m| pos.is_legal(m.mv))
+            .filter(|m| legal.contains(&m.mv))
             .collect())
     }
 
@@ -84,11 +107,31 @@ impl Book {
         let Some(i) = self.reader.block_for(key) else {
             return Ok(Vec::new());
         };
+        let block = self.decoded_block(i)?;
+        Ok(block
+            .binary_search_by_key(&key, |p| p.0)
+            .map(|at| block[at].1.clone())
+            .unwrap_or_default())
+    }
+
+    /// Block `i` decoded, from the cache when it is there.
+    fn decoded_block(&self, i: usize) -> Result<DecodedBlock, BookError> {
+        let lock = || self.decoded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = lock().blocks.get(&i) {
+            return Ok(b.clone());
+        }
         let raw = self.reader.block(i)?;
         let first = self.reader.index()[i].first_key;
-        codec::find(&raw, first, key)
-            .map(Option::unwrap_or_default)
-            .map_err(|reason| self.corrupt(i, reason))
+        let block = Arc::new(codec::decode(&raw, first).map_err(|reason| self.corrupt(i, reason))?);
+        let mut cache = lock();
+        if cache.blocks.insert(i, block.clone()).is_none() {
+            cache.order.push_back(i);
+            if cache.order.len() > DECODED_BLOCKS {
+                let old = cache.order.pop_front().expect("not empty");
+                cache.blocks.remove(&old);
+            }
+        }
+        Ok(block)
     }
 
     /// Every position of the book with its moves, in key order, block by block.

@@ -119,6 +119,50 @@ pub fn count_games(mut games: Vec<Game>, config: BuildConfig) -> (BookBuilder, u
     (builder, duplicates)
 }
 
+/// Positions a book knows, walked from the start along its moves
+/// (breadth first), up to `limit`: what a game in the book probes.
+pub fn book_positions(book: &xqbook::Book, limit: usize) -> Result<Vec<xqcore::Position>, String> {
+    let mut out = vec![xqcore::Position::start()];
+    let mut next = 0;
+    while next < out.len() && out.len() < limit {
+        let pos = out[next].clone();
+        next += 1;
+        for m in book.probe(&pos).map_err(|e| e.to_string())? {
+            let mut child = pos.clone();
+            child.make_move(m.mv);
+            out.push(child);
+            if out.len() == limit {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Times one probe of each position, after a first pass that warms the
+/// caches: the median and the 90th percentile, in microseconds.
+pub fn probe_latency(
+    book: &xqbook::Book,
+    positions: &[xqcore::Position],
+) -> Result<(f64, f64), String> {
+    for p in positions {
+        book.probe(p).map_err(|e| e.to_string())?;
+    }
+    let mut micros: Vec<f64> = positions
+        .iter()
+        .map(|p| {
+            let t = std::time::Instant::now();
+            let found = book.probe(p);
+            let elapsed = t.elapsed().as_secs_f64() * 1e6;
+            std::hint::black_box(found).map(|_| elapsed)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    micros.sort_by(f64::total_cmp);
+    let at = |q: f64| micros[((micros.len() - 1) as f64 * q) as usize];
+    Ok((at(0.5), at(0.9)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

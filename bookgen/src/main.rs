@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bookgen::{count_games, read_pgn, record_files, Report};
+use bookgen::{book_positions, count_games, probe_latency, read_pgn, record_files, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
@@ -43,6 +43,14 @@ enum Command {
     Stats {
         /// The book file.
         book: PathBuf,
+    },
+    /// Time probes of a book's own positions (the median is the figure).
+    Bench {
+        /// The book file.
+        book: PathBuf,
+        /// How many positions to probe, walked from the start along book moves.
+        #[arg(long, default_value_t = 10_000)]
+        positions: usize,
     },
     /// Merge books into one, adding up the statistics of shared moves.
     Merge {
@@ -101,6 +109,7 @@ fn main() -> ExitCode {
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
+        Command::Bench { book, positions } => bench(&book, positions),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -312,6 +321,17 @@ fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     println!(
         "positions {}, entries {}, {} bytes",
         summary.positions, summary.entries, summary.bytes
+    );
+    Ok(())
+}
+
+fn bench(path: &Path, limit: usize) -> Result<(), String> {
+    let book = open(path)?;
+    let positions = book_positions(&book, limit.max(1))?;
+    let (median, p90) = probe_latency(&book, &positions)?;
+    println!(
+        "{} positions probed warm: median {median:.2} us, 90th percentile {p90:.2} us",
+        positions.len()
     );
     Ok(())
 }

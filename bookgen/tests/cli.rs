@@ -72,6 +72,8 @@ fn build_probe_stats_and_merge() {
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
     ]));
     assert_eq!(by_fen, probe);
+    let bench = stdout(&bookgen(&["bench", s(&iccs), "--positions", "500"]));
+    assert!(bench.starts_with("500 positions probed warm: median "), "{bench}");
     let stats = stdout(&bookgen(&["stats", s(&iccs)]));
     assert!(stats.contains("entries "), "{stats}");
     assert!(stats.contains("min-games 2 max-ply 10"), "{stats}");

@@ -20,6 +20,9 @@ pub struct Reader {
     index: Vec<IndexEntry>,
     /// Recently used blocks, most recent last.
     cache: Mutex<Vec<(usize, Arc<[u8]>)>>,
+    /// A zstd context kept between blocks: making one costs more than
+    /// decompressing a small block.
+    decompressor: Mutex<zstd::bulk::Decompressor<'static>>,
 }
 
 impl std::fmt::Debug for Reader {
@@ -53,6 +56,9 @@ impl Reader {
             header,
             index,
             cache: Mutex::new(Vec::with_capacity(CACHE_BLOCKS)),
+            decompressor: Mutex::new(
+                zstd::bulk::Decompressor::new().map_err(StoreError::io(path))?,
+            ),
         })
     }
 
@@ -123,9 +129,14 @@ impl Reader {
                 format!("block {i} fails its checksum"),
             ));
         }
-        let raw = zstd::bulk::decompress(bytes, e.raw_len as usize).map_err(|err| {
-            StoreError::corrupt(&self.path, format!("block {i} does not decompress: {err}"))
-        })?;
+        let raw = self
+            .decompressor
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .decompress(bytes, e.raw_len as usize)
+            .map_err(|err| {
+                StoreError::corrupt(&self.path, format!("block {i} does not decompress: {err}"))
+            })?;
         if raw.len() != e.raw_len as usize {
             return Err(StoreError::corrupt(
                 &self.path,
