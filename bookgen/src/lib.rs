@@ -1,6 +1,8 @@
 //! The work behind `bookgen`: finding record files, reading their games in
 //! parallel, counting them into a book, and reporting what was skipped.
 
+pub mod db;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -95,16 +97,19 @@ pub struct Report {
     pub book: xqbook::BuildSummary,
 }
 
+/// A game as a book needs it: start, legal moves, result.
+pub type GameMoves = (xqcore::Position, Vec<xqcore::Move>, xqcore::GameResult);
+
 /// Counts games into a builder in parallel, after dropping duplicates.
-pub fn count_games(mut games: Vec<Game>, config: BuildConfig) -> (BookBuilder, usize) {
-    let duplicates = retain_unique(&mut games, |g| game_fingerprint(&g.start, &g.moves));
+pub fn count_games(mut games: Vec<GameMoves>, config: BuildConfig) -> (BookBuilder, usize) {
+    let duplicates = retain_unique(&mut games, |g| game_fingerprint(&g.0, &g.1));
     let builder = games
         .par_chunks(512)
         .map(|chunk| {
             let mut b = BookBuilder::new(config);
-            for g in chunk {
+            for (start, moves, result) in chunk {
                 // Records are checked as they are read: every move is legal.
-                b.add_game(&g.start, &g.moves, g.result)
+                b.add_game(start, moves, *result)
                     .expect("moves read from a record are legal");
             }
             b

@@ -5,13 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bookgen::{book_positions, count_games, probe_latency, read_pgn, record_files, Report};
+use bookgen::db::GameDb;
+use bookgen::{
+    book_positions, count_games, probe_latency, read_pgn, record_files, GameMoves, Report,
+};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
 use xqcore::Position;
 use xqrecords::encoding::TextEncoding;
 use xqrecords::notation::parse_and_resolve;
+use xqrecords::pgn::SkipReason;
 
 #[derive(Parser)]
 #[command(
@@ -26,8 +30,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a book from PGN files and directories of them.
+    /// Build a book from PGN files and directories of them, or from a game database.
     Build(BuildArgs),
+    /// Store games from PGN files in a SQLite game database (duplicates
+    /// skipped; files imported before and unchanged are skipped, so an
+    /// interrupted import resumes).
+    Import {
+        /// The database file (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// PGN files, or directories searched for *.pgn.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Text encoding of the records (default: detected per file).
+        #[arg(long, value_parser = parse_encoding)]
+        encoding: Option<TextEncoding>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// List the book moves of a position.
     Probe {
         /// The book file.
@@ -69,8 +90,11 @@ struct BuildArgs {
     #[arg(short, long)]
     output: PathBuf,
     /// PGN files, or directories searched for *.pgn.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "db", conflicts_with = "db")]
     inputs: Vec<PathBuf>,
+    /// Build from the games of this SQLite game database instead.
+    #[arg(long)]
+    db: Option<PathBuf>,
     /// Keep positions reached by at least this many distinct games.
     #[arg(long, default_value_t = 3)]
     min_games: u32,
@@ -106,6 +130,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Build(args) => build(args),
+        Command::Import {
+            db,
+            inputs,
+            encoding,
+            quiet,
+        } => import(&db, &inputs, encoding, quiet),
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
@@ -125,31 +155,11 @@ fn build(args: BuildArgs) -> Result<(), String> {
         return Err(format!("--min-score {} is not within 0..1", args.min_score));
     }
     let started = Instant::now();
-    let files = record_files(&args.inputs)?;
-    let bar = progress(files.len() as u64, args.quiet);
     let mut report = Report::default();
-    let mut games = Vec::new();
-    let mut shown = 0;
-    for path in &files {
-        bar.set_message(path.display().to_string());
-        match read_pgn(path, args.encoding) {
-            Ok(read) => {
-                report.files += 1;
-                for e in &read.errors {
-                    *report.skipped.entry(e.reason).or_default() += 1;
-                    if shown < 10 {
-                        bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
-                        shown += 1;
-                    }
-                }
-                report.games += read.games.len();
-                games.extend(read.games);
-            }
-            Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let games = match &args.db {
+        Some(db) => games_from_db(db, &mut report)?,
+        None => games_from_files(&args, &mut report)?,
+    };
     let config = BuildConfig {
         max_ply: args.max_ply,
         min_games: args.min_games,
@@ -332,6 +342,94 @@ fn bench(path: &Path, limit: usize) -> Result<(), String> {
     println!(
         "{} positions probed warm: median {median:.2} us, 90th percentile {p90:.2} us",
         positions.len()
+    );
+    Ok(())
+}
+
+fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMoves>, String> {
+    let files = record_files(&args.inputs)?;
+    let bar = progress(files.len() as u64, args.quiet);
+    let mut games = Vec::new();
+    let mut shown = 0;
+    for path in &files {
+        bar.set_message(path.display().to_string());
+        match read_pgn(path, args.encoding) {
+            Ok(read) => {
+                report.files += 1;
+                for e in &read.errors {
+                    *report.skipped.entry(e.reason).or_default() += 1;
+                    if shown < 10 {
+                        bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
+                        shown += 1;
+                    }
+                }
+                report.games += read.games.len();
+                games.extend(read.games.into_iter().map(|g| (g.start, g.moves, g.result)));
+            }
+            Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(games)
+}
+
+fn games_from_db(db: &Path, report: &mut Report) -> Result<Vec<GameMoves>, String> {
+    if !db.is_file() {
+        return Err(format!("{}: no such game database", db.display()));
+    }
+    let db = GameDb::open(db)?;
+    let mut games = Vec::new();
+    for g in db.games()? {
+        match g {
+            Ok(g) => games.push((g.start, g.moves, g.result)),
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                *report.skipped.entry(SkipReason::IllegalMove).or_default() += 1;
+            }
+        }
+    }
+    report.games = games.len();
+    Ok(games)
+}
+
+fn import(
+    db: &Path,
+    inputs: &[PathBuf],
+    encoding: Option<TextEncoding>,
+    quiet: bool,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let files = record_files(inputs)?;
+    let mut store = GameDb::open(db)?;
+    let bar = progress(files.len() as u64, quiet);
+    let (mut added, mut duplicates, mut skipped, mut unchanged) = (0, 0, 0, 0);
+    for path in &files {
+        bar.set_message(path.display().to_string());
+        if store.is_imported(path)? {
+            unchanged += 1;
+        } else {
+            match read_pgn(path, encoding) {
+                Ok(read) => {
+                    for e in &read.errors {
+                        bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
+                    }
+                    skipped += read.errors.len();
+                    let done = store.import(path, &read.games)?;
+                    added += done.added;
+                    duplicates += done.duplicates;
+                }
+                Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!(
+        "files {}, unchanged since last import {unchanged}, games added {added}, duplicates {duplicates}, skipped {skipped}, games in database {}, {:.2} s",
+        files.len(),
+        store.count()?,
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }

@@ -73,7 +73,10 @@ fn build_probe_stats_and_merge() {
     ]));
     assert_eq!(by_fen, probe);
     let bench = stdout(&bookgen(&["bench", s(&iccs), "--positions", "500"]));
-    assert!(bench.starts_with("500 positions probed warm: median "), "{bench}");
+    assert!(
+        bench.starts_with("500 positions probed warm: median "),
+        "{bench}"
+    );
     let stats = stdout(&bookgen(&["stats", s(&iccs)]));
     assert!(stats.contains("entries "), "{stats}");
     assert!(stats.contains("min-games 2 max-ply 10"), "{stats}");
@@ -127,4 +130,60 @@ fn bad_inputs_give_errors_and_leave_no_book() {
     );
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(err.contains("g.pgn: game 2, line 5"), "{err}");
+}
+
+#[test]
+fn a_game_database_imports_once_and_builds_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.sqlite");
+    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games");
+    let first = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    // The 200 Big5 games are among the 3,000 ICCS ones: stored once.
+    assert!(
+        first.contains("games added 3000, duplicates 200"),
+        "{first}"
+    );
+    let again = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    assert!(
+        again.contains("unchanged since last import 2, games added 0"),
+        "{again}"
+    );
+    let from_db = dir.path().join("db.xqb");
+    let from_pgn = dir.path().join("pgn.xqb");
+    stdout(&bookgen(&[
+        "build",
+        "-q",
+        "--db",
+        s(&db),
+        "-o",
+        s(&from_db),
+    ]));
+    stdout(&bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&from_pgn),
+        s(&fixture("ccpd-sample-3000.iccs.pgn")),
+    ]));
+    // The same games give the same book.
+    for moves in [&[][..], &["h2e2"][..], &["h2e2", "h9g7"][..]] {
+        let probe = |book: &Path| {
+            let mut args = vec!["probe", s(book)];
+            if !moves.is_empty() {
+                args.push("--moves");
+                args.extend(moves.iter().copied());
+            }
+            stdout(&bookgen(&args))
+        };
+        assert_eq!(probe(&from_db), probe(&from_pgn));
+    }
+    let missing = bookgen(&[
+        "build",
+        "--db",
+        s(&dir.path().join("none.sqlite")),
+        "-o",
+        s(&from_db),
+    ]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("none.sqlite"));
 }
