@@ -448,6 +448,34 @@ mod tests {
     }
 
     #[test]
+    fn for_each_index_lists_the_squares_in_order() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2000 {
+            // Sparse and dense sets, some with bits past the last square.
+            let (a, b, c) = (next(), next(), next());
+            let bb = ((a as u128) << 64 | b as u128) & (c as u128 | (c as u128) << 64);
+            let mut got = Vec::new();
+            for_each_index(bb, |i| got.push(i));
+            let want: Vec<usize> = crate::board::bits(bb & ALL_SQUARES).collect();
+            assert_eq!(got, want, "{bb:#x}");
+        }
+        for bb in [0, 1, 1 << 63, 1 << 64, 1 << 89, ALL_SQUARES, !0] {
+            let mut got = Vec::new();
+            for_each_index(bb, |i| got.push(i));
+            assert_eq!(
+                got,
+                crate::board::bits(bb & ALL_SQUARES).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
     fn advisors_attack_as_one_by_one() {
         for color in Color::ALL {
             for advisors in [0, palace(color), ALL_SQUARES] {
