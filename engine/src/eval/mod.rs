@@ -340,7 +340,7 @@ static PADDED_WEIGHTS: [S; 512] = {
 /// Entries of the per-thread cache of full evaluations (16 bytes each, 1 MB
 /// in all): a hit saves a full evaluation, worth far more than the data
 /// cache misses of a table this size.
-const EVAL_CACHE_SIZE: usize = 65536;
+const EVAL_CACHE_SIZE: usize = 8192;
 
 /// A full evaluation: the position's key, its score, and the knowledge it
 /// was computed with plus one (0: an empty entry).
