@@ -337,9 +337,9 @@ static PADDED_WEIGHTS: [S; 512] = {
     t
 };
 
-/// Entries of the per-thread cache of full evaluations (16 bytes each, 1 MB
-/// in all): a hit saves a full evaluation, worth far more than the data
-/// cache misses of a table this size.
+/// Entries of the per-thread cache of full evaluations (16 bytes each, 128
+/// KB in all). Eight times more saved only 0.3 % of the estimated cycles,
+/// for 1 MB a thread competing with the transposition table for L2.
 const EVAL_CACHE_SIZE: usize = 8192;
 
 /// A full evaluation: the position's key, its score, and the knowledge it
