@@ -11,9 +11,11 @@ use rayon::prelude::*;
 use xqbook::{game_fingerprint, retain_unique, BookBuilder, BuildConfig};
 use xqrecords::encoding::{decode, TextEncoding};
 use xqrecords::pgn::{parse_game, split, Game, GameError, SkipReason};
+use xqrecords::xqf::read_xqf;
 
 /// Record files under `paths`: files named on the command line as they
-/// are, directories searched recursively for `.pgn` files, in name order.
+/// are, directories searched recursively for `.pgn` and `.xqf` files, in
+/// name order.
 pub fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
@@ -44,7 +46,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 fn is_record(p: &Path) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn") || e.eq_ignore_ascii_case("xqf"))
+}
+
+/// Whether a file is XQF: by its `XQ` signature, whatever its name.
+fn is_xqf(bytes: &[u8]) -> bool {
+    bytes.len() >= 0x400 && bytes.starts_with(b"XQ")
 }
 
 /// The games of one file and the ones that could not be read.
@@ -60,9 +67,34 @@ pub struct FileGames {
     pub encoding: TextEncoding,
 }
 
-/// Reads every game of a PGN file, games in parallel.
-pub fn read_pgn(path: &Path, encoding: Option<TextEncoding>) -> Result<FileGames, String> {
+/// Reads every game of a record file: PGN (games in parallel) or XQF (its
+/// main line, and its other lines with `variations`).
+pub fn read_records(
+    path: &Path,
+    encoding: Option<TextEncoding>,
+    variations: bool,
+) -> Result<FileGames, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if is_xqf(&bytes) {
+        let (games, errors) = match read_xqf(&bytes, variations) {
+            Ok(games) => (games, Vec::new()),
+            Err(e) => (
+                Vec::new(),
+                vec![GameError {
+                    index: 1,
+                    line: 0,
+                    reason: SkipReason::BadXqf,
+                    detail: e.0,
+                }],
+            ),
+        };
+        return Ok(FileGames {
+            path: path.to_path_buf(),
+            games,
+            errors,
+            encoding: TextEncoding::Gb18030,
+        });
+    }
     let decoded = decode(&bytes, encoding);
     let texts = split(&decoded.text);
     let parsed: Vec<_> = texts.par_iter().map(parse_game).collect();

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use bookgen::db::GameDb;
 use bookgen::{
-    book_positions, count_games, probe_latency, read_pgn, record_files, GameMoves, Report,
+    book_positions, count_games, probe_latency, read_records, record_files, GameMoves, Report,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,7 +21,7 @@ use xqrecords::pgn::SkipReason;
 #[command(
     name = "bookgen",
     version,
-    about = "Build a xiangqi opening book from game records (PGN in ICCS, WXF or Chinese notation), and probe, describe or merge books"
+    about = "Build a xiangqi opening book from game records (PGN in ICCS, WXF or Chinese notation; XQF; a SQLite game database), and probe, describe or merge books"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,21 +30,24 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a book from PGN files and directories of them, or from a game database.
+    /// Build a book from PGN and XQF files and directories of them, or from a game database.
     Build(BuildArgs),
-    /// Store games from PGN files in a SQLite game database (duplicates
+    /// Store games from PGN and XQF files in a SQLite game database (duplicates
     /// skipped; files imported before and unchanged are skipped, so an
     /// interrupted import resumes).
     Import {
         /// The database file (created if missing).
         #[arg(long)]
         db: PathBuf,
-        /// PGN files, or directories searched for *.pgn.
+        /// PGN or XQF files, or directories searched for *.pgn and *.xqf.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// Text encoding of the records (default: detected per file).
         #[arg(long, value_parser = parse_encoding)]
         encoding: Option<TextEncoding>,
+        /// Also store the variations of XQF files, each line as a game.
+        #[arg(long)]
+        variations: bool,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -89,7 +92,7 @@ struct BuildArgs {
     /// The book file to write (written whole or not at all).
     #[arg(short, long)]
     output: PathBuf,
-    /// PGN files, or directories searched for *.pgn.
+    /// PGN or XQF files, or directories searched for *.pgn and *.xqf.
     #[arg(required_unless_present = "db", conflicts_with = "db")]
     inputs: Vec<PathBuf>,
     /// Build from the games of this SQLite game database instead.
@@ -110,6 +113,9 @@ struct BuildArgs {
     /// Text encoding of the records (default: detected per file).
     #[arg(long, value_parser = parse_encoding)]
     encoding: Option<TextEncoding>,
+    /// Also count the variations of XQF files, each line as a game.
+    #[arg(long)]
+    variations: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -134,8 +140,9 @@ fn main() -> ExitCode {
             db,
             inputs,
             encoding,
+            variations,
             quiet,
-        } => import(&db, &inputs, encoding, quiet),
+        } => import(&db, &inputs, encoding, variations, quiet),
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
@@ -353,7 +360,7 @@ fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMov
     let mut shown = 0;
     for path in &files {
         bar.set_message(path.display().to_string());
-        match read_pgn(path, args.encoding) {
+        match read_records(path, args.encoding, args.variations) {
             Ok(read) => {
                 report.files += 1;
                 for e in &read.errors {
@@ -397,6 +404,7 @@ fn import(
     db: &Path,
     inputs: &[PathBuf],
     encoding: Option<TextEncoding>,
+    variations: bool,
     quiet: bool,
 ) -> Result<(), String> {
     let started = Instant::now();
@@ -409,7 +417,7 @@ fn import(
         if store.is_imported(path)? {
             unchanged += 1;
         } else {
-            match read_pgn(path, encoding) {
+            match read_records(path, encoding, variations) {
                 Ok(read) => {
                     for e in &read.errors {
                         bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));

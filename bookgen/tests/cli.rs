@@ -187,3 +187,64 @@ fn a_game_database_imports_once_and_builds_books() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("none.sqlite"));
 }
+
+/// A plain (version 10) XQF file of the start position and `moves`.
+fn xqf(moves: &[&str]) -> Vec<u8> {
+    let start: [u8; 32] = [
+        80, 70, 60, 50, 40, 30, 20, 10, 0, 72, 12, 83, 63, 43, 23, 3, 9, 19, 29, 39, 49, 59, 69,
+        79, 89, 17, 77, 6, 26, 46, 66, 86,
+    ];
+    let mut f = vec![0u8; 0x400];
+    f[..3].copy_from_slice(b"XQ\x0a");
+    f[0x10..0x30].copy_from_slice(&start);
+    f[0x33] = 1;
+    let tag = |last: bool| if last { 0x00 } else { 0xf0 };
+    f.extend_from_slice(&[0x18, 0x20, tag(moves.is_empty()), 0xff, 0, 0, 0, 0]);
+    for (i, m) in moves.iter().enumerate() {
+        let b = m.as_bytes();
+        let sq = |f: u8, r: u8| (f - b'a') * 10 + (r - b'0');
+        f.extend_from_slice(&[
+            sq(b[0], b[1]) + 0x18,
+            sq(b[2], b[3]) + 0x20,
+            tag(i + 1 == moves.len()),
+            0,
+        ]);
+        f.extend_from_slice(&[0, 0, 0, 0]);
+    }
+    f
+}
+
+#[test]
+fn xqf_files_in_directories_are_read_and_broken_ones_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records/deeper");
+    std::fs::create_dir_all(&records).unwrap();
+    for i in 0..3 {
+        std::fs::write(
+            records.join(format!("g{i}.XQF")),
+            xqf(&["h2e2", "h9g7", "h0g2"]),
+        )
+        .unwrap();
+    }
+    let mut broken = xqf(&["h2e2"]);
+    broken.truncate(0x404);
+    std::fs::write(records.join("broken.xqf"), broken).unwrap();
+    let book = dir.path().join("b.xqb");
+    let out = bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        "--min-games",
+        "1",
+        s(&dir.path().join("records")),
+    ]);
+    let summary = stdout(&out);
+    // Three equal games: one counted, two duplicates.
+    assert!(
+        summary.contains("files 4, games read 3, skipped 1 (unreadable XQF file 1), duplicates 2"),
+        "{summary}"
+    );
+    let probe = stdout(&bookgen(&["probe", s(&book), "--moves", "h2e2"]));
+    assert!(probe.starts_with("h9g7 games 1 wdl 0/0/1"), "{probe}");
+}

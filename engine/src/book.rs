@@ -18,7 +18,7 @@ pub const DEFAULT_BOOK: &str = "data/book.xqb";
 /// One open book file.
 #[derive(Debug)]
 enum OpenBook {
-    Ours(Book),
+    Ours(Box<Book>),
     Eleeye(EleeyeBook),
 }
 
@@ -30,7 +30,7 @@ impl OpenBook {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if head == 8 && magic == xqbook::BOOK_KIND.magic {
             Book::open(path)
-                .map(OpenBook::Ours)
+                .map(|b| OpenBook::Ours(Box::new(b)))
                 .map_err(|e| e.to_string())
         } else {
             EleeyeBook::open(path)

@@ -4,3 +4,4 @@
 pub mod encoding;
 pub mod notation;
 pub mod pgn;
+pub mod xqf;

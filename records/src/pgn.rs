@@ -61,6 +61,8 @@ pub enum SkipReason {
     IllegalMove,
     /// A move more than one piece can make.
     AmbiguousMove,
+    /// An XQF file that cannot be read.
+    BadXqf,
 }
 
 impl fmt::Display for SkipReason {
@@ -70,6 +72,7 @@ impl fmt::Display for SkipReason {
             SkipReason::UnreadableMove => "unreadable move",
             SkipReason::IllegalMove => "illegal move",
             SkipReason::AmbiguousMove => "ambiguous move",
+            SkipReason::BadXqf => "unreadable XQF file",
         })
     }
 }
