@@ -68,14 +68,19 @@ pub struct FileGames {
 }
 
 /// Reads every game of a record file: PGN (games in parallel) or XQF (its
-/// main line, and its other lines with `variations`).
+/// main line, and its other lines with `variations`). `progress` is told
+/// how many bytes of the file are done, as the work goes on; in all, the
+/// file's length.
 pub fn read_records(
     path: &Path,
     encoding: Option<TextEncoding>,
     variations: bool,
+    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FileGames, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let total = bytes.len() as u64;
     if is_xqf(&bytes) {
+        progress(total);
         let (games, errors) = match read_xqf(&bytes, variations) {
             Ok(games) => (games, Vec::new()),
             Err(e) => (
@@ -97,7 +102,16 @@ pub fn read_records(
     }
     let decoded = decode(&bytes, encoding);
     let texts = split(&decoded.text);
-    let parsed: Vec<_> = texts.par_iter().map(parse_game).collect();
+    // Progress in decoded characters, scaled to the file's bytes.
+    let scale = total as f64 / decoded.text.len().max(1) as f64;
+    let parsed: Vec<_> = texts
+        .par_iter()
+        .map(|t| {
+            let game = parse_game(t);
+            progress((t.text.len() as f64 * scale) as u64);
+            game
+        })
+        .collect();
     let mut games = Vec::with_capacity(parsed.len());
     let mut errors = Vec::new();
     for p in parsed {

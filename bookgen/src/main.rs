@@ -195,13 +195,19 @@ fn build(args: BuildArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn progress(len: u64, quiet: bool) -> ProgressBar {
+/// A progress bar over the bytes of `files` (hidden when quiet).
+fn progress(files: &[PathBuf], quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(len);
+    let bytes = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = ProgressBar::new(bytes);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} files {wide_msg}")
+        ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {eta} {wide_msg}")
             .expect("a valid template"),
     );
     bar
@@ -355,12 +361,13 @@ fn bench(path: &Path, limit: usize) -> Result<(), String> {
 
 fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMoves>, String> {
     let files = record_files(&args.inputs)?;
-    let bar = progress(files.len() as u64, args.quiet);
+    let bar = progress(&files, args.quiet);
+    let mut done = 0;
     let mut games = Vec::new();
     let mut shown = 0;
     for path in &files {
         bar.set_message(path.display().to_string());
-        match read_records(path, args.encoding, args.variations) {
+        match read_records(path, args.encoding, args.variations, &|n| bar.inc(n)) {
             Ok(read) => {
                 report.files += 1;
                 for e in &read.errors {
@@ -375,7 +382,9 @@ fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMov
             }
             Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
         }
-        bar.inc(1);
+        // Whatever the file gave, it is done: unreadable or skipped files too.
+        done += std::fs::metadata(path).map_or(0, |m| m.len());
+        bar.set_position(done);
     }
     bar.finish_and_clear();
     Ok(games)
@@ -410,14 +419,15 @@ fn import(
     let started = Instant::now();
     let files = record_files(inputs)?;
     let mut store = GameDb::open(db)?;
-    let bar = progress(files.len() as u64, quiet);
+    let bar = progress(&files, quiet);
+    let mut done = 0;
     let (mut added, mut duplicates, mut skipped, mut unchanged) = (0, 0, 0, 0);
     for path in &files {
         bar.set_message(path.display().to_string());
         if store.is_imported(path)? {
             unchanged += 1;
         } else {
-            match read_records(path, encoding, variations) {
+            match read_records(path, encoding, variations, &|n| bar.inc(n)) {
                 Ok(read) => {
                     for e in &read.errors {
                         bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
@@ -430,7 +440,9 @@ fn import(
                 Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
             }
         }
-        bar.inc(1);
+        // Whatever the file gave, it is done: unreadable or skipped files too.
+        done += std::fs::metadata(path).map_or(0, |m| m.len());
+        bar.set_position(done);
     }
     bar.finish_and_clear();
     println!(
