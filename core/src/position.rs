@@ -973,6 +973,24 @@ impl Position {
 
     // ---- make / unmake ----------------------------------------------------
 
+    /// The Zobrist key after the legal move `m`, without playing it: lets
+    /// a search fetch the child's table entry while it still works here.
+    #[inline]
+    pub fn key_after(&self, m: Move) -> u64 {
+        let moving = self
+            .board
+            .piece_at(m.from())
+            .expect("a legal move moves a piece");
+        let mut key = self.key
+            ^ zobrist::side_key(Color::Black)
+            ^ zobrist::piece_key(moving, m.from())
+            ^ zobrist::piece_key(moving, m.to());
+        if let Some(captured) = self.board.piece_at(m.to()) {
+            key ^= zobrist::piece_key(captured, m.to());
+        }
+        key
+    }
+
     /// Plays a legal move (as generated or resolved; anything else corrupts the position).
     ///
     /// [`Position::in_check`] after the move is exact when the side not to
@@ -1404,6 +1422,18 @@ pub(crate) mod tests {
                     "after {m} in {}",
                     pos.fen()
                 );
+                pos.unmake_move();
+            }
+        }
+    }
+
+    #[test]
+    fn key_after_is_the_key_the_move_makes() {
+        for mut pos in random_positions(40, 150) {
+            for m in pos.legal_moves().iter().copied() {
+                let predicted = pos.key_after(m);
+                pos.make_move(m);
+                assert_eq!(predicted, pos.key(), "after {m} in {}", pos.fen());
                 pos.unmake_move();
             }
         }

@@ -212,6 +212,8 @@ impl Worker<'_> {
                 continue;
             }
             move_count += 1;
+            // The child's table entry, fetched while pruning decides.
+            self.shared.tt.prefetch(self.pos.key_after(m));
             let board = self.pos.board();
             let moving = board.piece_at(m.from()).expect("a piece moves");
             let victim = board.piece_at(m.to());
@@ -585,6 +587,9 @@ impl Worker<'_> {
                     continue;
                 }
             }
+            // Fetched before the legality test, which then hides some of
+            // the wait for memory.
+            self.shared.tt.prefetch(self.pos.key_after(m));
             let filter = filter.get_or_insert_with(|| self.pos.move_filter());
             if !self.pos.is_legal_filtered(filter, m) {
                 continue;

@@ -375,7 +375,6 @@ impl<'a> Worker<'a> {
         self.placement_stack.push(self.placement);
         self.placement += eval::placement_delta(&self.pos, m);
         self.pos.make_move(m);
-        self.shared.tt.prefetch(self.pos.key());
     }
 
     /// Takes back the last move [`Worker::play`] made.
@@ -635,6 +634,7 @@ impl<'a> Worker<'a> {
                 reporter.currmove(m, i + 1, depth);
             }
             self.frame(0).piece_to = movepick::piece_to(&self.pos, m);
+            self.shared.tt.prefetch(self.pos.key_after(m));
             self.play(m);
             let ext = self.pos.in_check() as i32;
             let score = if i == 0 {
