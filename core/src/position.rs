@@ -1341,53 +1341,30 @@ pub(crate) mod tests {
         pos.generate_from::<CAPTURES, QUIETS>(pos.board.by_color[pos.turn.index()], list);
     }
 
-    /// `attacked_after` as it was before its pawn and line guards.
-    fn attacked_after_slow(pos: &Position, king: usize, by: Color, from: usize, to: usize) -> bool {
-        let board = &pos.board;
-        let moving = board.squares[from];
-        let at = |s: usize| -> Code {
-            if s == to {
-                moving
-            } else if s == from {
-                0
-            } else {
-                board.squares[s]
-            }
-        };
-        let [k, _, _, horse, rook, cannon, pawn] = codes(by);
-        if moving == horse || board.by_piece[horse as usize - 1] & HORSE_REACH[king] != 0 {
-            for &(h, leg) in HORSE_ATTACKERS[king].as_slice() {
-                if at(h as usize) == horse && at(leg as usize) == 0 {
-                    return true;
-                }
-            }
-        }
-        for &p in PAWN_ATTACKERS[by.index()][king].as_slice() {
-            if at(p as usize) == pawn {
-                return true;
-            }
-        }
-        let (kr, kf) = (RANK_OF[king] as usize, FILE_OF[king] as usize);
-        let mut rank_occ = board.ranks[kr];
-        let mut file_occ = board.files[kf];
-        if RANK_OF[from] as usize == kr {
-            rank_occ &= !(1 << FILE_OF[from]);
-        }
-        if FILE_OF[from] as usize == kf {
-            file_occ &= !(1 << RANK_OF[from]);
-        }
-        if RANK_OF[to] as usize == kr {
-            rank_occ |= 1 << FILE_OF[to];
-        }
-        if FILE_OF[to] as usize == kf {
-            file_occ |= 1 << RANK_OF[to];
-        }
-        let rank = &RANK_SLIDES[kf][rank_occ as usize];
-        let file = &FILE_SLIDES[kr][file_occ as usize];
-        bits16(rank.rook).any(|t| at(kr * 9 + t) == rook)
-            || bits16(file.rook).any(|t| matches!(at(t * 9 + kf), c if c == rook || c == k))
-            || bits16(rank.cannon).any(|t| at(kr * 9 + t) == cannon)
-            || bits16(file.cannon).any(|t| at(t * 9 + kf) == cannon)
+    /// `attacked_after` found independently: the move played on a copy of
+    /// the board, then each attacking piece's attack set from
+    /// [`crate::attacks`]; a king attacks along its file (the kings may not
+    /// face each other).
+    fn attacked_after_reference(
+        pos: &Position,
+        king: usize,
+        by: Color,
+        from: usize,
+        to: usize,
+    ) -> bool {
+        let sq = |s: usize| Square::from_index(s).expect("on the board");
+        let mut board = pos.board.clone();
+        let moving = board.piece_at(sq(from));
+        board.set(sq(from), None);
+        board.set(sq(to), moving);
+        let target = BIT[king];
+        let of = |role| board.squares_of(Piece::new(by, role));
+        of(Role::Rook).any(|s| board.rook_attacks(s) & target != 0)
+            || of(Role::Cannon).any(|s| board.cannon_attacks(s) & target != 0)
+            || of(Role::Horse).any(|s| board.horse_attacks(s) & target != 0)
+            || of(Role::Pawn).any(|s| crate::attacks::pawn_attacks(by, s) & target != 0)
+            || of(Role::King)
+                .any(|s| FILE_OF[s.index()] == FILE_OF[king] && board.rook_attacks(s) & target != 0)
     }
 
     #[test]
@@ -1401,7 +1378,7 @@ pub(crate) mod tests {
                     for target in pos.kings.iter().map(|&k| if k == from { to } else { k }) {
                         assert_eq!(
                             pos.attacked_after(target, by, from, to),
-                            attacked_after_slow(&pos, target, by, from, to),
+                            attacked_after_reference(&pos, target, by, from, to),
                             "{target} by {by:?} after {m} in {}",
                             pos.fen()
                         );
