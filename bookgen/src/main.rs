@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use bookgen::db::GameDb;
 use bookgen::{
-    book_positions, count_games, probe_latency, read_records, record_files, GameMoves, Report,
+    book_positions, count_games, probe_latency, read_records, record_files, FileGames, GameMoves,
+    Report,
 };
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -42,15 +43,8 @@ enum Command {
         /// PGN or XQF files, or directories searched for *.pgn and *.xqf.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Text encoding of the records (default: detected per file).
-        #[arg(long, value_parser = parse_encoding)]
-        encoding: Option<TextEncoding>,
-        /// Also store the variations of XQF files, each line as a game.
-        #[arg(long)]
-        variations: bool,
-        /// No progress bar.
-        #[arg(long, short)]
-        quiet: bool,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// List the book moves of a position.
     Probe {
@@ -110,10 +104,17 @@ struct BuildArgs {
     /// Drop moves scoring below this for the mover (0.0 to 1.0).
     #[arg(long, default_value_t = 0.0)]
     min_score: f64,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+/// How record files are read, for `build` and `import`.
+#[derive(clap::Args)]
+struct ReadArgs {
     /// Text encoding of the records (default: detected per file).
     #[arg(long, value_parser = parse_encoding)]
     encoding: Option<TextEncoding>,
-    /// Also count the variations of XQF files, each line as a game.
+    /// Also take the variations of XQF files, each line as a game.
     #[arg(long)]
     variations: bool,
     /// No progress bar.
@@ -136,13 +137,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Build(args) => build(args),
-        Command::Import {
-            db,
-            inputs,
-            encoding,
-            variations,
-            quiet,
-        } => import(&db, &inputs, encoding, variations, quiet),
+        Command::Import { db, inputs, read } => import(&db, &inputs, &read),
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
@@ -359,34 +354,60 @@ fn bench(path: &Path, limit: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMoves>, String> {
-    let files = record_files(&args.inputs)?;
-    let bar = progress(&files, args.quiet);
+/// Reads the record files with a progress bar over their bytes. Files for
+/// which `skip` says so are passed over; `each` gets what every other file
+/// gave, after its unreadable games are listed (at most `show` lines in
+/// all). A file that cannot be read at all is reported and passed over.
+fn read_files(
+    files: &[PathBuf],
+    read: &ReadArgs,
+    show: usize,
+    mut skip: impl FnMut(&Path) -> Result<bool, String>,
+    mut each: impl FnMut(&Path, FileGames) -> Result<(), String>,
+) -> Result<(), String> {
+    let bar = progress(files, read.quiet);
     let mut done = 0;
-    let mut games = Vec::new();
     let mut shown = 0;
-    for path in &files {
+    for path in files {
         bar.set_message(path.display().to_string());
-        match read_records(path, args.encoding, args.variations, &|n| bar.inc(n)) {
-            Ok(read) => {
-                report.files += 1;
-                for e in &read.errors {
-                    *report.skipped.entry(e.reason).or_default() += 1;
-                    if shown < 10 {
+        if !skip(path)? {
+            match read_records(path, read.encoding, read.variations, &|n| bar.inc(n)) {
+                Ok(games) => {
+                    for e in games.errors.iter().take(show.saturating_sub(shown)) {
                         bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
                         shown += 1;
                     }
+                    each(path, games)?;
                 }
-                report.games += read.games.len();
-                games.extend(read.games.into_iter().map(|g| (g.start, g.moves, g.result)));
+                Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
             }
-            Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
         }
         // Whatever the file gave, it is done: unreadable or skipped files too.
         done += std::fs::metadata(path).map_or(0, |m| m.len());
         bar.set_position(done);
     }
     bar.finish_and_clear();
+    Ok(())
+}
+
+fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMoves>, String> {
+    let files = record_files(&args.inputs)?;
+    let mut games = Vec::new();
+    read_files(
+        &files,
+        &args.read,
+        10,
+        |_| Ok(false),
+        |_, read| {
+            report.files += 1;
+            for e in &read.errors {
+                *report.skipped.entry(e.reason).or_default() += 1;
+            }
+            report.games += read.games.len();
+            games.extend(read.games.into_iter().map(|g| (g.start, g.moves, g.result)));
+            Ok(())
+        },
+    )?;
     Ok(games)
 }
 
@@ -409,46 +430,32 @@ fn games_from_db(db: &Path, report: &mut Report) -> Result<Vec<GameMoves>, Strin
     Ok(games)
 }
 
-fn import(
-    db: &Path,
-    inputs: &[PathBuf],
-    encoding: Option<TextEncoding>,
-    variations: bool,
-    quiet: bool,
-) -> Result<(), String> {
+fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Result<(), String> {
     let started = Instant::now();
     let files = record_files(inputs)?;
-    let mut store = GameDb::open(db)?;
-    let bar = progress(&files, quiet);
-    let mut done = 0;
+    let store = std::cell::RefCell::new(GameDb::open(db)?);
     let (mut added, mut duplicates, mut skipped, mut unchanged) = (0, 0, 0, 0);
-    for path in &files {
-        bar.set_message(path.display().to_string());
-        if store.is_imported(path)? {
-            unchanged += 1;
-        } else {
-            match read_records(path, encoding, variations, &|n| bar.inc(n)) {
-                Ok(read) => {
-                    for e in &read.errors {
-                        bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));
-                    }
-                    skipped += read.errors.len();
-                    let done = store.import(path, &read.games)?;
-                    added += done.added;
-                    duplicates += done.duplicates;
-                }
-                Err(e) => bar.suspend(|| eprintln!("bookgen: skipping {e}")),
-            }
-        }
-        // Whatever the file gave, it is done: unreadable or skipped files too.
-        done += std::fs::metadata(path).map_or(0, |m| m.len());
-        bar.set_position(done);
-    }
-    bar.finish_and_clear();
+    read_files(
+        &files,
+        read,
+        usize::MAX,
+        |path| {
+            let known = store.borrow().is_imported(path)?;
+            unchanged += usize::from(known);
+            Ok(known)
+        },
+        |path, games| {
+            skipped += games.errors.len();
+            let done = store.borrow_mut().import(path, &games.games)?;
+            added += done.added;
+            duplicates += done.duplicates;
+            Ok(())
+        },
+    )?;
     println!(
         "files {}, unchanged since last import {unchanged}, games added {added}, duplicates {duplicates}, skipped {skipped}, games in database {}, {:.2} s",
         files.len(),
-        store.count()?,
+        store.borrow().count()?,
         started.elapsed().as_secs_f64()
     );
     Ok(())
