@@ -92,8 +92,9 @@ impl BookBuilder {
     }
 
     /// Replays `moves` from `start` and counts its positions up to
-    /// `max_ply` with the moves played from them.
-    /// An illegal move rejects the whole game, which then counts for nothing.
+    /// `max_ply` with the moves played from them; later moves are not
+    /// looked at. An illegal move among those rejects the whole game, which
+    /// then counts for nothing.
     pub fn add_game(
         &mut self,
         start: &Position,
@@ -103,15 +104,13 @@ impl BookBuilder {
         let mut pos = start.clone();
         let mut counted = Vec::with_capacity(moves.len().min(self.config.max_ply + 1));
         let mut keys_reached = Vec::with_capacity(counted.capacity());
-        for (ply, &m) in moves.iter().enumerate() {
+        for (ply, &m) in moves.iter().enumerate().take(self.config.max_ply + 1) {
             let legal = pos.resolve(m.into()).map_err(|e| (ply, e))?;
-            if ply <= self.config.max_ply {
-                let (key, mirrored) = book_key(&pos);
-                keys_reached.push(key);
-                if self.keeps(pos.turn()) {
-                    let stored = if mirrored { legal.mirror() } else { legal };
-                    counted.push((key, stored, outcome(result, pos.turn())));
-                }
+            let (key, mirrored) = book_key(&pos);
+            keys_reached.push(key);
+            if self.keeps(pos.turn()) {
+                let stored = if mirrored { legal.mirror() } else { legal };
+                counted.push((key, stored, outcome(result, pos.turn())));
             }
             pos.make_move(legal);
         }

@@ -24,30 +24,15 @@ use xqcore::{Color, Move, Position, RepetitionKind};
 
 pub use stats::{GameScore, Sprt, SprtVerdict, Tally};
 
-/// How a game ended, from Red's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    RedWins,
-    BlackWins,
-    Draw,
-}
+/// How a game ended, from Red's side. The arena decides every game it
+/// plays: it never gives [`GameResult::Unknown`].
+pub use xqcore::GameResult;
 
-impl GameResult {
-    /// The result as PGN writes it: `1-0`, `0-1` or `1/2-1/2`.
-    pub fn pgn(self) -> &'static str {
-        match self {
-            GameResult::RedWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        }
-    }
-
-    /// The result when `loser` loses.
-    fn loss_for(loser: Color) -> GameResult {
-        match loser {
-            Color::Red => GameResult::BlackWins,
-            Color::Black => GameResult::RedWins,
-        }
+/// The result when `loser` loses.
+fn loss_for(loser: Color) -> GameResult {
+    match loser {
+        Color::Red => GameResult::BlackWins,
+        Color::Black => GameResult::RedWins,
     }
 }
 
@@ -99,13 +84,13 @@ pub fn adjudicate(
     max_plies: usize,
 ) -> Option<(GameResult, Termination)> {
     if pos.is_lost() {
-        return Some((GameResult::loss_for(pos.turn()), Termination::NoLegalMove));
+        return Some((loss_for(pos.turn()), Termination::NoLegalMove));
     }
     if pos.repetition_count() >= 3 {
         let kind = pos.repetition().map(|r| r.kind);
         return Some(match kind {
             Some(RepetitionKind::PerpetualCheck { by }) => {
-                (GameResult::loss_for(by), Termination::PerpetualCheck { by })
+                (loss_for(by), Termination::PerpetualCheck { by })
             }
             _ => (GameResult::Draw, Termination::Repetition),
         });
@@ -442,7 +427,7 @@ pub fn play_game(
             &mut *black
         };
         if let Err(why) = game.play_one_move(engine) {
-            break (GameResult::loss_for(side), why);
+            break (loss_for(side), why);
         }
     };
     GameRecord {
@@ -516,7 +501,7 @@ impl FinishedGame {
     /// The game's result from the first engine's side.
     pub fn first_engine_score(&self) -> GameScore {
         match (self.record.result, self.first_is_red) {
-            (GameResult::Draw, _) => GameScore::Draw,
+            (GameResult::Draw | GameResult::Unknown, _) => GameScore::Draw,
             (GameResult::RedWins, true) | (GameResult::BlackWins, false) => GameScore::Win,
             (GameResult::RedWins, false) | (GameResult::BlackWins, true) => GameScore::Loss,
         }

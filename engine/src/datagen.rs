@@ -42,7 +42,7 @@ fn label(positions: &[(String, i32)], result: GameResult) -> String {
     let r = match result {
         GameResult::RedWins => "1",
         GameResult::BlackWins => "0",
-        GameResult::Draw => "0.5",
+        GameResult::Draw | GameResult::Unknown => "0.5",
     };
     positions
         .iter()

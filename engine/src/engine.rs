@@ -8,6 +8,7 @@ use std::time::Duration;
 use xqcore::{Move, Position};
 
 use crate::book::{BookVariety, Books};
+use crate::datagen::Rng;
 use crate::eval::Knowledge;
 use crate::search::{
     self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl,
@@ -25,7 +26,6 @@ pub struct EngineOptions {
     pub ponder: bool,
     pub use_book: bool,
     pub use_egtb: bool,
-    pub book_files: Vec<String>,
     pub egtb_paths: Vec<String>,
     /// Natural-move limit in plies.
     pub draw_plies: u32,
@@ -52,7 +52,6 @@ impl Default for EngineOptions {
             ponder: false,
             use_book: true,
             use_egtb: true,
-            book_files: Vec::new(),
             egtb_paths: Vec::new(),
             draw_plies: 120,
             repetition: RepetitionRule::AsianRule,
@@ -181,8 +180,8 @@ pub struct Engine {
     running: Option<Running>,
     game_seed: u64,
     books: Books,
-    /// State of the generator behind weighted book choices.
-    book_random: u64,
+    /// The generator behind weighted book choices.
+    book_random: Rng,
 }
 
 impl Default for Engine {
@@ -204,7 +203,7 @@ impl Engine {
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
             books: Books::default(),
-            book_random: 0x2545_F491_4F6C_DD1D,
+            book_random: Rng(0x2545_F491_4F6C_DD1D),
         }
     }
 
@@ -231,7 +230,6 @@ impl Engine {
 
     /// Sets the book files, probed in order (none: the default book).
     pub fn set_book_files(&mut self, files: Vec<String>) {
-        self.options.book_files = files.clone();
         self.books.set_files(files);
     }
 
@@ -245,13 +243,8 @@ impl Engine {
     /// A book move for the current position, if the books have a playable
     /// one; messages report books that cannot be used.
     pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<crate::book::BookChoice> {
-        // xorshift64: a fresh uniform draw for each choice.
-        let mut x = self.book_random;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.book_random = x;
-        let random = (x >> 11) as f64 / (1u64 << 53) as f64;
+        // A uniform draw in 0..1 from the top 53 bits.
+        let random = (self.book_random.next() >> 11) as f64 / (1u64 << 53) as f64;
         self.books.choose(
             &self.position,
             &self.banned,
@@ -278,7 +271,7 @@ impl Engine {
             .game_seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        self.book_random ^= self.game_seed | 1;
+        self.book_random.0 ^= self.game_seed;
     }
 
     /// Asks the running search to stop (its result is still reported).

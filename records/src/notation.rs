@@ -14,8 +14,6 @@
 //! [`resolve`] then tries every piece the move could mean and keeps the
 //! legal one.
 
-use std::fmt;
-
 use xqcore::{Color, IccsMove, Move, Piece, Position, Role, Square};
 
 /// A move as written, before it is resolved against a position.
@@ -79,15 +77,6 @@ pub enum MoveError {
     /// Read, and more than one piece could make it.
     #[error("'{0}' is ambiguous here")]
     Ambiguous(String),
-}
-
-impl fmt::Display for Notation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Notation::Iccs(m) => write!(f, "{}{}", m.from, m.to),
-            Notation::Descriptive(d) => write!(f, "{d:?}"),
-        }
-    }
 }
 
 /// Replaces full-width forms (`Ｒ`, `１`, `＋`, `．`) by their ASCII

@@ -163,7 +163,8 @@ pub fn parse_game(game: &GameText<'_>) -> Result<Game, GameError> {
             .map(|(_, v)| v.clone())
     };
     let start = match tag("FEN") {
-        Some(fen) => parse_fen(&fen).map_err(|e| err(fen_line, SkipReason::BadFen, e))?,
+        Some(fen) => Position::from_fen(&fen)
+            .map_err(|e| err(fen_line, SkipReason::BadFen, format!("{fen}: {e}")))?,
         None => Position::start(),
     };
     let mut pos = start.clone();
@@ -205,19 +206,6 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
     let quoted = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
     let value = quoted.replace("\\\"", "\"").replace("\\\\", "\\");
     Some((name.to_string(), value))
-}
-
-/// A FEN as records write it; some write `r` for Red to move.
-fn parse_fen(fen: &str) -> Result<Position, String> {
-    Position::from_fen(fen).or_else(|e| {
-        let mut fields: Vec<&str> = fen.split_whitespace().collect();
-        if fields.get(1) == Some(&"r") {
-            fields[1] = "w";
-            Position::from_fen(&fields.join(" ")).map_err(|_| format!("{fen}: {e}"))
-        } else {
-            Err(format!("{fen}: {e}"))
-        }
-    })
 }
 
 /// The main line's move and result tokens, with their lines.

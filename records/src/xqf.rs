@@ -17,7 +17,7 @@
 //! rotated. Squares are `file * 10 + rank`, file 0 = a, rank 0 = Red's back
 //! rank.
 
-use xqcore::{GameResult, IccsMove, Move, Position, Square};
+use xqcore::{Board, Color, GameResult, IccsMove, Move, Piece, Position, Setup, Square};
 
 use crate::encoding::decode;
 use crate::pgn::Game;
@@ -262,8 +262,8 @@ pub fn read_xqf(bytes: &[u8], variations: bool) -> Result<Vec<Game>, XqfError> {
     Ok(games)
 }
 
-/// The board of the header's piece table: for each square, a FEN letter.
-fn pieces(h: &[u8], keys: &Keys) -> [Option<u8>; 90] {
+/// The board of the header's piece table.
+fn pieces(h: &[u8], keys: &Keys) -> Board {
     let raw = &h[0x10..0x30];
     let mut slots = [0u8; 32];
     for (i, &b) in raw.iter().enumerate() {
@@ -274,10 +274,10 @@ fn pieces(h: &[u8], keys: &Keys) -> [Option<u8>; 90] {
         };
         slots[at] = b;
     }
-    let mut board = [None; 90];
+    let mut board = Board::empty();
     for (slot, &b) in slots.iter().enumerate() {
         if let Some(sq) = square(b.wrapping_sub(keys.pieces)) {
-            board[sq.index()] = Some(SLOTS[slot]);
+            board.set(sq, Piece::from_char(SLOTS[slot] as char));
         }
     }
     board
@@ -286,39 +286,23 @@ fn pieces(h: &[u8], keys: &Keys) -> [Option<u8>; 90] {
 /// The start position: the header's pieces, with the side to move taken
 /// from the first move's piece (version 10 files leave the side byte 0
 /// even when Black starts), else from the header.
-fn start_position(
-    board: &[Option<u8>; 90],
-    side: u8,
-    first: Option<&(u8, u8)>,
-) -> Result<Position, XqfError> {
+fn start_position(board: &Board, side: u8, first: Option<&(u8, u8)>) -> Result<Position, XqfError> {
     let black_first = match first.and_then(|&(from, _)| square(from)) {
-        Some(sq) => board[sq.index()].is_some_and(|c| c.is_ascii_lowercase()),
+        Some(sq) => board.piece_at(sq).is_some_and(|p| p.color == Color::Black),
         None => side == 1,
     };
-    let mut fen = String::new();
-    for rank in (0..10).rev() {
-        let mut empty = 0;
-        for file in 0..9 {
-            match board[rank * 9 + file] {
-                Some(c) => {
-                    if empty > 0 {
-                        fen.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    fen.push(c as char);
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            fen.push_str(&empty.to_string());
-        }
-        if rank > 0 {
-            fen.push('/');
-        }
-    }
-    fen.push_str(if black_first { " b" } else { " w" });
-    Position::from_fen(&fen).map_err(|e| XqfError(format!("the start position is not legal: {e}")))
+    let setup = Setup {
+        board: board.clone(),
+        turn: if black_first {
+            Color::Black
+        } else {
+            Color::Red
+        },
+        plies_since_capture: 0,
+        fullmoves: 1,
+    };
+    Position::from_setup(setup)
+        .map_err(|e| XqfError(format!("the start position is not legal: {e}")))
 }
 
 fn play(start: &Position, line: &[(u8, u8)]) -> Result<Vec<Move>, XqfError> {

@@ -90,15 +90,6 @@ impl Reader {
             .checked_sub(1)
     }
 
-    /// Blocks that may hold records with `key`: with equal keys allowed to
-    /// run across blocks, a key equal to a block's first key may continue
-    /// from the blocks before it.
-    pub fn blocks_for(&self, key: u64) -> std::ops::Range<usize> {
-        let end = self.index.partition_point(|e| e.first_key <= key);
-        let start = self.index[..end].partition_point(|e| e.first_key < key);
-        start.saturating_sub(1)..end
-    }
-
     /// Block `i`, decompressed and checked against its checksum and length.
     pub fn block(&self, i: usize) -> Result<Arc<[u8]>, StoreError> {
         {

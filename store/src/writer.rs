@@ -136,16 +136,6 @@ impl Writer {
         Ok(())
     }
 
-    /// Records added so far.
-    pub fn records(&self) -> u64 {
-        self.records
-    }
-
-    /// Bytes written so far (header, metadata and blocks).
-    pub fn bytes_written(&self) -> u64 {
-        self.offset
-    }
-
     /// Writes the index and header, flushes to disk and renames the file
     /// into place, replacing any file there. Returns the file's length.
     pub fn finish(mut self) -> Result<u64, StoreError> {

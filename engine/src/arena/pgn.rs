@@ -35,7 +35,7 @@ pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
         ("Round", round.as_str()),
         ("Red", record.red.as_str()),
         ("Black", record.black.as_str()),
-        ("Result", record.result.pgn()),
+        ("Result", &record.result.to_string()),
         ("TimeControl", tags.time_control),
         ("Termination", termination.as_str()),
         ("Opening", &opening.join(" ")),
@@ -59,7 +59,7 @@ fn movetext(record: &GameRecord) -> String {
         }
         tokens.push(mv.to_string());
     }
-    tokens.push(record.result.pgn().to_string());
+    tokens.push(record.result.to_string());
     wrap(&tokens, LINE_WIDTH)
 }
 

@@ -16,7 +16,7 @@ pub fn game_line(game: &FinishedGame, tally: &Tally) -> String {
         game.number,
         record.red,
         record.black,
-        record.result.pgn(),
+        record.result,
         record.termination,
         tally_text(tally),
     )
