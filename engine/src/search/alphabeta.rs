@@ -135,14 +135,17 @@ impl Worker<'_> {
         }
 
         // Static evaluation, and a better estimate from the table's bound.
-        // Only complete evaluations go to the table.
+        // Lazy, as in quiescence: far outside the window the material and
+        // placement sum decides the pruning below just as well, and most
+        // nodes near the leaves are far outside it. Only complete
+        // evaluations go to the table.
         let mut exact_eval = true;
         let static_eval = if in_check {
             NO_EVAL
         } else if let Some(e) = tt_entry.and_then(|e| e.eval) {
             e
         } else {
-            let (e, exact) = self.evaluate(-MATE, MATE);
+            let (e, exact) = self.evaluate(alpha, beta);
             exact_eval = exact;
             e
         };
