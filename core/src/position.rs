@@ -346,11 +346,7 @@ impl Position {
             visitor.piece(Piece::new(us, role), Square::from_index_unchecked(from));
             match role {
                 Role::King | Role::Advisor | Role::Pawn => {
-                    let targets = match role {
-                        Role::King => KING_STEPS[from].as_slice(),
-                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
-                        _ => PAWN_STEPS[us.index()][from].as_slice(),
-                    };
+                    let targets = step_targets(role, us, from);
                     for &to in targets {
                         if sq[to as usize] == 0 {
                             visitor.quiet(Move::from_raw(from, to as usize));
@@ -358,11 +354,7 @@ impl Position {
                     }
                 }
                 Role::Elephant | Role::Horse => {
-                    let targets = if role == Role::Horse {
-                        HORSE_STEPS[from].as_slice()
-                    } else {
-                        ELEPHANT_STEPS[from].as_slice()
-                    };
+                    let targets = legged_targets(role, from);
                     for &(to, blocker) in targets {
                         if sq[blocker as usize] == 0 && sq[to as usize] == 0 {
                             visitor.quiet(Move::from_raw(from, to as usize));
@@ -416,21 +408,13 @@ impl Position {
             let role = role_of(sq[from]);
             match role {
                 Role::King | Role::Advisor | Role::Pawn => {
-                    let targets = match role {
-                        Role::King => KING_STEPS[from].as_slice(),
-                        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
-                        _ => PAWN_STEPS[us.index()][from].as_slice(),
-                    };
+                    let targets = step_targets(role, us, from);
                     for &to in targets {
                         step(list, from, to as usize);
                     }
                 }
                 Role::Elephant | Role::Horse => {
-                    let targets = if role == Role::Horse {
-                        HORSE_STEPS[from].as_slice()
-                    } else {
-                        ELEPHANT_STEPS[from].as_slice()
-                    };
+                    let targets = legged_targets(role, from);
                     for &(to, blocker) in targets {
                         if sq[blocker as usize] == 0 {
                             step(list, from, to as usize);
@@ -1143,6 +1127,27 @@ impl Position {
             .step_by(2)
             .filter(|&d| self.past(d).0 == self.key)
             .count()
+    }
+}
+
+/// The squares a king, advisor or pawn of `us` on `from` steps to.
+#[inline]
+fn step_targets(role: Role, us: Color, from: usize) -> &'static [u8] {
+    match role {
+        Role::King => KING_STEPS[from].as_slice(),
+        Role::Advisor => ADVISOR_STEPS[from].as_slice(),
+        _ => PAWN_STEPS[us.index()][from].as_slice(),
+    }
+}
+
+/// The targets of a horse or elephant on `from`, each with the square
+/// (leg or eye) that must be empty.
+#[inline]
+fn legged_targets(role: Role, from: usize) -> &'static [(u8, u8)] {
+    if role == Role::Horse {
+        HORSE_STEPS[from].as_slice()
+    } else {
+        ELEPHANT_STEPS[from].as_slice()
     }
 }
 

@@ -22,7 +22,22 @@ struct Exchange<'a> {
     file_occ: u16,
 }
 
-impl Exchange<'_> {
+impl<'a> Exchange<'a> {
+    /// The exchange on `to` once the piece on `from` has moved there.
+    #[inline]
+    fn new(board: &'a Board, from: usize, to: usize) -> Self {
+        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
+        let mut x = Exchange {
+            board,
+            target: to,
+            gone: 0,
+            rank_occ: board.ranks[r] | 1 << f,
+            file_occ: board.files[f] | 1 << r,
+        };
+        x.remove(from);
+        x
+    }
+
     #[inline]
     fn at(&self, s: usize) -> Code {
         if (self.gone >> s) & 1 != 0 {
@@ -128,15 +143,7 @@ impl Position {
                 values[role_of(c).index()]
             }
         };
-        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
-        let mut x = Exchange {
-            board,
-            target: to,
-            gone: 0,
-            rank_occ: board.ranks[r] | 1 << f,
-            file_occ: board.files[f] | 1 << r,
-        };
-        x.remove(from);
+        let mut x = Exchange::new(board, from, to);
         let captured = value_of(board.squares[to]);
         let mut side = !self.turn();
         // Most moves meet no recapture: they win just what they take.
@@ -203,15 +210,7 @@ impl Position {
         if t < theta {
             return true;
         }
-        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
-        let mut x = Exchange {
-            board,
-            target: to,
-            gone: 0,
-            rank_occ: board.ranks[r] | 1 << f,
-            file_occ: board.files[f] | 1 << r,
-        };
-        x.remove(from);
+        let mut x = Exchange::new(board, from, to);
         let mut side = !self.turn();
         // `true` while the answer for the move is the negated answer to
         // the question for `side`'s capture.
@@ -339,15 +338,7 @@ mod tests {
                 values[(c as usize - 1) % 7]
             }
         };
-        let (r, f) = (RANK_OF[to] as usize, FILE_OF[to] as usize);
-        let mut x = Exchange {
-            board,
-            target: to,
-            gone: 0,
-            rank_occ: board.ranks[r] | 1 << f,
-            file_occ: board.files[f] | 1 << r,
-        };
-        x.remove(from);
+        let mut x = Exchange::new(board, from, to);
         let mut gain = [0i32; 40];
         gain[0] = value_of(board.squares[to]);
         let mut on_target = value_of(board.squares[from]);
