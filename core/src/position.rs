@@ -92,16 +92,26 @@ pub struct Repetition {
 }
 
 /// Per-position masks for [`Position::is_legal_filtered`], from
-/// [`Position::move_filter`].
+/// [`Position::move_filter`]: a move that neither leaves a square of `from`
+/// nor lands on one of `to` is settled without looking at the board, legal
+/// unless the side to move is in check.
 #[derive(Clone, Copy, Debug)]
 pub struct MoveFilter {
-    legal_from: u128,
-    legal_to: u128,
-    /// In check, a move that neither leaves `evasion_from` nor lands on
-    /// `evasion_to` cannot be legal.
-    evasion_from: u128,
-    evasion_to: u128,
+    /// Out of check, the squares whose vacating may expose the king; in
+    /// check, those a legal evasion may leave. In 64-bit halves, as
+    /// [`CheckFilter`]'s masks.
+    from: [u64; 2],
+    /// Out of check, the squares whose occupying may expose the king; in
+    /// check, those a legal evasion may land on.
+    to: [u64; 2],
     in_check: bool,
+}
+
+/// Whether the square with index `sq` is in the bitboard `halves` (see [`halves`]).
+#[inline]
+fn in_halves(halves: &[u64; 2], sq: usize) -> bool {
+    // Squares are below 90: bit 6 picks the half.
+    (halves[(sq >> 6) & 1] >> (sq & 63)) & 1 != 0
 }
 
 /// Per-position masks for [`Position::gives_check_filtered`], from
@@ -575,21 +585,17 @@ impl Position {
     pub fn move_filter(&self) -> MoveFilter {
         let us = self.turn;
         let own_king = self.kings[us.index()];
-        let (exposing_from, exposing_to) = self.line_hazards(own_king, !us);
-        let (evasion_from, evasion_to) = if self.in_check {
+        // In check, a move touching none of the evasion squares is
+        // illegal; otherwise, one touching none of the hazards is legal.
+        let (from, to) = if self.in_check {
             self.evasion_squares(own_king, !us)
         } else {
-            (0, 0)
+            self.line_hazards(own_king, !us)
         };
+        let from = from | BIT[own_king];
         MoveFilter {
-            legal_from: if self.in_check {
-                crate::attacks::ALL_SQUARES
-            } else {
-                exposing_from | BIT[own_king]
-            },
-            legal_to: exposing_to,
-            evasion_from: evasion_from | BIT[own_king],
-            evasion_to,
+            from: halves(from),
+            to: halves(to),
             in_check: self.in_check,
         }
     }
@@ -735,12 +741,8 @@ impl Position {
     #[inline]
     pub fn is_legal_filtered(&self, filter: &MoveFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
-        if filter.in_check {
-            if filter.evasion_from & BIT[from] == 0 && filter.evasion_to & BIT[to] == 0 {
-                return false;
-            }
-        } else if filter.legal_from & BIT[from] == 0 && filter.legal_to & BIT[to] == 0 {
-            return true;
+        if !in_halves(&filter.from, from) && !in_halves(&filter.to, to) {
+            return !filter.in_check;
         }
         !self.king_attacked_after(from, to)
     }
@@ -961,18 +963,16 @@ impl Position {
     /// a search fetch the child's table entry while it still works here.
     #[inline]
     pub fn key_after(&self, m: Move) -> u64 {
-        let moving = self
-            .board
-            .piece_at(m.from())
-            .expect("a legal move moves a piece");
-        let mut key = self.key
+        let (from, to) = (m.from().index(), m.to().index());
+        let sq = &self.board.squares;
+        let moving = sq[from];
+        debug_assert!(moving != 0, "a legal move moves a piece");
+        // An empty target's key is 0: captures and quiet moves alike.
+        self.key
             ^ zobrist::side_key(Color::Black)
-            ^ zobrist::piece_key(moving, m.from())
-            ^ zobrist::piece_key(moving, m.to());
-        if let Some(captured) = self.board.piece_at(m.to()) {
-            key ^= zobrist::piece_key(captured, m.to());
-        }
-        key
+            ^ zobrist::code_key(moving, from)
+            ^ zobrist::code_key(moving, to)
+            ^ zobrist::code_key(sq[to], to)
     }
 
     /// Plays a legal move (as generated or resolved; anything else corrupts the position).

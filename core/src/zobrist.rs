@@ -27,7 +27,7 @@ struct Keys {
     black_to_move: u64,
 }
 
-static KEYS: Keys = {
+const KEYS_TABLE: Keys = {
     let mut piece_square = [[0u64; NUM_SQUARES]; 14];
     let mut state = SEED;
     let mut p = 0;
@@ -48,6 +48,21 @@ static KEYS: Keys = {
     }
 };
 
+static KEYS: Keys = KEYS_TABLE;
+
+/// The keys by board code (`piece.index() + 1`), with zeros for code 0, the
+/// empty square: XOR-ing in whatever stands on a target square then needs
+/// no branch on whether the move captures.
+static BY_CODE: [[u64; NUM_SQUARES]; 15] = {
+    let mut t = [[0u64; NUM_SQUARES]; 15];
+    let mut p = 0;
+    while p < 14 {
+        t[p + 1] = KEYS_TABLE.piece_square[p];
+        p += 1;
+    }
+    t
+};
+
 /// The key of `piece` standing on `square`.
 #[inline]
 pub fn piece_key(piece: Piece, square: Square) -> u64 {
@@ -57,6 +72,13 @@ pub fn piece_key(piece: Piece, square: Square) -> u64 {
 #[inline]
 pub(crate) fn piece_key_raw(piece_index: usize, square_index: usize) -> u64 {
     KEYS.piece_square[piece_index][square_index]
+}
+
+/// The key of the piece with board code `code` on `square_index`, 0 for
+/// an empty square.
+#[inline]
+pub(crate) fn code_key(code: u8, square_index: usize) -> u64 {
+    BY_CODE[code as usize][square_index]
 }
 
 /// The key XOR-ed in when Black is to move.
