@@ -69,6 +69,20 @@ impl Board {
         PIECE_OF_CODE[self.squares[sq.index()] as usize]
     }
 
+    /// Whether no piece stands on `sq`: one read of the board array.
+    #[inline]
+    pub fn is_empty(&self, sq: Square) -> bool {
+        self.squares[sq.index()] == 0
+    }
+
+    /// The [`Piece::index`] of the piece on `sq`, if any: for tables
+    /// indexed by piece, without building the [`Piece`].
+    #[inline]
+    pub fn piece_index_at(&self, sq: Square) -> Option<usize> {
+        // Codes are the index plus one, 0 for an empty square.
+        (self.squares[sq.index()] as usize).checked_sub(1)
+    }
+
     /// Puts `piece` on `sq`, replacing what stood there.
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
         let i = sq.index();

@@ -1019,8 +1019,8 @@ impl Position {
         // it or stand on its lines, or one leaving its lines or a horse's
         // leg next to it, can check it.
         let king = self.kings[1 - us];
-        self.in_check = (BIT[from] & KING_SENSITIVE[king]) | (BIT[to] & CHECK_LANDINGS[us][king])
-            != 0
+        self.in_check = (has_square(KING_SENSITIVE[king], from)
+            | has_square(CHECK_LANDINGS[us][king], to))
             && square_attacked(&self.board, king, !self.turn);
         #[cfg(debug_assertions)]
         debug_assert!(corrupt || self.in_check == self.king_attacked(self.turn));
@@ -1243,6 +1243,13 @@ pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
             Some(i)
         }
     })
+}
+
+/// Whether bitboard `bb` holds the square with index `sq`: a shift, where
+/// a test against `BIT[sq]` reads a 128-bit constant.
+#[inline]
+fn has_square(bb: u128, sq: usize) -> bool {
+    (bb >> sq) & 1 != 0
 }
 
 /// A bitboard's low and high 64 bits.

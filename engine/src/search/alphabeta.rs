@@ -218,10 +218,9 @@ impl Worker<'_> {
             // The child's table entry, fetched while pruning decides.
             self.shared.tt.prefetch(self.pos.key_after(m));
             let board = self.pos.board();
-            let moving = board.piece_at(m.from()).expect("a piece moves");
-            let victim = board.piece_at(m.to());
-            let moved = PieceTo::new(moving, m.to());
-            let quiet = victim.is_none();
+            let moving = board.piece_index_at(m.from()).expect("a piece moves");
+            let moved = PieceTo::from_index(moving, m.to());
+            let quiet = board.is_empty(m.to());
             let history = if quiet {
                 self.histories.main(us, m)
                     + self.histories.continuation(earlier[0], moved)

@@ -23,6 +23,12 @@ impl PieceTo {
         PieceTo((piece.index() * NUM_SQUARES + to.index()) as u16)
     }
 
+    /// The piece of [`Piece::index`] `piece` arriving on `to`.
+    #[inline]
+    pub fn from_index(piece: usize, to: Square) -> PieceTo {
+        PieceTo((piece * NUM_SQUARES + to.index()) as u16)
+    }
+
     #[inline]
     fn index(self) -> usize {
         self.0 as usize

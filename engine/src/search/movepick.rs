@@ -166,8 +166,8 @@ pub struct MovePicker {
 /// The piece-to index of a move in `pos`.
 #[inline]
 pub fn piece_to(pos: &Position, m: Move) -> PieceTo {
-    let piece = pos.board().piece_at(m.from()).expect("a piece moves");
-    PieceTo::new(piece, m.to())
+    let piece = pos.board().piece_index_at(m.from()).expect("a piece moves");
+    PieceTo::from_index(piece, m.to())
 }
 
 /// Most valuable victim, least valuable attacker, plus capture history.
@@ -381,7 +381,7 @@ impl MovePicker {
         (m != Move::NULL
             && m != self.tt_move
             && !tried.contains(&m)
-            && ctx.pos.board().piece_at(m.to()).is_none()
+            && ctx.pos.board().is_empty(m.to())
             && ctx.pos.is_pseudo_legal(m))
         .then_some(m)
     }
@@ -480,7 +480,7 @@ impl MovePicker {
             if self.stage == Stage::TtMove {
                 self.stage = Stage::GenerateCaptures;
                 let m = self.tt_move;
-                let fits = !self.captures_only || ctx.pos.board().piece_at(m.to()).is_some();
+                let fits = !self.captures_only || !ctx.pos.board().is_empty(m.to());
                 if m != Move::NULL && fits && ctx.pos.is_pseudo_legal(m) {
                     return Some(m);
                 }
