@@ -17,8 +17,8 @@ use std::cell::Cell;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use xqcore::attacks::{
-    advisors_attacks, bit, for_each_index, king_attacks, lines_through, palace, pawns_attacks,
-    squares, Bitboard,
+    advisors_attacks, bit, elephants_attacks, for_each_index, king_attacks, lines_through, palace,
+    pawns_attacks, squares, Bitboard,
 };
 use xqcore::{Board, Color, Move, Piece, Position, Role, Square};
 
@@ -572,9 +572,7 @@ fn activity(board: &Board, color: Color, king: Square, attacks: &mut Attacks, t:
     let pawns = pawns_attacks(color, piece(Role::Pawn));
     units += ATTACK_UNITS[Role::Pawn.index()] * (pawns & enemy_palace).count_ones().min(2) as i32;
     all |= advisors_attacks(color, piece(Role::Advisor));
-    for_each_index(piece(Role::Elephant), |sq| {
-        all |= board.elephant_attacks_at(sq)
-    });
+    all |= elephants_attacks(color, piece(Role::Elephant), board.occupied());
     all |= king_attacks(king);
     attacks.all[c] = all | minors | pawns;
     attacks.minors[c] = minors;
