@@ -324,7 +324,67 @@ impl Position {
 
     /// Appends the pseudo-legal captures of the side to move.
     pub fn pseudo_legal_captures(&self, list: &mut MoveList) {
-        self.generate::<true, false>(list);
+        self.visit_captures(list);
+    }
+
+    /// Hands the pseudo-legal captures of the side to move to `visitor`,
+    /// piece by piece, in the order of [`Position::pseudo_legal_moves`].
+    /// For callers that score captures as they are generated.
+    #[inline]
+    pub fn visit_captures(&self, visitor: &mut impl CaptureVisitor) {
+        let us = self.turn;
+        let sq = &self.board.squares;
+        // Pieces with no enemy in reach have no capture, and are left out
+        // before looking at their moves.
+        for from in bits(self.capture_candidates()) {
+            let role = role_of(sq[from]);
+            visitor.piece(Piece::new(us, role), Square::from_index_unchecked(from));
+            self.piece_captures(visitor, role, from);
+        }
+    }
+
+    /// The captures of our `role` on `from`, handed to `visitor`.
+    #[inline]
+    fn piece_captures(&self, visitor: &mut impl CaptureVisitor, role: Role, from: usize) {
+        let us = self.turn;
+        let board = &self.board;
+        let sq = &board.squares;
+        let mut take = |to: usize| {
+            let c = sq[to];
+            if is_enemy(c, us) {
+                visitor.capture(Move::from_raw(from, to), role_of(c));
+            }
+        };
+        match role {
+            Role::King | Role::Advisor | Role::Pawn => {
+                for &to in step_targets(role, us, from) {
+                    take(to as usize);
+                }
+            }
+            Role::Elephant | Role::Horse => {
+                for &(to, blocker) in legged_targets(role, from) {
+                    if sq[blocker as usize] == 0 {
+                        take(to as usize);
+                    }
+                }
+            }
+            Role::Rook | Role::Cannon => {
+                let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
+                let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+                let file = &FILE_SLIDES[r][board.files[f] as usize];
+                let (on_rank, on_file) = if role == Role::Rook {
+                    (rank.rook, file.rook)
+                } else {
+                    (rank.cannon, file.cannon)
+                };
+                for t in bits16(on_rank) {
+                    take(r * 9 + t);
+                }
+                for t in bits16(on_file) {
+                    take(t * 9 + f);
+                }
+            }
+        }
     }
 
     /// Appends the pseudo-legal non-captures of the side to move.
@@ -377,14 +437,7 @@ impl Position {
     }
 
     fn generate<const CAPTURES: bool, const QUIETS: bool>(&self, list: &mut MoveList) {
-        // Captures only: pieces with no enemy in reach have none, and are
-        // left out before looking at their moves.
-        let movers = if QUIETS {
-            self.board.by_color[self.turn.index()]
-        } else {
-            self.capture_candidates()
-        };
-        self.generate_from::<CAPTURES, QUIETS>(movers, list);
+        self.generate_from::<CAPTURES, QUIETS>(self.board.by_color[self.turn.index()], list);
     }
 
     /// The moves of the pieces in `movers` (the side to move's), in square order.
@@ -1219,6 +1272,25 @@ pub trait QuietVisitor {
     fn piece(&mut self, piece: Piece, from: Square);
     /// A quiet move of the piece last announced.
     fn quiet(&mut self, m: Move);
+}
+
+/// Receives the captures of [`Position::visit_captures`], piece by piece.
+pub trait CaptureVisitor {
+    /// The captures that follow, up to the next call, are made by `piece`
+    /// from `from`.
+    fn piece(&mut self, piece: Piece, from: Square);
+    /// A capture of a `victim` by the piece last announced.
+    fn capture(&mut self, m: Move, victim: Role);
+}
+
+impl CaptureVisitor for MoveList {
+    #[inline]
+    fn piece(&mut self, _: Piece, _: Square) {}
+
+    #[inline]
+    fn capture(&mut self, m: Move, _: Role) {
+        self.push(m);
+    }
 }
 
 impl QuietVisitor for MoveList {
