@@ -214,14 +214,11 @@ fn capture_score(ctx: &Context, m: Move) -> i32 {
     ctx.histories.capture(piece_to(ctx.pos, m), victim) / 16 + 8 * SEE_VALUES[victim.index()]
 }
 
-/// Whether a capture wins at least as much as it can lose: SEE is only
-/// needed when the attacker is worth more than its victim.
+/// Whether a capture wins at least as much as it can lose. (SEE settles
+/// without an exchange when the attacker is worth no more than its victim.)
+#[inline]
 fn capture_is_good(pos: &Position, m: Move) -> bool {
-    let board = pos.board();
-    let attacker = board.piece_at(m.from()).expect("a piece moves").role;
-    let victim = board.piece_at(m.to()).expect("a capture").role;
-    SEE_VALUES[victim.index()] >= SEE_VALUES[attacker.index()] && attacker != Role::King
-        || pos.see_ge(m, &SEE_VALUES, 0)
+    pos.see_ge(m, &SEE_VALUES, 0)
 }
 
 /// A quiet move's score, one lookup at a time (what
