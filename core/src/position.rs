@@ -7,10 +7,11 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF, CHECK_LANDINGS,
-    ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF, FILE_SLIDES,
-    HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS, LINES,
-    PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES, RED_HALF,
+    file_points, horse_leg, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF,
+    CHECK_LANDINGS, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF,
+    FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS,
+    LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
+    RED_HALF,
 };
 #[cfg(test)]
 use crate::types::NUM_SQUARES;
@@ -343,27 +344,53 @@ impl Position {
         }
     }
 
-    /// The captures of our `role` on `from`, handed to `visitor`.
+    /// The captures of our `role` on `from`, handed to `visitor`. A
+    /// stepping piece mostly has one victim in reach, which needs no walk
+    /// over its targets; with more, the walk keeps their order.
     #[inline]
     fn piece_captures(&self, visitor: &mut impl CaptureVisitor, role: Role, from: usize) {
         let us = self.turn;
         let board = &self.board;
         let sq = &board.squares;
-        let mut take = |to: usize| {
-            let c = sq[to];
-            if is_enemy(c, us) {
-                visitor.capture(Move::from_raw(from, to), role_of(c));
-            }
-        };
+        let them = board.by_color[(!us).index()];
+        let mut take = |to: usize| visitor.capture(Move::from_raw(from, to), role_of(sq[to]));
+        let lone = |victims: u128| victims & (victims - 1) == 0;
         match role {
             Role::King | Role::Advisor | Role::Pawn => {
+                let victims = match role {
+                    Role::King => KING_REACH[from],
+                    Role::Advisor => ADVISOR_REACH[from],
+                    _ => PAWN_TARGETS[us.index()][from],
+                } & them;
+                if lone(victims) {
+                    take(victims.trailing_zeros() as usize);
+                    return;
+                }
                 for &to in step_targets(role, us, from) {
-                    take(to as usize);
+                    if is_enemy(sq[to as usize], us) {
+                        take(to as usize);
+                    }
                 }
             }
             Role::Elephant | Role::Horse => {
+                let horse = role == Role::Horse;
+                let reach = if horse { &HORSE_REACH } else { &ELEPHANT_REACH };
+                let victims = reach[from] & them;
+                if lone(victims) {
+                    let to = victims.trailing_zeros() as usize;
+                    // The horse's leg, or the elephant's eye midway.
+                    let blocker = if horse {
+                        horse_leg(from, to)
+                    } else {
+                        (from + to) / 2
+                    };
+                    if sq[blocker] == 0 {
+                        take(to);
+                    }
+                    return;
+                }
                 for &(to, blocker) in legged_targets(role, from) {
-                    if sq[blocker as usize] == 0 {
+                    if is_enemy(sq[to as usize], us) && sq[blocker as usize] == 0 {
                         take(to as usize);
                     }
                 }
@@ -377,11 +404,13 @@ impl Position {
                 } else {
                     (rank.cannon, file.cannon)
                 };
-                for t in bits16(on_rank) {
+                // The enemies among the pieces it reaches, rank before file.
+                let enemy_rank = (them >> (r * 9)) as u16;
+                for t in bits16(on_rank & enemy_rank) {
                     take(r * 9 + t);
                 }
-                for t in bits16(on_file) {
-                    take(t * 9 + f);
+                for to in bits(file_points(on_file, f) & them) {
+                    take(to);
                 }
             }
         }

@@ -5,9 +5,9 @@ use crate::board::{Board, Code};
 use crate::moves::Move;
 use crate::position::{codes, role_of, Position};
 use crate::tables::{
-    file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
-    FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, LINES, PAWN_REACH, RANK_OF,
-    RANK_SLIDES, STEP_REACH,
+    file_points, horse_leg, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, LINES,
+    PAWN_REACH, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -86,7 +86,7 @@ impl<'a> Exchange<'a> {
                 return Some((s, Role::Elephant));
             }
             let horses = of(horse, HORSE_REACH[t]);
-            let leg = |s: usize| (t as isize + HORSE_LEG[s + 19 - t] as isize) as usize;
+            let leg = |s: usize| horse_leg(s, t);
             if let Some(s) = self.first_unblocked(horses, HORSE_ATTACKERS[t].as_slice(), leg) {
                 return Some((s, Role::Horse));
             }
@@ -161,29 +161,6 @@ impl<'a> Exchange<'a> {
 fn lowest(b: u128) -> usize {
     b.trailing_zeros() as usize
 }
-
-/// The leg of a horse that attacks a square from `d` squares away, as an
-/// offset from that square, at `d + 19`: the diagonal neighbour toward it.
-const HORSE_LEG: [i8; 39] = {
-    let mut t = [0; 39];
-    let mut i = 0;
-    let steps: [(i32, i32); 8] = [
-        (1, 2),
-        (-1, 2),
-        (1, -2),
-        (-1, -2),
-        (2, 1),
-        (2, -1),
-        (-2, 1),
-        (-2, -1),
-    ];
-    while i < 8 {
-        let (df, dr) = steps[i];
-        t[(df + 9 * dr + 19) as usize] = (df.signum() + 9 * dr.signum()) as i8;
-        i += 1;
-    }
-    t
-};
 
 impl Position {
     /// The expected material gain of move `m` (a capture or not) when both
