@@ -31,8 +31,8 @@ pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use outcome::GameResult;
 pub use perft::{perft, perft_divide};
 pub use position::{
-    CheckFilter, IllegalMove, MoveFilter, Position, PositionError, QuietVisitor, Repetition,
-    RepetitionKind,
+    CaptureVisitor, CheckFilter, IllegalMove, MoveFilter, Position, PositionError, QuietVisitor,
+    Repetition, RepetitionKind,
 };
 pub use setup::{FenError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

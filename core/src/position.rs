@@ -7,10 +7,11 @@ use crate::board::{bits, code_color, Board, Code};
 use crate::moves::{IccsMove, Move, MoveList};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
-    file_points, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF, CHECK_LANDINGS,
-    ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF, FILE_SLIDES,
-    HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS, LINES,
-    PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, RANK_BB, RANK_OF, RANK_SLIDES, RED_HALF,
+    file_points, horse_leg, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF,
+    CHECK_LANDINGS, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF,
+    FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS, KING_REACH, KING_SENSITIVE, KING_STEPS,
+    LINES, PAWN_ATTACKERS, PAWN_REACH, PAWN_STEPS, PAWN_TARGETS, RANK_BB, RANK_OF, RANK_SLIDES,
+    RED_HALF,
 };
 #[cfg(test)]
 use crate::types::NUM_SQUARES;
@@ -334,7 +335,95 @@ impl Position {
 
     /// Appends the pseudo-legal captures of the side to move.
     pub fn pseudo_legal_captures(&self, list: &mut MoveList) {
-        self.generate::<true, false>(list);
+        self.visit_captures(list);
+    }
+
+    /// Hands the pseudo-legal captures of the side to move to `visitor`,
+    /// piece by piece, in the order of [`Position::pseudo_legal_moves`].
+    /// For callers that score captures as they are generated.
+    #[inline]
+    pub fn visit_captures(&self, visitor: &mut impl CaptureVisitor) {
+        let us = self.turn;
+        let sq = &self.board.squares;
+        // Pieces with no enemy in reach have no capture, and are left out
+        // before looking at their moves.
+        for from in bits(self.capture_candidates()) {
+            let role = role_of(sq[from]);
+            visitor.piece(Piece::new(us, role), Square::from_index_unchecked(from));
+            self.piece_captures(visitor, role, from);
+        }
+    }
+
+    /// The captures of our `role` on `from`, handed to `visitor`. A
+    /// stepping piece mostly has one victim in reach, which needs no walk
+    /// over its targets; with more, the walk keeps their order.
+    #[inline]
+    fn piece_captures(&self, visitor: &mut impl CaptureVisitor, role: Role, from: usize) {
+        let us = self.turn;
+        let board = &self.board;
+        let sq = &board.squares;
+        let them = board.by_color[(!us).index()];
+        let mut take = |to: usize| visitor.capture(Move::from_raw(from, to), role_of(sq[to]));
+        let lone = |victims: u128| victims & (victims - 1) == 0;
+        match role {
+            Role::King | Role::Advisor | Role::Pawn => {
+                let victims = match role {
+                    Role::King => KING_REACH[from],
+                    Role::Advisor => ADVISOR_REACH[from],
+                    _ => PAWN_TARGETS[us.index()][from],
+                } & them;
+                if lone(victims) {
+                    take(victims.trailing_zeros() as usize);
+                    return;
+                }
+                for &to in step_targets(role, us, from) {
+                    if is_enemy(sq[to as usize], us) {
+                        take(to as usize);
+                    }
+                }
+            }
+            Role::Elephant | Role::Horse => {
+                let horse = role == Role::Horse;
+                let reach = if horse { &HORSE_REACH } else { &ELEPHANT_REACH };
+                let victims = reach[from] & them;
+                if lone(victims) {
+                    let to = victims.trailing_zeros() as usize;
+                    // The horse's leg, or the elephant's eye midway.
+                    let blocker = if horse {
+                        horse_leg(from, to)
+                    } else {
+                        (from + to) / 2
+                    };
+                    if sq[blocker] == 0 {
+                        take(to);
+                    }
+                    return;
+                }
+                for &(to, blocker) in legged_targets(role, from) {
+                    if is_enemy(sq[to as usize], us) && sq[blocker as usize] == 0 {
+                        take(to as usize);
+                    }
+                }
+            }
+            Role::Rook | Role::Cannon => {
+                let (r, f) = (RANK_OF[from] as usize, FILE_OF[from] as usize);
+                let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+                let file = &FILE_SLIDES[r][board.files[f] as usize];
+                let (on_rank, on_file) = if role == Role::Rook {
+                    (rank.rook, file.rook)
+                } else {
+                    (rank.cannon, file.cannon)
+                };
+                // The enemies among the pieces it reaches, rank before file.
+                let enemy_rank = (them >> (r * 9)) as u16;
+                for t in bits16(on_rank & enemy_rank) {
+                    take(r * 9 + t);
+                }
+                for to in bits(file_points(on_file, f) & them) {
+                    take(to);
+                }
+            }
+        }
     }
 
     /// Appends the pseudo-legal non-captures of the side to move.
@@ -387,14 +476,7 @@ impl Position {
     }
 
     fn generate<const CAPTURES: bool, const QUIETS: bool>(&self, list: &mut MoveList) {
-        // Captures only: pieces with no enemy in reach have none, and are
-        // left out before looking at their moves.
-        let movers = if QUIETS {
-            self.board.by_color[self.turn.index()]
-        } else {
-            self.capture_candidates()
-        };
-        self.generate_from::<CAPTURES, QUIETS>(movers, list);
+        self.generate_from::<CAPTURES, QUIETS>(self.board.by_color[self.turn.index()], list);
     }
 
     /// The moves of the pieces in `movers` (the side to move's), in square order.
@@ -1219,6 +1301,25 @@ pub trait QuietVisitor {
     fn piece(&mut self, piece: Piece, from: Square);
     /// A quiet move of the piece last announced.
     fn quiet(&mut self, m: Move);
+}
+
+/// Receives the captures of [`Position::visit_captures`], piece by piece.
+pub trait CaptureVisitor {
+    /// The captures that follow, up to the next call, are made by `piece`
+    /// from `from`.
+    fn piece(&mut self, piece: Piece, from: Square);
+    /// A capture of a `victim` by the piece last announced.
+    fn capture(&mut self, m: Move, victim: Role);
+}
+
+impl CaptureVisitor for MoveList {
+    #[inline]
+    fn piece(&mut self, _: Piece, _: Square) {}
+
+    #[inline]
+    fn capture(&mut self, m: Move, _: Role) {
+        self.push(m);
+    }
 }
 
 impl QuietVisitor for MoveList {

@@ -5,9 +5,9 @@ use crate::board::{Board, Code};
 use crate::moves::Move;
 use crate::position::{codes, role_of, Position};
 use crate::tables::{
-    file_points, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH, ELEPHANT_STEPS,
-    FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, KING_STEPS, LINES,
-    PAWN_ATTACKERS, PAWN_REACH, RANK_OF, RANK_SLIDES, STEP_REACH,
+    file_points, horse_leg, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, LINES,
+    PAWN_REACH, RANK_OF, RANK_SLIDES, STEP_REACH,
 };
 use crate::types::{Color, Role};
 
@@ -65,32 +65,30 @@ impl<'a> Exchange<'a> {
         // Pieces of each kind still in play: a kind none of which can reach
         // the target is not looked at further.
         let alive = |c: Code| self.board.by_piece[c as usize - 1] & !self.gone;
-        let find =
-            |list: &[u8], c: Code| list.iter().map(|&s| s as usize).find(|&s| self.at(s) == c);
-        // Whether any piece but a rook or cannon is close enough to look at.
-        let near = self.board.by_color[by.index()] & !self.gone & STEP_REACH[by.index()][t] != 0;
-        if near && alive(pawn) & PAWN_REACH[by.index()][t] != 0 {
-            if let Some(s) = find(PAWN_ATTACKERS[by.index()][t].as_slice(), pawn) {
-                return Some((s, Role::Pawn));
+        // The pieces but rooks and cannons close enough to look at.
+        let near = self.board.by_color[by.index()] & !self.gone & STEP_REACH[by.index()][t];
+        let of = |c: Code, reach: u128| self.board.by_piece[c as usize - 1] & near & reach;
+        if near != 0 {
+            // Pawns have no blocks, and their attackers are listed in
+            // square order: the lowest one comes first.
+            let pawns = of(pawn, PAWN_REACH[by.index()][t]);
+            if pawns != 0 {
+                return Some((lowest(pawns), Role::Pawn));
             }
-        }
-        if near && alive(advisor) & ADVISOR_REACH[t] != 0 {
-            if let Some(s) = find(ADVISOR_STEPS[t].as_slice(), advisor) {
+            let advisors = of(advisor, ADVISOR_REACH[t]);
+            if advisors != 0 {
+                let s = self.first_of(advisors, ADVISOR_STEPS[t].as_slice());
                 return Some((s, Role::Advisor));
             }
-        }
-        if near && alive(elephant) & ELEPHANT_REACH[t] != 0 {
-            for &(s, eye) in ELEPHANT_STEPS[t].as_slice() {
-                if self.at(s as usize) == elephant && self.at(eye as usize) == 0 {
-                    return Some((s as usize, Role::Elephant));
-                }
+            let elephants = of(elephant, ELEPHANT_REACH[t]);
+            let eye = |s: usize| (s + t) / 2;
+            if let Some(s) = self.first_unblocked(elephants, ELEPHANT_STEPS[t].as_slice(), eye) {
+                return Some((s, Role::Elephant));
             }
-        }
-        if near && alive(horse) & HORSE_REACH[t] != 0 {
-            for &(s, leg) in HORSE_ATTACKERS[t].as_slice() {
-                if self.at(s as usize) == horse && self.at(leg as usize) == 0 {
-                    return Some((s as usize, Role::Horse));
-                }
+            let horses = of(horse, HORSE_REACH[t]);
+            let leg = |s: usize| horse_leg(s, t);
+            if let Some(s) = self.first_unblocked(horses, HORSE_ATTACKERS[t].as_slice(), leg) {
+                return Some((s, Role::Horse));
             }
         }
         let lines = LINES[t];
@@ -120,11 +118,48 @@ impl<'a> Exchange<'a> {
                 }
             }
         }
-        if near && alive(king) & KING_REACH[t] != 0 {
-            return find(KING_STEPS[t].as_slice(), king).map(|s| (s, Role::King));
-        }
-        None
+        let kings = of(king, KING_REACH[t]);
+        (kings != 0).then(|| (lowest(kings), Role::King))
     }
+
+    /// The first square of `steps` in `pieces`, which is not empty.
+    #[inline]
+    fn first_of(&self, pieces: u128, steps: &[u8]) -> usize {
+        if pieces & (pieces - 1) == 0 {
+            return lowest(pieces);
+        }
+        let s = steps.iter().find(|&&s| pieces & BIT[s as usize] != 0);
+        *s.expect("a listed attacker") as usize
+    }
+
+    /// The first attacker of `steps` (attacker and block square) in
+    /// `pieces` whose block square is empty. A lone piece finds its block
+    /// square with `block` rather than by walking the list.
+    #[inline]
+    fn first_unblocked(
+        &self,
+        pieces: u128,
+        steps: &[(u8, u8)],
+        block: impl Fn(usize) -> usize,
+    ) -> Option<usize> {
+        if pieces == 0 {
+            return None;
+        }
+        if pieces & (pieces - 1) == 0 {
+            let s = lowest(pieces);
+            return (self.at(block(s)) == 0).then_some(s);
+        }
+        let steps = steps.iter();
+        let mut open =
+            steps.filter(|&&(s, b)| pieces & BIT[s as usize] != 0 && self.at(b as usize) == 0);
+        open.next().map(|&(s, _)| s as usize)
+    }
+}
+
+/// The lowest square of a non-empty bitboard.
+#[inline]
+fn lowest(b: u128) -> usize {
+    b.trailing_zeros() as usize
 }
 
 impl Position {

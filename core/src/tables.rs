@@ -524,6 +524,35 @@ pub(crate) static ELEPHANT_REACH: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEP
 /// The eyes of an elephant on each square: the squares that can block it.
 pub(crate) static ELEPHANT_EYES: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS, true);
 
+/// The leg of a horse `d` squares away from its target, as an offset from
+/// the target, at `d + 19`: the target's diagonal neighbour toward the horse.
+static HORSE_LEG: [i8; 39] = {
+    let mut t = [0; 39];
+    let mut i = 0;
+    let steps: [(i32, i32); 8] = [
+        (1, 2),
+        (-1, 2),
+        (1, -2),
+        (-1, -2),
+        (2, 1),
+        (2, -1),
+        (-2, 1),
+        (-2, -1),
+    ];
+    while i < 8 {
+        let (df, dr) = steps[i];
+        t[(df + 9 * dr + 19) as usize] = (df.signum() + 9 * dr.signum()) as i8;
+        i += 1;
+    }
+    t
+};
+
+/// The leg of a horse on `horse` that attacks (or moves to) `target`.
+#[inline]
+pub(crate) fn horse_leg(horse: usize, target: usize) -> usize {
+    (target as isize + HORSE_LEG[horse + 19 - target] as isize) as usize
+}
+
 /// The bitboard of the points `points` of rank `rank` (bit `file` for each file).
 #[inline]
 pub(crate) fn rank_points(points: u16, rank: usize) -> u128 {

@@ -141,6 +141,16 @@ impl Histories {
         self.capture[moved.index() * 7 + victim.index()] as i32
     }
 
+    /// The capture scores of `piece`'s captures, at `to * 7 + victim`
+    /// (looked up once for all the piece's captures).
+    #[inline]
+    pub fn capture_row(&self, piece: Piece) -> &[i16; NUM_SQUARES * 7] {
+        let row = NUM_SQUARES * 7;
+        self.capture[piece.index() * row..][..row]
+            .try_into()
+            .expect("a whole row")
+    }
+
     /// The counter move stored for a reply to `earlier`.
     #[inline]
     pub fn counter(&self, earlier: PieceTo) -> Move {

@@ -3,8 +3,8 @@
 //! Later stages are generated only when the earlier ones did not cut off.
 
 use xqcore::{
-    CheckFilter, Move, MoveList, Piece, Position, QuietVisitor, Role, Square, MAX_MOVES,
-    NUM_SQUARES,
+    CaptureVisitor, CheckFilter, Move, MoveList, Piece, Position, QuietVisitor, Role, Square,
+    MAX_MOVES, NUM_SQUARES,
 };
 
 use super::history::{Histories, PieceTo, QuietScorer};
@@ -69,12 +69,18 @@ impl Buffers {
     /// other calls need none of what scoring keeps at hand.
     #[inline(never)]
     fn generate_captures(&mut self, ctx: &Context) {
-        self.moves.clear();
-        ctx.pos.pseudo_legal_captures(&mut self.moves);
-        for (slot, (k, &m)) in self.keys.iter_mut().zip(self.moves.iter()).enumerate() {
-            *k = key(capture_score(ctx, m), slot);
-        }
-        pad(&mut self.keys, self.moves.len());
+        let histories = ctx.histories;
+        let mut visitor = CaptureKeys {
+            histories,
+            row: &[0; NUM_SQUARES * 7],
+            moves: self.moves.storage_mut(),
+            keys: &mut self.keys,
+            len: 0,
+        };
+        ctx.pos.visit_captures(&mut visitor);
+        let len = visitor.len;
+        self.moves.set_len(len);
+        pad(&mut self.keys, len);
     }
 
     /// Generates the quiet moves, with their keys (see
@@ -94,6 +100,35 @@ impl Buffers {
         let len = visitor.len;
         self.moves.set_len(len);
         pad(&mut self.keys, len);
+    }
+}
+
+/// Scores captures as they are generated, into a list and its keys: the
+/// same keys as [`capture_score`] gives, with the capture history row of
+/// each piece looked up once.
+struct CaptureKeys<'a> {
+    histories: &'a Histories,
+    /// The capture histories of the piece now moving.
+    row: &'a [i16; NUM_SQUARES * 7],
+    moves: &'a mut [Move; MAX_MOVES],
+    keys: &'a mut Keys,
+    len: usize,
+}
+
+impl CaptureVisitor for CaptureKeys<'_> {
+    #[inline]
+    fn piece(&mut self, piece: Piece, _: Square) {
+        self.row = self.histories.capture_row(piece);
+    }
+
+    #[inline]
+    fn capture(&mut self, m: Move, victim: Role) {
+        let history = self.row[m.to().index() * 7 + victim.index()] as i32;
+        let score = history / 16 + 8 * SEE_VALUES[victim.index()];
+        let slot = self.len;
+        self.moves[slot] = m;
+        self.keys[slot] = key(score, slot);
+        self.len = slot + 1;
     }
 }
 
@@ -170,21 +205,20 @@ pub fn piece_to(pos: &Position, m: Move) -> PieceTo {
     PieceTo::from_index(piece, m.to())
 }
 
-/// Most valuable victim, least valuable attacker, plus capture history.
+/// Most valuable victim, least valuable attacker, plus capture history (what
+/// [`Buffers::generate_captures`] works out for a whole list).
+#[cfg(test)]
 fn capture_score(ctx: &Context, m: Move) -> i32 {
     let board = ctx.pos.board();
     let victim = board.piece_at(m.to()).expect("a capture").role;
     ctx.histories.capture(piece_to(ctx.pos, m), victim) / 16 + 8 * SEE_VALUES[victim.index()]
 }
 
-/// Whether a capture wins at least as much as it can lose: SEE is only
-/// needed when the attacker is worth more than its victim.
+/// Whether a capture wins at least as much as it can lose. (SEE settles
+/// without an exchange when the attacker is worth no more than its victim.)
+#[inline]
 fn capture_is_good(pos: &Position, m: Move) -> bool {
-    let board = pos.board();
-    let attacker = board.piece_at(m.from()).expect("a piece moves").role;
-    let victim = board.piece_at(m.to()).expect("a capture").role;
-    SEE_VALUES[victim.index()] >= SEE_VALUES[attacker.index()] && attacker != Role::King
-        || pos.see_ge(m, &SEE_VALUES, 0)
+    pos.see_ge(m, &SEE_VALUES, 0)
 }
 
 /// A quiet move's score, one lookup at a time (what
