@@ -1,0 +1,21 @@
+//! Xiangqi endgame tables.
+//!
+//! - [`Material`]: which pieces each side has, named `KRKAABB` (stronger
+//!   side first, kings included).
+//! - [`Indexer`]: numbers a material's positions (index scheme
+//!   [`INDEX_SCHEME`]), mirror images folded.
+//! - [`Value`]: win, draw or loss with the distance to mate in plies.
+//! - With the `generate` feature, [`generate`] solves a material by
+//!   retrograde analysis.
+
+pub mod index;
+pub mod material;
+pub mod orient;
+pub mod value;
+
+#[cfg(feature = "generate")]
+pub mod generate;
+
+pub use index::{Indexer, Placement, INDEX_SCHEME, MAX_PIECES};
+pub use material::{Material, MaterialError};
+pub use value::{Value, Wdl};
