@@ -439,6 +439,19 @@ impl Solutions {
     pub fn get(&self, material: &Material) -> Option<&Solved> {
         self.tables.get(material)
     }
+
+    /// Keeps only the tables whose material passes `keep`.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Material) -> bool) {
+        self.tables.retain(|m, _| keep(m));
+    }
+
+    /// Bytes of values held.
+    pub fn bytes(&self) -> u64 {
+        self.tables
+            .values()
+            .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
+            .sum()
+    }
 }
 
 impl Lookup for Solutions {

@@ -181,3 +181,28 @@ fn four_piece_tables_match_brute_force() {
     check("KNKB", &["KNK"], true);
     check("KPKA", &["KPK"], true);
 }
+
+#[test]
+fn verify_accepts_solved_tables_and_catches_a_changed_value() {
+    use xqegtb::verify::verify;
+    let mut solutions = Solutions::default();
+    for name in ["KRK", "KRKA"] {
+        let m: Material = name.parse().unwrap();
+        let solved = solve(m, &solutions, &|_| {}).unwrap();
+        let report = verify(&solved, &solutions, &|_| {});
+        assert!(report.checked > 1000, "{name}: {}", report.checked);
+        assert_eq!(report.mismatch_count, 0, "{name}: {:?}", report.mismatches);
+        solutions.insert(solved);
+    }
+    // Change one decided value of KRKA: verify names that position.
+    let m: Material = "KRKA".parse().unwrap();
+    let mut solved = solve(m, &solutions, &|_| {}).unwrap();
+    let at = solved.values[0]
+        .iter()
+        .position(|&b| matches!(Value::from_byte(b), Some(Value::Win(_))))
+        .unwrap();
+    solved.values[0][at] = 0;
+    let report = verify(&solved, &solutions, &|_| {});
+    assert!(report.mismatch_count >= 1);
+    assert_eq!(report.mismatches[0].from_successors.wdl(), xqegtb::Wdl::Win);
+}
