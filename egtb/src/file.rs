@@ -190,23 +190,32 @@ pub fn write_table(
     level: i32,
 ) -> Result<u64, TableError> {
     let mut writer = Writer::create(path, TABLE_KIND, &info.encode(), level)?;
+    let mut bytes = Vec::with_capacity(values[0].len() + values[1].len());
     let mut last = 0u8;
-    let mut block = Vec::with_capacity(BLOCK_RECORDS as usize);
-    let mut first_key = 0u64;
-    let keys = values[0].iter().chain(values[1].iter());
-    for (key, &b) in keys.enumerate() {
+    for &b in values[0].iter().chain(values[1].iter()) {
         // Don't-care positions repeat the byte before them.
-        let b = if b == INVALID { last } else { b };
-        last = b;
-        block.push(b);
-        if block.len() as u64 == BLOCK_RECORDS {
-            writer.add_block(first_key, block.len() as u32, &block)?;
-            first_key = key as u64 + 1;
-            block.clear();
-        }
+        last = if b == INVALID { last } else { b };
+        bytes.push(last);
     }
-    if !block.is_empty() {
-        writer.add_block(first_key, block.len() as u32, &block)?;
+    let blocks: Vec<&[u8]> = bytes.chunks(BLOCK_RECORDS as usize).collect();
+    // Compressing is most of the writing: blocks in parallel where the
+    // generator's thread pool is at hand.
+    #[cfg(feature = "generate")]
+    let compressed: Vec<_> = {
+        use rayon::prelude::*;
+        blocks
+            .par_iter()
+            .map(|b| xqstore::compress_block(b, level))
+            .collect()
+    };
+    #[cfg(not(feature = "generate"))]
+    let compressed: Vec<_> = blocks
+        .iter()
+        .map(|b| xqstore::compress_block(b, level))
+        .collect();
+    for (i, (block, raw)) in compressed.into_iter().zip(&blocks).enumerate() {
+        let first_key = i as u64 * BLOCK_RECORDS;
+        writer.add_compressed(first_key, raw.len() as u32, block)?;
     }
     Ok(writer.finish()?)
 }

@@ -73,17 +73,42 @@ fn mirror_sq(s: u8) -> u8 {
         .index() as u8
 }
 
-/// Binomial coefficients C(n, k) for n <= 90, k <= 5.
+/// Every square's mirror image (file `a` <-> `i`).
+static MIRROR: [u8; NUM_SQUARES] = {
+    let mut t = [0u8; NUM_SQUARES];
+    let mut s = 0;
+    while s < NUM_SQUARES {
+        t[s] = (s / 9 * 9 + 8 - s % 9) as u8;
+        s += 1;
+    }
+    t
+};
+
+/// Binomial coefficients C(n, k) for n <= 90, k <= 5 (no more than five
+/// identical pieces exist), by table: ranking combinations looks them up
+/// for every piece of every position.
 fn binomial(n: usize, k: usize) -> u64 {
-    if k > n {
-        return 0;
-    }
-    let mut r: u64 = 1;
-    for i in 0..k {
-        r = r * (n - i) as u64 / (i + 1) as u64;
-    }
-    r
+    BINOMIAL[n][k]
 }
+
+static BINOMIAL: [[u64; 6]; NUM_SQUARES + 1] = {
+    let mut t = [[0u64; 6]; NUM_SQUARES + 1];
+    let mut n = 0;
+    while n <= NUM_SQUARES {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k < 6 {
+            t[n][k] = if n == 0 {
+                0
+            } else {
+                t[n - 1][k - 1] + t[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 /// The king-advisor-elephant group of one side.
 #[derive(Clone, Debug)]
@@ -103,6 +128,8 @@ struct Group {
     codes: Vec<u32>,
     /// By number: whether the group is its own mirror image.
     symmetric: Vec<bool>,
+    /// By code: the code of the mirror image (0 for codes that are no group).
+    mirror: Vec<u32>,
 }
 
 impl Group {
@@ -135,6 +162,7 @@ impl Group {
             number: vec![u32::MAX; 9 << 12],
             codes: Vec::new(),
             symmetric: Vec::new(),
+            mirror: vec![0; 9 << 12],
         };
         for king in 0..9u32 {
             for am in 0..32u32 {
@@ -147,7 +175,8 @@ impl Group {
                     if g.overlaps(code) {
                         continue;
                     }
-                    let mirrored = g.mirror_code(code);
+                    let mirrored = g.mirror_of(code);
+                    g.mirror[code as usize] = mirrored;
                     if fold && mirrored < code {
                         continue;
                     }
@@ -165,33 +194,46 @@ impl Group {
     }
 
     /// The squares of a code: the king, then advisors, then elephants.
-    fn squares(&self, code: u32, out: &mut Vec<u8>) {
-        out.push(self.palace[(code >> 12) as usize]);
+    fn squares(&self, code: u32, out: &mut impl Extend<u8>) {
+        let mut sq = [0u8; 5];
+        let n = self.squares_into(code, &mut sq);
+        out.extend(sq[..n].iter().copied());
+    }
+
+    /// [`Group::squares`] into an array; returns how many.
+    fn squares_into(&self, code: u32, out: &mut [u8; 5]) -> usize {
+        out[0] = self.palace[(code >> 12) as usize];
+        let mut n = 1;
         for (i, &s) in self.advisor_points.iter().enumerate() {
             if code >> 7 & 1 << i != 0 {
-                out.push(s);
+                out[n] = s;
+                n += 1;
             }
         }
         for (i, &s) in self.elephant_points.iter().enumerate() {
             if code & 1 << i != 0 {
-                out.push(s);
+                out[n] = s;
+                n += 1;
             }
         }
+        n
     }
 
     fn overlaps(&self, code: u32) -> bool {
-        let mut sq = Vec::with_capacity(5);
-        self.squares(code, &mut sq);
-        let king = sq[0];
-        sq[1..].contains(&king)
+        let mut sq = [0u8; 5];
+        let n = self.squares_into(code, &mut sq);
+        sq[1..n].contains(&sq[0])
     }
 
-    fn mirror_code(&self, code: u32) -> u32 {
-        let mut sq = Vec::with_capacity(5);
-        self.squares(code, &mut sq);
-        let mirrored: Vec<u8> = sq.iter().map(|&s| mirror_sq(s)).collect();
-        self.code_of(&mirrored)
-            .expect("a mirrored group is a group")
+    /// The code of the mirror image of a group's code (worked out once, in
+    /// [`Group::new`]; later looked up in `mirror`).
+    fn mirror_of(&self, code: u32) -> u32 {
+        let mut sq = [0u8; 5];
+        let n = self.squares_into(code, &mut sq);
+        for s in &mut sq[..n] {
+            *s = mirror_sq(*s);
+        }
+        self.code_of(&sq[..n]).expect("a mirrored group is a group")
     }
 
     /// The code of a king, advisors and elephants (in that order, as
@@ -384,15 +426,19 @@ impl Indexer {
         debug_assert_eq!(placement.len(), self.slots.len());
         let g0 = self.groups[0].len_squares();
         let code = self.groups[0].code_of(&placement[..g0])?;
-        let mirrored = self.groups[0].mirror_code(code);
+        let mirrored = self.groups[0].mirror[code as usize];
         if code < mirrored {
             return self.raw_index(placement);
         }
-        let mirror: Placement = placement.iter().map(|&s| mirror_sq(s)).collect();
-        if code > mirrored {
-            return self.raw_index(&mirror);
+        let mut mirror = [0u8; MAX_PIECES];
+        let mirror = &mut mirror[..placement.len()];
+        for (m, &s) in mirror.iter_mut().zip(placement) {
+            *m = MIRROR[s as usize];
         }
-        Some(self.raw_index(placement)?.min(self.raw_index(&mirror)?))
+        if code > mirrored {
+            return self.raw_index(mirror);
+        }
+        Some(self.raw_index(placement)?.min(self.raw_index(mirror)?))
     }
 
     /// The index of a placement as it stands (group 0 must be numbered).
