@@ -351,8 +351,8 @@ mod tests {
         write_table(&path, &info, &values, 3).unwrap();
         let t = TableFile::open(&path).unwrap();
         assert_eq!(t.info(), &info);
-        for side in 0..2 {
-            for (i, &b) in values[side].iter().enumerate() {
+        for (side, side_values) in values.iter().enumerate() {
+            for (i, &b) in side_values.iter().enumerate() {
                 if b != INVALID {
                     assert_eq!(t.value(side, i as u64).unwrap().to_byte(), b);
                 }

@@ -100,7 +100,7 @@ pub fn solve(
         indexer: &indexer,
     };
     // Setup: per chunk, the positions already settled by their captures.
-    let chunks = (indexer.size() + CHUNK - 1) / CHUNK;
+    let chunks = indexer.size().div_ceil(CHUNK);
     let mut scheduled: Vec<Settled> = (0..chunks)
         .into_par_iter()
         .flat_map_iter(|c| {

@@ -27,6 +27,15 @@ pub struct Tablebase {
     max_pieces: usize,
 }
 
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebase")
+            .field("tables", &self.tables.len())
+            .field("max_pieces", &self.max_pieces)
+            .finish()
+    }
+}
+
 /// A probe that could not be answered because a table file is broken.
 pub type ProbeError = Arc<TableError>;
 
