@@ -62,6 +62,18 @@ enum Command {
     },
     /// Describe a table file: positions, results per side to move, the longest mate.
     Info { file: PathBuf },
+    /// Time probes: the median with the block already decompressed, and the
+    /// median of first probes into a block (decompressing it).
+    Bench {
+        /// Directories holding tables, separated by ';'.
+        #[arg(long, default_value = "data/egtb")]
+        path: String,
+        /// The table whose positions are probed.
+        material: String,
+        /// Positions to probe.
+        #[arg(long, default_value_t = 2000)]
+        positions: usize,
+    },
     /// Check that every position's value agrees with its successors'.
     Verify {
         file: PathBuf,
@@ -86,6 +98,11 @@ fn main() -> ExitCode {
         } => gen(&output, max_pieces, &materials, threads, quiet),
         Command::Probe { path, fen } => probe(&path, &fen.join(" ")),
         Command::Info { file } => info(&file),
+        Command::Bench {
+            path,
+            material,
+            positions,
+        } => bench(&path, &material, positions),
         Command::Verify { file, path, quiet } => verify(&file, path.as_deref(), quiet),
     };
     match outcome {
@@ -221,6 +238,89 @@ fn probe(paths: &str, fen: &str) -> Result<(), String> {
         None if pos.legal_moves().is_empty() => println!("bestmove none (no legal move)"),
         None => println!("bestmove unknown (a table its moves lead into is missing)"),
     }
+    Ok(())
+}
+
+fn bench(paths: &str, name: &str, count: usize) -> Result<(), String> {
+    let material = name
+        .parse::<Material>()
+        .map_err(|e| e.to_string())?
+        .canonical()
+        .0;
+    let dirs: Vec<&str> = paths.split(';').filter(|d| !d.is_empty()).collect();
+    let file = dirs
+        .iter()
+        .map(|d| build::table_path(Path::new(d), material))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("no {material} table in {paths}"))?;
+    let table = TableFile::open(&file).map_err(|e| e.to_string())?;
+    // Legal positions spread over the whole table, in a shuffled order so
+    // that consecutive probes rarely share a block.
+    let ix = table.indexer();
+    let mut positions = Vec::new();
+    let mut placement = Placement::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    while positions.len() < count {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let index = (state >> 11) % ix.size();
+        ix.placement(index, &mut placement);
+        if !ix.is_canonical(index, &placement) {
+            continue;
+        }
+        let board = board_of(ix, &placement);
+        let turn = if state >> 63 == 0 {
+            xqcore::Color::Red
+        } else {
+            xqcore::Color::Black
+        };
+        let setup = xqcore::Setup {
+            board,
+            turn,
+            plies_since_capture: 0,
+            fullmoves: 1,
+        };
+        if let Ok(pos) = Position::from_setup(setup) {
+            positions.push(pos);
+        }
+    }
+    let mut tb = Tablebase::new();
+    for dir in &dirs {
+        tb.add_dir(Path::new(dir))
+            .map_err(|e| format!("{dir}: {e}"))?;
+    }
+    let time = |pos: &Position| -> Result<f64, String> {
+        let started = Instant::now();
+        let v = tb.probe(pos).map_err(|e| e.to_string())?;
+        let ns = started.elapsed().as_nanos() as f64;
+        v.ok_or_else(|| format!("{material}: no value for {}", pos.fen()))?;
+        Ok(ns)
+    };
+    let opened = time(&positions[0])?;
+    // First probes: most land in a block not decompressed yet.
+    let mut cold = positions
+        .iter()
+        .map(&time)
+        .collect::<Result<Vec<f64>, _>>()?;
+    // The same position again: its block is in the cache.
+    let mut cached = Vec::with_capacity(positions.len());
+    for pos in &positions {
+        time(pos)?;
+        cached.push(time(pos)?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] / 1000.0
+    };
+    println!(
+        "{material}: {} positions; first probe (opening the file) {:.1} us; \
+         median probe {:.2} us with the block cached, {:.2} us for a first probe into a block",
+        positions.len(),
+        opened / 1000.0,
+        median(&mut cached),
+        median(&mut cold)
+    );
     Ok(())
 }
 
