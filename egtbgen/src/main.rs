@@ -1,18 +1,412 @@
-//! `egtbgen`: builds endgame tables by retrograde analysis (work in progress).
+//! `egtbgen`: builds, probes, describes and checks xiangqi endgame tables.
+//! The work is in the `xqegtb` library; this binary parses arguments,
+//! shows progress and reports errors.
 
-use clap::Parser;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use xqcore::Position;
+use xqegtb::build::{self, Event};
+use xqegtb::file::TableFile;
+use xqegtb::generate::{Progress, Solutions};
+use xqegtb::orient::board_of;
+use xqegtb::{Material, Placement, Tablebase, Value};
 
 #[derive(Parser)]
 #[command(
     name = "egtbgen",
     version,
-    about = "Build xiangqi endgame tables by retrograde analysis",
-    long_about = "Build xiangqi endgame tables by retrograde analysis.\n\nNot implemented yet: this release only answers --help and --version."
+    about = "Build, probe and check xiangqi endgame tables (retrograde analysis)",
+    long_about = "Build, probe and check xiangqi endgame tables.\n\n\
+        Tables are named by material with FEN letters, stronger side first, kings included: \
+        KRKAABB is king and rook against king, two advisors and two elephants. \
+        Each table holds win/draw/loss and the distance to mate in plies for both sides to move.\n\n\
+        Rules: a side with no legal move loses (stalemate too); repetitions are scored as draws."
 )]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() {
-    Cli::parse();
-    eprintln!("egtbgen: not implemented yet (see --help)");
-    std::process::exit(2);
+#[derive(Subcommand)]
+enum Command {
+    /// Build tables and every smaller table their captures lead into.
+    Gen {
+        /// Directory to write the tables to (created if missing). Tables
+        /// already there are kept, so an interrupted build can be rerun.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Build every table with at most this many pieces, kings included.
+        #[arg(long)]
+        max_pieces: Option<usize>,
+        /// Materials to build, e.g. KRKAABB.
+        materials: Vec<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bars.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Print the value of a position and the best move by the tables.
+    Probe {
+        /// Directories holding tables, separated by ';'.
+        #[arg(long, default_value = "data/egtb")]
+        path: String,
+        /// The position, as a FEN.
+        fen: Vec<String>,
+    },
+    /// Describe a table file: positions, results per side to move, the longest mate.
+    Info { file: PathBuf },
+    /// Time probes: the median with the block already decompressed, and the
+    /// median of first probes into a block (decompressing it).
+    Bench {
+        /// Directories holding tables, separated by ';'.
+        #[arg(long, default_value = "data/egtb")]
+        path: String,
+        /// The table whose positions are probed.
+        material: String,
+        /// Positions to probe.
+        #[arg(long, default_value_t = 2000)]
+        positions: usize,
+    },
+    /// Check that every position's value agrees with its successors'.
+    Verify {
+        file: PathBuf,
+        /// Where the smaller tables behind captures are (default: the file's directory).
+        #[arg(long)]
+        path: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Gen {
+            output,
+            max_pieces,
+            materials,
+            threads,
+            quiet,
+        } => gen(&output, max_pieces, &materials, threads, quiet),
+        Command::Probe { path, fen } => probe(&path, &fen.join(" ")),
+        Command::Info { file } => info(&file),
+        Command::Bench {
+            path,
+            material,
+            positions,
+        } => bench(&path, &material, positions),
+        Command::Verify { file, path, quiet } => verify(&file, path.as_deref(), quiet),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("egtbgen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_materials(names: &[String]) -> Result<Vec<Material>, String> {
+    names
+        .iter()
+        .map(|n| n.parse::<Material>().map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn gen(
+    dir: &Path,
+    max_pieces: Option<usize>,
+    names: &[String],
+    threads: Option<usize>,
+    quiet: bool,
+) -> Result<(), String> {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| e.to_string())?;
+    }
+    let mut targets = parse_materials(names)?;
+    if let Some(n) = max_pieces {
+        if !(3..=xqegtb::MAX_PIECES).contains(&n) {
+            return Err(format!(
+                "--max-pieces {n}: tables have 3 to {} pieces",
+                xqegtb::MAX_PIECES
+            ));
+        }
+        targets.extend(Material::all_up_to(n));
+    }
+    if targets.is_empty() {
+        return Err("nothing to build: name materials (like KRKAABB) or give --max-pieces".into());
+    }
+    if let Some(big) = targets
+        .iter()
+        .find(|m| m.piece_count() > xqegtb::MAX_PIECES)
+    {
+        return Err(format!("{big}: at most {} pieces", xqegtb::MAX_PIECES));
+    }
+    let plan = build::plan(&targets);
+    let started = Instant::now();
+    let bar = Mutex::new(ProgressBar::hidden());
+    let events = |e: Event| on_event(e, &bar, quiet);
+    let summary = build::build(dir, &plan, &events).map_err(|e| e.to_string())?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
+    println!(
+        "{} tables in {} ({} built, {} already there) in {seconds:.2} s; \
+         {} bytes written for {} positions ({bits:.3} bits/position); peak memory {:.1} MB",
+        plan.len(),
+        dir.display(),
+        summary.solved,
+        summary.existing,
+        summary.bytes,
+        summary.positions,
+        summary.peak_memory as f64 / 1e6
+    );
+    Ok(())
+}
+
+fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
+    let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+    match e {
+        Event::Solving { material, indexes } => {
+            if quiet {
+                return;
+            }
+            let b = ProgressBar::new(indexes);
+            b.set_style(
+                ProgressStyle::with_template("{prefix:>10} {bar:30} {pos}/{len} {wide_msg}")
+                    .expect("a valid template"),
+            );
+            b.set_prefix(material.to_string());
+            b.set_message("setting up");
+            *bar = b;
+        }
+        Event::Progress(Progress::Setup(n)) => bar.inc(n),
+        Event::Progress(Progress::Round { dtm, settled }) => {
+            bar.set_message(format!("mate distance {dtm}: {settled} positions"));
+        }
+        Event::Written {
+            material,
+            info,
+            bytes,
+            elapsed,
+        } => {
+            bar.finish_and_clear();
+            let positions = 2 * info.size;
+            println!(
+                "{material}: {positions} positions, {} bytes ({:.3} bits/position), longest mate {} plies, {:.2} s",
+                bytes,
+                8.0 * bytes as f64 / positions as f64,
+                info.stats[0].longest.max(info.stats[1].longest),
+                elapsed.as_secs_f64()
+            );
+        }
+        Event::Existing { material } => {
+            if !quiet {
+                println!("{material}: already built");
+            }
+        }
+    }
+}
+
+fn probe(paths: &str, fen: &str) -> Result<(), String> {
+    let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN {fen:?}: {e}"))?;
+    let mut tb = Tablebase::new();
+    for dir in paths.split(';').filter(|d| !d.is_empty()) {
+        tb.add_dir(Path::new(dir))
+            .map_err(|e| format!("{dir}: {e}"))?;
+    }
+    let value = tb
+        .probe(&pos)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no table for this position's material in {paths}"))?;
+    println!("{}", value.wdl());
+    if let Some(d) = value.dtm() {
+        println!("dtm {d}");
+    }
+    match tb.best_move(&pos).map_err(|e| e.to_string())? {
+        Some((m, _)) => println!("bestmove {m}"),
+        None if pos.legal_moves().is_empty() => println!("bestmove none (no legal move)"),
+        None => println!("bestmove unknown (a table its moves lead into is missing)"),
+    }
+    Ok(())
+}
+
+fn bench(paths: &str, name: &str, count: usize) -> Result<(), String> {
+    let material = name
+        .parse::<Material>()
+        .map_err(|e| e.to_string())?
+        .canonical()
+        .0;
+    let dirs: Vec<&str> = paths.split(';').filter(|d| !d.is_empty()).collect();
+    let file = dirs
+        .iter()
+        .map(|d| build::table_path(Path::new(d), material))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("no {material} table in {paths}"))?;
+    let table = TableFile::open(&file).map_err(|e| e.to_string())?;
+    // Legal positions spread over the whole table, in a shuffled order so
+    // that consecutive probes rarely share a block.
+    let ix = table.indexer();
+    let mut positions = Vec::new();
+    let mut placement = Placement::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    while positions.len() < count {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let index = (state >> 11) % ix.size();
+        ix.placement(index, &mut placement);
+        if !ix.is_canonical(index, &placement) {
+            continue;
+        }
+        let board = board_of(ix, &placement);
+        let turn = if state >> 63 == 0 {
+            xqcore::Color::Red
+        } else {
+            xqcore::Color::Black
+        };
+        let setup = xqcore::Setup {
+            board,
+            turn,
+            plies_since_capture: 0,
+            fullmoves: 1,
+        };
+        if let Ok(pos) = Position::from_setup(setup) {
+            positions.push(pos);
+        }
+    }
+    let mut tb = Tablebase::new();
+    for dir in &dirs {
+        tb.add_dir(Path::new(dir))
+            .map_err(|e| format!("{dir}: {e}"))?;
+    }
+    let time = |pos: &Position| -> Result<f64, String> {
+        let started = Instant::now();
+        let v = tb.probe(pos).map_err(|e| e.to_string())?;
+        let ns = started.elapsed().as_nanos() as f64;
+        v.ok_or_else(|| format!("{material}: no value for {}", pos.fen()))?;
+        Ok(ns)
+    };
+    let opened = time(&positions[0])?;
+    // First probes: most land in a block not decompressed yet.
+    let mut cold = positions
+        .iter()
+        .map(&time)
+        .collect::<Result<Vec<f64>, _>>()?;
+    // The same position again: its block is in the cache.
+    let mut cached = Vec::with_capacity(positions.len());
+    for pos in &positions {
+        time(pos)?;
+        cached.push(time(pos)?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] / 1000.0
+    };
+    println!(
+        "{material}: {} positions; first probe (opening the file) {:.1} us; \
+         median probe {:.2} us with the block cached, {:.2} us for a first probe into a block",
+        positions.len(),
+        opened / 1000.0,
+        median(&mut cached),
+        median(&mut cold)
+    );
+    Ok(())
+}
+
+fn info(path: &Path) -> Result<(), String> {
+    let table = TableFile::open(path).map_err(|e| e.to_string())?;
+    let info = table.info();
+    let positions = 2 * info.size;
+    println!("table      {}", info.material);
+    println!("file       {}", path.display());
+    println!("rules      plain (no legal move loses; repetitions are draws)");
+    println!("indexes    {} per side to move", info.size);
+    for (side, s) in info.stats.iter().enumerate() {
+        let who = if side == 0 {
+            "first side"
+        } else {
+            "second side"
+        };
+        println!(
+            "{who:<12}to move: {} wins, {} draws, {} losses (legal positions: {})",
+            s.wins,
+            s.draws,
+            s.losses,
+            s.wins + s.draws + s.losses
+        );
+        if s.longest > 0 {
+            let mut placement = Placement::new();
+            table.indexer().placement(s.longest_index, &mut placement);
+            let board = board_of(table.indexer(), &placement);
+            let turn = xqegtb::material::color_of_side(side, false);
+            let fen = format!("{} {}", board.fen_placement(), turn.fen_char());
+            let kind = match table.value(side, s.longest_index) {
+                Ok(Value::Win(_)) => "mate in",
+                _ => "mated in",
+            };
+            println!("           longest: {kind} {} plies, e.g. {fen}", s.longest);
+        }
+    }
+    println!(
+        "size       {} bytes, {:.3} bits per position",
+        table.file_len(),
+        8.0 * table.file_len() as f64 / positions as f64
+    );
+    Ok(())
+}
+
+fn verify(path: &Path, dir: Option<&Path>, quiet: bool) -> Result<(), String> {
+    let table = build::load(path).map_err(|e| e.to_string())?;
+    let material = table.indexer.material();
+    let dir = dir
+        .map(Path::to_path_buf)
+        .or_else(|| path.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let mut subs = Solutions::default();
+    for dep in material.dependencies() {
+        let p = build::table_path(&dir, dep);
+        let solved =
+            build::load(&p).map_err(|e| format!("{e} (needed for the captures of {material})"))?;
+        subs.insert(solved);
+    }
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(table.indexer.size())
+    };
+    let started = Instant::now();
+    let report = xqegtb::verify::verify(&table, &subs, &|n| bar.inc(n));
+    bar.finish_and_clear();
+    if report.mismatch_count > 0 {
+        for m in &report.mismatches {
+            eprintln!(
+                "{}: stored {}, its successors give {}",
+                m.fen, m.stored, m.from_successors
+            );
+        }
+        return Err(format!(
+            "{}: {} of {} positions disagree with their successors",
+            path.display(),
+            report.mismatch_count,
+            report.checked
+        ));
+    }
+    println!(
+        "{}: all {} positions agree with their successors ({:.2} s)",
+        path.display(),
+        report.checked,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -9,9 +9,10 @@ use xqcore::{Move, Position};
 
 use crate::book::{BookVariety, Books};
 use crate::datagen::Rng;
+use crate::egtb::{RootPlay, Tables};
 use crate::eval::Knowledge;
 use crate::search::{
-    self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl,
+    self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, MATE,
     MATE_BOUND,
 };
 use crate::tt::TranspositionTable;
@@ -182,6 +183,7 @@ pub struct Engine {
     books: Books,
     /// The generator behind weighted book choices.
     book_random: Rng,
+    tables: Tables,
 }
 
 impl Default for Engine {
@@ -204,6 +206,7 @@ impl Engine {
             game_seed: 0x9E37_79B9_7F4A_7C15,
             books: Books::default(),
             book_random: Rng(0x2545_F491_4F6C_DD1D),
+            tables: Tables::default(),
         }
     }
 
@@ -316,6 +319,7 @@ impl Engine {
             repetition: self.options.repetition,
             threads,
             multipv: self.options.multipv.max(1),
+            egtb: None,
         }
     }
 
@@ -372,8 +376,25 @@ impl Engine {
         }
         self.ensure_table();
         let control = Arc::new(SearchControl::new(req.ponder));
-        let root_moves = self.root_moves(&req.search_moves);
-        let config = self.config();
+        let mut root_moves = self.root_moves(&req.search_moves);
+        let mut config = self.config();
+        if self.options.use_egtb {
+            let mut messages = Vec::new();
+            let tb = self.tables.get(&self.options.egtb_paths, &mut messages);
+            for m in &messages {
+                reporter.message(m);
+            }
+            match crate::egtb::root_play(&tb, &self.position, &root_moves) {
+                Ok(RootPlay::Play(mv, value)) if !req.ponder && !req.infinite => {
+                    answer_from_tables(mv, value, root_moves.len(), reporter.as_ref(), done);
+                    return;
+                }
+                Ok(RootPlay::Restrict(keep)) => root_moves = keep,
+                Ok(_) => {}
+                Err(e) => reporter.message(&format!("endgame tables: {e}")),
+            }
+            config.egtb = Some(tb);
+        }
         let limits = limits_for(&req);
         let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
         let histories = self.histories.clone();
@@ -439,6 +460,40 @@ impl Engine {
             .expect("spawn the search thread");
         self.running = Some(Running { control, handle });
     }
+}
+
+/// Plays the tables' move at once, with an `info` line giving the mate
+/// distance (`tbhits`: one probe per root move).
+fn answer_from_tables(
+    mv: Move,
+    value: xqegtb::Value,
+    probes: usize,
+    reporter: &dyn Reporter,
+    done: Box<dyn FnOnce(BestMove) + Send>,
+) {
+    let score = match value {
+        xqegtb::Value::Win(d) => MATE - d as i32,
+        xqegtb::Value::Loss(d) => -MATE + d as i32,
+        xqegtb::Value::Draw => 0,
+    };
+    reporter.info(&crate::search::SearchInfo {
+        depth: 1,
+        seldepth: 1,
+        multipv: 1,
+        score: crate::search::Score::from_internal(score),
+        raw_score: score,
+        nodes: 0,
+        time: Duration::ZERO,
+        hashfull: 0,
+        tbhits: probes as u64,
+        pv: vec![mv],
+    });
+    done(BestMove {
+        mv: Some(mv),
+        ponder: None,
+        draw: false,
+        resign: score <= -MATE_BOUND,
+    });
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod arena;
 pub mod bench;
 pub mod book;
 pub mod datagen;
+pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod perft_cmd;

@@ -234,7 +234,11 @@ pub fn format_info(dialect: Dialect, info: &SearchInfo) -> String {
             let _ = write!(s, " hashfull {}", info.hashfull);
         }
     }
-    let _ = write!(s, " time {ms} nodes {} nps {nps} pv", info.nodes);
+    let _ = write!(s, " time {ms} nodes {} nps {nps}", info.nodes);
+    if info.tbhits > 0 {
+        let _ = write!(s, " tbhits {}", info.tbhits);
+    }
+    s.push_str(" pv");
     for m in &info.pv {
         let _ = write!(s, " {m}");
     }

@@ -118,6 +118,12 @@ impl Worker<'_> {
         if alpha >= beta {
             return alpha;
         }
+        // A capture into a material the endgame tables hold: they know.
+        if ply > 0 && self.pos.plies_since_capture() == 0 {
+            if let Some(score) = self.probe_tables(ply) {
+                return score;
+            }
+        }
 
         let excluded = self.frame(ply).excluded;
         let key = self.pos.key();

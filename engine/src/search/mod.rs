@@ -29,6 +29,10 @@ pub const MATE: i32 = 30_000;
 pub const MATE_BOUND: i32 = MATE - 1_000;
 /// Score for losing by a banned repetition (perpetual check), below mate scores.
 pub const BAN: i32 = MATE_BOUND - 500;
+/// Score of a position the endgame tables call won, less the ply: above
+/// every evaluation, below mates (the tables know the result, the search
+/// does not see the mate).
+pub const TB_WIN: i32 = BAN - 500;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 
@@ -75,6 +79,8 @@ pub struct SearchConfig {
     pub threads: usize,
     /// Principal variations to report (UCI MultiPV).
     pub multipv: usize,
+    /// Endgame tables probed after captures into their material.
+    pub egtb: Option<std::sync::Arc<xqegtb::Tablebase>>,
 }
 
 impl Default for SearchConfig {
@@ -89,6 +95,7 @@ impl Default for SearchConfig {
             repetition: RepetitionRule::AsianRule,
             threads: 1,
             multipv: 1,
+            egtb: None,
         }
     }
 }
@@ -189,6 +196,8 @@ pub struct SearchInfo {
     pub nodes: u64,
     pub time: Duration,
     pub hashfull: u32,
+    /// Endgame table probes that gave a value.
+    pub tbhits: u64,
     pub pv: Vec<Move>,
 }
 
@@ -233,6 +242,7 @@ struct Shared<'a> {
     control: &'a SearchControl,
     limits: &'a Limits,
     counters: &'a [AtomicU64],
+    tb_hits: &'a AtomicU64,
 }
 
 /// Search state of one ply.
@@ -310,12 +320,14 @@ pub fn search(
     histories.resize_with(threads.max(histories.len()), Histories::default);
     let counters: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let done = AtomicBool::new(false);
+    let tb_hits = AtomicU64::new(0);
     let shared = Shared {
         config,
         tt,
         control,
         limits,
         counters: &counters,
+        tb_hits: &tb_hits,
     };
     let (first, helpers) = histories.split_at_mut(1);
     let result = std::thread::scope(|scope| {
@@ -563,6 +575,7 @@ impl<'a> Worker<'a> {
             nodes: self.total_nodes().max(self.nodes),
             time: self.shared.control.elapsed(),
             hashfull: self.shared.tt.hashfull(),
+            tbhits: self.shared.tb_hits.load(Ordering::Relaxed),
             pv: pv.to_vec(),
         }
     }
@@ -698,6 +711,23 @@ impl<'a> Worker<'a> {
             self.pv[ply][i + 1] = self.pv[ply + 1][i];
         }
         self.pv_len[ply] = child_len + 1;
+    }
+
+    /// The tables' verdict on the current position at `ply`, if they have
+    /// one: a won or lost position scores [`TB_WIN`] less the ply, a drawn
+    /// one as a draw. Broken table files give no verdict (the root reports them).
+    fn probe_tables(&self, ply: usize) -> Option<i32> {
+        let tb = self.shared.config.egtb.as_deref()?;
+        if self.pos.board().count() as usize > tb.max_pieces() {
+            return None;
+        }
+        let value = tb.probe(&self.pos).ok()??;
+        self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
+        Some(match value.wdl() {
+            xqegtb::Wdl::Win => TB_WIN - ply as i32,
+            xqegtb::Wdl::Loss => -TB_WIN + ply as i32,
+            xqegtb::Wdl::Draw => self.draw_score(),
+        })
     }
 
     fn draw_score(&self) -> i32 {

@@ -1,0 +1,157 @@
+//! Building a set of tables into a directory, smallest first, each from
+//! the ones its captures lead into.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::file::{write_table, TableError, TableFile, TableInfo, EXTENSION, RULES_PLAIN};
+use crate::generate::{solve, Progress, Solutions, SolveError, Solved};
+use crate::index::Indexer;
+use crate::material::Material;
+
+/// zstd level of table files: tables are written once and read often.
+pub const LEVEL: i32 = 19;
+
+/// Why a build stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("{path}: {source}", path = .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What a build reports as it goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// A table is about to be solved; `indexes` per side to move.
+    Solving { material: Material, indexes: u64 },
+    /// Progress of the table being solved.
+    Progress(Progress),
+    /// A table was solved and written.
+    Written {
+        material: Material,
+        info: &'a TableInfo,
+        bytes: u64,
+        elapsed: Duration,
+    },
+    /// A table already in the directory was read instead of solved.
+    Existing { material: Material },
+}
+
+/// Totals of a build.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub solved: usize,
+    pub existing: usize,
+    /// Bytes of the tables written.
+    pub bytes: u64,
+    /// Positions (indexes times two sides to move) of the tables written.
+    pub positions: u64,
+    /// Most memory the solver and the tables kept for captures held at once.
+    pub peak_memory: u64,
+}
+
+/// The tables to build for `targets`: each one and everything its captures
+/// lead into, canonical, smallest first, without dead draws.
+pub fn plan(targets: &[Material]) -> Vec<Material> {
+    let mut all: Vec<Material> = targets
+        .iter()
+        .flat_map(|t| {
+            let t = t.canonical().0;
+            t.dependencies().into_iter().chain([t])
+        })
+        .filter(|m| !m.is_dead_draw())
+        .collect();
+    all.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    all.dedup();
+    all
+}
+
+/// The path of a material's table in `dir`.
+pub fn table_path(dir: &Path, material: Material) -> PathBuf {
+    dir.join(format!("{material}.{EXTENSION}"))
+}
+
+/// Builds the tables of `plan` (in its order) into `dir`. A table already
+/// there is read and kept, so a build that was interrupted goes on where it
+/// stopped. Tables are written under a temporary name and renamed when
+/// complete.
+pub fn build(
+    dir: &Path,
+    plan: &[Material],
+    events: &(dyn Fn(Event) + Sync),
+) -> Result<Summary, BuildError> {
+    std::fs::create_dir_all(dir).map_err(|source| BuildError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut summary = Summary::default();
+    let mut solutions = Solutions::default();
+    for (i, &material) in plan.iter().enumerate() {
+        let path = table_path(dir, material);
+        let solved = match existing(&path, material) {
+            Some(solved) => {
+                events(Event::Existing { material });
+                summary.existing += 1;
+                solved
+            }
+            None => {
+                let started = Instant::now();
+                let indexes = Indexer::new(material).size();
+                events(Event::Solving { material, indexes });
+                // Values, unresolved counts and capture losses: a byte each
+                // per index and side, plus the tables kept for captures.
+                let working = 6 * indexes + solutions.bytes();
+                summary.peak_memory = summary.peak_memory.max(working);
+                let solved = solve(material, &solutions, &|p| events(Event::Progress(p)))?;
+                let info = TableInfo::of_values(material, RULES_PLAIN, &solved.values);
+                let bytes = write_table(&path, &info, &solved.values, LEVEL)?;
+                summary.solved += 1;
+                summary.bytes += bytes;
+                summary.positions += 2 * indexes;
+                events(Event::Written {
+                    material,
+                    info: &info,
+                    bytes,
+                    elapsed: started.elapsed(),
+                });
+                solved
+            }
+        };
+        solutions.insert(solved);
+        // Tables no later one captures into are not needed any more.
+        let later = &plan[i + 1..];
+        solutions.retain(|m| later.iter().any(|l| l.dependencies().contains(m)));
+    }
+    Ok(summary)
+}
+
+/// A complete table of `material` already at `path`, read in full; `None`
+/// when there is none or it does not open (it is then built again).
+fn existing(path: &Path, material: Material) -> Option<Solved> {
+    let table = TableFile::open(path).ok()?;
+    if table.info().material != material {
+        return None;
+    }
+    let values = table.all_values().ok()?;
+    Some(Solved {
+        indexer: Indexer::new(material),
+        values,
+    })
+}
+
+/// Reads a table file in full, for checking it or for the captures of
+/// other tables.
+pub fn load(path: &Path) -> Result<Solved, TableError> {
+    let table = TableFile::open(path)?;
+    Ok(Solved {
+        indexer: Indexer::new(table.info().material),
+        values: table.all_values()?,
+    })
+}

@@ -1,0 +1,375 @@
+//! The table file: an [`xqstore`] container of one value byte per index and
+//! side to move, with the table's parameters in its metadata.
+//!
+//! Records are keyed `side * size + index` (side 0 to move first), one byte
+//! each ([`Value::to_byte`]), cut into blocks of [`BLOCK_RECORDS`] and
+//! compressed with zstd. Positions that cannot occur take the byte before
+//! them, which costs the compressor nothing.
+//!
+//! Metadata, little-endian:
+//!
+//! ```text
+//! u8        length of the material name, then its ASCII bytes (KRKAABB)
+//! u8        rule set (RULES_PLAIN)
+//! u64       indexes per side to move
+//! per side to move (2x):
+//!   u64 x3  wins, draws, losses
+//!   u8      longest mate or loss in plies
+//!   u64     an index that attains it
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use xqstore::{Kind, Reader, StoreError, Writer};
+
+use crate::index::{Indexer, INDEX_SCHEME};
+use crate::material::Material;
+use crate::value::{Value, INVALID};
+
+/// What a table file is, for the container's header.
+pub const TABLE_KIND: Kind = Kind {
+    magic: *b"XQEGTB\0\0",
+    name: "xqegtb endgame table",
+    format_version: 1,
+    key_scheme: INDEX_SCHEME,
+};
+
+/// File name extension of tables.
+pub const EXTENSION: &str = "xqtb";
+
+/// Records in a block: small blocks keep a cold probe quick.
+pub const BLOCK_RECORDS: u64 = 16 * 1024;
+
+/// Rule set 1: a side without a legal move loses; repetitions are draws
+/// (endless checking is not scored).
+pub const RULES_PLAIN: u8 = 1;
+
+/// Why a table file was refused or could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{path}: corrupt table: {reason}", path = .path.display())]
+    Corrupt { path: PathBuf, reason: String },
+}
+
+impl TableError {
+    fn corrupt(path: &Path, reason: impl Into<String>) -> TableError {
+        TableError::Corrupt {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Counts of one side to move's values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideStats {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// The longest distance to mate (of a win or a loss), in plies.
+    pub longest: u8,
+    /// An index whose value has that distance.
+    pub longest_index: u64,
+}
+
+/// A table's parameters, as stored in its metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    pub material: Material,
+    pub rules: u8,
+    pub size: u64,
+    pub stats: [SideStats; 2],
+}
+
+impl TableInfo {
+    /// The statistics of a table's values (bytes by side to move).
+    pub fn of_values(material: Material, rules: u8, values: &[Vec<u8>; 2]) -> TableInfo {
+        let stats = [0, 1].map(|side| {
+            let mut s = SideStats::default();
+            for (i, &b) in values[side].iter().enumerate() {
+                let Some(v) = Value::from_byte(b) else {
+                    continue;
+                };
+                match v {
+                    Value::Win(_) => s.wins += 1,
+                    Value::Draw => s.draws += 1,
+                    Value::Loss(_) => s.losses += 1,
+                }
+                if let Some(d) = v.dtm() {
+                    if d > s.longest {
+                        s.longest = d;
+                        s.longest_index = i as u64;
+                    }
+                }
+            }
+            s
+        });
+        TableInfo {
+            material,
+            rules,
+            size: values[0].len() as u64,
+            stats,
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let name = self.material.to_string();
+        let mut b = vec![name.len() as u8];
+        b.extend_from_slice(name.as_bytes());
+        b.push(self.rules);
+        b.extend_from_slice(&self.size.to_le_bytes());
+        for s in &self.stats {
+            for n in [s.wins, s.draws, s.losses] {
+                b.extend_from_slice(&n.to_le_bytes());
+            }
+            b.push(s.longest);
+            b.extend_from_slice(&s.longest_index.to_le_bytes());
+        }
+        b
+    }
+
+    fn decode(path: &Path, b: &[u8]) -> Result<TableInfo, TableError> {
+        let bad = |what: &str| TableError::corrupt(path, format!("metadata: {what}"));
+        let mut r = ByteReader { b, at: 0 };
+        let len = r.u8().ok_or_else(|| bad("no material name"))? as usize;
+        let name = r.bytes(len).ok_or_else(|| bad("material name cut short"))?;
+        let name = std::str::from_utf8(name).map_err(|_| bad("material name is not text"))?;
+        let material: Material = name.parse().map_err(|e| bad(&format!("material: {e}")))?;
+        if material.canonical().0 != material {
+            return Err(bad(&format!("{name} is not a table name")));
+        }
+        let rules = r.u8().ok_or_else(|| bad("no rule set"))?;
+        let size = r.u64().ok_or_else(|| bad("no size"))?;
+        let mut stats = [SideStats::default(); 2];
+        for s in &mut stats {
+            s.wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            s.draws = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            s.losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            s.longest = r.u8().ok_or_else(|| bad("counts cut short"))?;
+            s.longest_index = r.u64().ok_or_else(|| bad("counts cut short"))?;
+        }
+        Ok(TableInfo {
+            material,
+            rules,
+            size,
+            stats,
+        })
+    }
+}
+
+struct ByteReader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.at..self.at + n)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.bytes(1).map(|s| s[0])
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.bytes(8)
+            .map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
+    }
+}
+
+/// Writes a table file at `path` (through a temporary file renamed into
+/// place: an interrupted write leaves nothing under `path`). `values` are
+/// the bytes by side to move, [`INVALID`] where no position is. Returns
+/// the file's length.
+pub fn write_table(
+    path: &Path,
+    info: &TableInfo,
+    values: &[Vec<u8>; 2],
+    level: i32,
+) -> Result<u64, TableError> {
+    let mut writer = Writer::create(path, TABLE_KIND, &info.encode(), level)?;
+    let mut bytes = Vec::with_capacity(values[0].len() + values[1].len());
+    let mut last = 0u8;
+    for &b in values[0].iter().chain(values[1].iter()) {
+        // Don't-care positions repeat the byte before them.
+        last = if b == INVALID { last } else { b };
+        bytes.push(last);
+    }
+    let blocks: Vec<&[u8]> = bytes.chunks(BLOCK_RECORDS as usize).collect();
+    // Compressing is most of the writing: blocks in parallel where the
+    // generator's thread pool is at hand.
+    #[cfg(feature = "generate")]
+    let compressed: Vec<_> = {
+        use rayon::prelude::*;
+        blocks
+            .par_iter()
+            .map(|b| xqstore::compress_block(b, level))
+            .collect()
+    };
+    #[cfg(not(feature = "generate"))]
+    let compressed: Vec<_> = blocks
+        .iter()
+        .map(|b| xqstore::compress_block(b, level))
+        .collect();
+    for (i, (block, raw)) in compressed.into_iter().zip(&blocks).enumerate() {
+        let first_key = i as u64 * BLOCK_RECORDS;
+        writer.add_compressed(first_key, raw.len() as u32, block)?;
+    }
+    Ok(writer.finish()?)
+}
+
+/// An open table file.
+pub struct TableFile {
+    reader: Reader,
+    info: TableInfo,
+    indexer: Indexer,
+}
+
+impl TableFile {
+    /// Opens and checks a table file: the container's header, index and
+    /// checksums, then that its metadata, size and blocks fit its material.
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let reader = Reader::open(path, TABLE_KIND)?;
+        let info = TableInfo::decode(path, reader.meta())?;
+        if info.rules != RULES_PLAIN {
+            return Err(TableError::corrupt(
+                path,
+                format!("rule set {} is unknown to this program", info.rules),
+            ));
+        }
+        let indexer = Indexer::new(info.material);
+        if info.size != indexer.size() {
+            return Err(TableError::corrupt(
+                path,
+                format!(
+                    "{} has {} indexes per side, the file says {}",
+                    info.material,
+                    indexer.size(),
+                    info.size
+                ),
+            ));
+        }
+        if reader.header().record_count != 2 * info.size {
+            return Err(TableError::corrupt(
+                path,
+                format!(
+                    "{} records, expected {}",
+                    reader.header().record_count,
+                    2 * info.size
+                ),
+            ));
+        }
+        // Blocks must tile the keys: each starts where the one before ended.
+        let mut next = 0u64;
+        for (i, e) in reader.index().iter().enumerate() {
+            if e.first_key != next || e.records as u64 != e.raw_len as u64 {
+                return Err(TableError::corrupt(
+                    path,
+                    format!("block {i} does not follow on from the one before"),
+                ));
+            }
+            next += e.records as u64;
+        }
+        Ok(TableFile {
+            reader,
+            info,
+            indexer,
+        })
+    }
+
+    /// The table's parameters and statistics.
+    pub fn info(&self) -> &TableInfo {
+        &self.info
+    }
+
+    /// The table's indexer.
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        self.reader.path()
+    }
+
+    /// The value at `index` with table side `side` to move.
+    pub fn value(&self, side: usize, index: u64) -> Result<Value, TableError> {
+        let key = side as u64 * self.info.size + index;
+        let corrupt = |reason: String| TableError::corrupt(self.reader.path(), reason);
+        let block = self
+            .reader
+            .block_for(key)
+            .ok_or_else(|| corrupt(format!("no block holds key {key}")))?;
+        let data = self.reader.block(block)?;
+        let offset = key - self.reader.index()[block].first_key;
+        let byte = *data
+            .get(offset as usize)
+            .ok_or_else(|| corrupt(format!("block {block} is too short for key {key}")))?;
+        Value::from_byte(byte).ok_or_else(|| corrupt(format!("invalid value byte at key {key}")))
+    }
+
+    /// Every value byte, by side to move (for verification and for
+    /// generating the tables that capture into this one).
+    pub fn all_values(&self) -> Result<[Vec<u8>; 2], TableError> {
+        let mut all = Vec::with_capacity(2 * self.info.size as usize);
+        for i in 0..self.reader.index().len() {
+            all.extend_from_slice(&self.reader.block(i)?);
+        }
+        let second = all.split_off(self.info.size as usize);
+        Ok([all, second])
+    }
+
+    /// File size in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.reader.header().file_len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_round_trips_and_damage_is_refused() {
+        let material: Material = "KRK".parse().unwrap();
+        let size = Indexer::new(material).size() as usize;
+        let values = [0, 1].map(|side| {
+            (0..size)
+                .map(|i| match (i + side) % 7 {
+                    0 => INVALID,
+                    1 => Value::Win(3).to_byte(),
+                    2 => Value::Loss(2).to_byte(),
+                    _ => 0,
+                })
+                .collect::<Vec<u8>>()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("KRK.xqtb");
+        let info = TableInfo::of_values(material, RULES_PLAIN, &values);
+        write_table(&path, &info, &values, 3).unwrap();
+        let t = TableFile::open(&path).unwrap();
+        assert_eq!(t.info(), &info);
+        for (side, side_values) in values.iter().enumerate() {
+            for (i, &b) in side_values.iter().enumerate() {
+                if b != INVALID {
+                    assert_eq!(t.value(side, i as u64).unwrap().to_byte(), b);
+                }
+            }
+        }
+        // A flipped byte in the last block is caught by its checksum.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.len() - 200;
+        bytes[at] ^= 0x40;
+        let bad = dir.path().join("bad.xqtb");
+        std::fs::write(&bad, &bytes).unwrap();
+        let err = TableFile::open(&bad)
+            .and_then(|t| t.all_values().map(|_| ()))
+            .unwrap_err();
+        assert!(err.to_string().contains("bad.xqtb"), "{err}");
+        // A truncated file is refused on open.
+        std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+        assert!(TableFile::open(&bad).is_err());
+    }
+}

@@ -1,0 +1,478 @@
+//! Solving a material by retrograde analysis.
+//!
+//! Values are settled in rounds of increasing distance to mate, as in every
+//! retrograde solver: positions lost in `n` plies make their predecessors
+//! won in `n + 1`; a position whose every move reaches a win for the
+//! opponent is lost, one ply longer than the longest of those wins.
+//!
+//! 1. **Setup** (one pass over all indexes): positions that cannot occur
+//!    (the side not to move in check, kings facing, two pieces on a square,
+//!    the larger of a mirror pair) are marked invalid. For each side to
+//!    move the legal moves are counted, distinct successors once; captures
+//!    leave the table and are scored at once from the smaller tables.
+//! 2. **Rounds**: the positions settled at distance `n` are walked
+//!    backwards (un-moves of the side that just moved: no un-captures, no
+//!    pawn steps backwards), and each predecessor is either won at `n + 1`
+//!    or has one more move known to lose.
+//! 3. Whatever is left unsettled is a draw: neither side can force mate.
+//!
+//! Rounds run in parallel (rayon); values and move counters are atomics,
+//! and each round only reads what earlier rounds settled, so the result
+//! does not depend on the number of threads.
+//!
+//! Rule set: a position with no legal move is lost (checkmate and
+//! stalemate alike). Repetitions are draws: endless checking is not yet
+//! scored as a loss for the checking side (see the crate documentation).
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use xqcore::{Board, Color, Position, Role, Setup};
+
+use crate::index::{Indexer, Placement};
+use crate::material::{color_of_side, Material};
+use crate::orient::{board_of, placement_of};
+use crate::value::{Value, INVALID, MAX_DTM};
+
+/// Values of the tables a material's captures lead into.
+pub trait Lookup: Sync {
+    /// The value of a position for the side to move, reached by a capture:
+    /// its material has one piece fewer than the table being solved.
+    fn value(&self, board: &Board, turn: Color) -> Value;
+}
+
+/// A solved material: one value byte per index and side to move
+/// ([`Value::to_byte`], [`INVALID`] for positions that cannot occur).
+pub struct Solved {
+    pub indexer: Indexer,
+    /// By side to move (0: the side written first), then by index.
+    pub values: [Vec<u8>; 2],
+}
+
+impl Solved {
+    /// The value of the position at `index` with `side` to move; `None`
+    /// for one that cannot occur.
+    pub fn value(&self, side: usize, index: u64) -> Option<Value> {
+        Value::from_byte(self.values[side][index as usize])
+    }
+}
+
+/// What the solver reports as it goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    /// Setup: this many more indexes done (of `Indexer::size`).
+    Setup(u64),
+    /// A round settled this many positions at distance `dtm`.
+    Round { dtm: u8, settled: usize },
+}
+
+/// Why a material could not be solved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    #[error("{material}: a mate is longer than {MAX_DTM} plies, more than a table byte holds")]
+    TooDeep { material: String },
+}
+
+/// A position settled in a round, or scheduled for a later one.
+#[derive(Clone, Copy, Debug)]
+struct Settled {
+    side: u8,
+    index: u64,
+    value: Value,
+}
+
+/// Indexes per unit of parallel setup work.
+const CHUNK: u64 = 4096;
+
+/// Solves `material` (as written: side 0 is its first side), with
+/// `lookup` giving the values of the smaller tables behind its captures.
+pub fn solve(
+    material: Material,
+    lookup: &dyn Lookup,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Solved, SolveError> {
+    let indexer = Indexer::new(material);
+    let size = indexer.size() as usize;
+    let state = State {
+        values: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        unresolved: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        indexer: &indexer,
+    };
+    // Setup: per chunk, the positions already settled by their captures.
+    let chunks = indexer.size().div_ceil(CHUNK);
+    let mut scheduled: Vec<Settled> = (0..chunks)
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let start = c * CHUNK;
+            let end = (start + CHUNK).min(indexer.size());
+            let found = state.setup_range(start, end, lookup);
+            progress(Progress::Setup(end - start));
+            found
+        })
+        .collect();
+    let mut dtm: u8 = 0;
+    let mut frontier: Vec<Settled> = Vec::new();
+    loop {
+        // Positions whose distance was fixed ahead of time settle now,
+        // unless something shorter settled them first.
+        let (now, later): (Vec<Settled>, Vec<Settled>) = scheduled
+            .into_iter()
+            .partition(|s| s.value.dtm() == Some(dtm));
+        scheduled = later;
+        frontier.extend(now.into_iter().filter(|s| state.settle(s)));
+        progress(Progress::Round {
+            dtm,
+            settled: frontier.len(),
+        });
+        if frontier.is_empty() && scheduled.is_empty() {
+            break;
+        }
+        if dtm == MAX_DTM {
+            return Err(SolveError::TooDeep {
+                material: material.to_string(),
+            });
+        }
+        let (next, pending): (Vec<Settled>, Vec<Settled>) = frontier
+            .par_iter()
+            .flat_map_iter(|s| state.predecessors(s))
+            .partition(|s| s.value.dtm() == Some(dtm + 1));
+        scheduled.extend(pending);
+        frontier = next;
+        dtm += 1;
+    }
+    let values = state
+        .values
+        .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u8>>());
+    Ok(Solved { indexer, values })
+}
+
+struct State<'a> {
+    /// 0 while unsettled, [`INVALID`], or a value byte.
+    values: [Vec<AtomicU8>; 2],
+    /// Distinct successors in the table not yet known to be won for the
+    /// opponent, plus one when a capture draws or wins (then the position
+    /// is never lost).
+    unresolved: [Vec<AtomicU8>; 2],
+    /// The loss distance forced by captures into positions the opponent
+    /// wins (0 when there are none): a lost position lasts at least this long.
+    capture_loss: [Vec<AtomicU8>; 2],
+    indexer: &'a Indexer,
+}
+
+impl State<'_> {
+    /// Settles a position if it is still open; whether it was.
+    fn settle(&self, s: &Settled) -> bool {
+        self.values[s.side as usize][s.index as usize]
+            .compare_exchange(0, s.value.to_byte(), Relaxed, Relaxed)
+            .is_ok()
+    }
+
+    /// Sets up indexes `start..end`; returns the positions whose value the
+    /// setup already decides (no move, or a capture that wins), to be
+    /// settled in the round of their distance.
+    fn setup_range(&self, start: u64, end: u64, lookup: &dyn Lookup) -> Vec<Settled> {
+        let mut found = Vec::new();
+        let mut placement = Placement::new();
+        let mut child = Placement::new();
+        let mut successors: Vec<u64> = Vec::with_capacity(128);
+        for index in start..end {
+            let i = index as usize;
+            self.indexer.placement(index, &mut placement);
+            if !self.indexer.is_canonical(index, &placement) {
+                for side in 0..2 {
+                    self.values[side][i].store(INVALID, Relaxed);
+                }
+                continue;
+            }
+            let board = board_of(self.indexer, &placement);
+            for side in 0..2 {
+                let setup = Setup {
+                    board: board.clone(),
+                    turn: color_of_side(side, false),
+                    plies_since_capture: 0,
+                    fullmoves: 1,
+                };
+                let Ok(mut pos) = Position::from_setup(setup) else {
+                    self.values[side][i].store(INVALID, Relaxed);
+                    continue;
+                };
+                let mut best_capture: Option<Value> = None;
+                let mut capture_loss = 0u8;
+                let mut blocked = false;
+                successors.clear();
+                for &m in pos.legal_moves().iter() {
+                    let capture = pos.board().piece_at(m.to()).is_some();
+                    pos.make_move(m);
+                    if capture {
+                        let v = lookup.value(pos.board(), pos.turn()).parent();
+                        match v {
+                            Value::Loss(d) => capture_loss = capture_loss.max(d),
+                            _ => blocked = true,
+                        }
+                        if best_capture.is_none_or(|b| v.better_than(b)) {
+                            best_capture = Some(v);
+                        }
+                    } else {
+                        placement_of(self.indexer, pos.board(), false, &mut child);
+                        successors.push(self.indexer.index(&child).expect("a legal successor"));
+                    }
+                    pos.unmake_move();
+                }
+                successors.sort_unstable();
+                successors.dedup();
+                let open = successors.len() + usize::from(blocked);
+                self.unresolved[side][i].store(open as u8, Relaxed);
+                self.capture_loss[side][i].store(capture_loss, Relaxed);
+                let decided = match best_capture {
+                    Some(v @ Value::Win(_)) => Some(v),
+                    // Every move is a capture that loses: the longest loss.
+                    _ if open == 0 => Some(Value::Loss(capture_loss)),
+                    _ => None,
+                };
+                if let Some(value) = decided {
+                    found.push(Settled {
+                        side: side as u8,
+                        index,
+                        value,
+                    });
+                }
+            }
+        }
+        found
+    }
+
+    /// The predecessors of a position settled in this round whose values
+    /// follow from it: wins one ply longer, or losses once every move is
+    /// known to lose (scheduled later when a capture lasts longer).
+    fn predecessors(&self, s: &Settled) -> Vec<Settled> {
+        let mut out = Vec::new();
+        let mut placement = Placement::new();
+        self.indexer.placement(s.index, &mut placement);
+        let mover = 1 - s.side as usize;
+        let mut parents = Vec::with_capacity(64);
+        un_moves(self.indexer, &placement, mover, &mut |parent| {
+            parents.push(
+                self.indexer
+                    .index(parent)
+                    .expect("a predecessor on its points"),
+            );
+        });
+        parents.sort_unstable();
+        parents.dedup();
+        for p in parents {
+            let i = p as usize;
+            if self.values[mover][i].load(Relaxed) != 0 {
+                continue;
+            }
+            let value = match s.value {
+                Value::Loss(d) => Value::Win(d + 1),
+                Value::Win(d) => {
+                    if self.unresolved[mover][i].fetch_sub(1, Relaxed) != 1 {
+                        continue;
+                    }
+                    Value::Loss((d + 1).max(self.capture_loss[mover][i].load(Relaxed)))
+                }
+                Value::Draw => unreachable!("draws are never settled in rounds"),
+            };
+            let settled = Settled {
+                side: mover as u8,
+                index: p,
+                value,
+            };
+            // Wins one ply on settle now (first come, same value); longer
+            // losses wait for their round.
+            if value.dtm() != Some(s.value.dtm().expect("decided") + 1) || self.settle(&settled) {
+                out.push(settled);
+            }
+        }
+        out
+    }
+}
+
+/// Calls `visit` with every placement from which `side` could have made a
+/// non-capturing move to reach `placement` (pieces of `side` moved back
+/// along their own moves onto empty squares). Legality of the result is
+/// the caller's business.
+pub fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, visit: &mut dyn FnMut(&[u8])) {
+    let occupied = placement.iter().fold(0u128, |o, &s| o | 1 << s);
+    let empty = |s: u8| occupied & 1 << s == 0;
+    let mut parent: Placement = placement.to_vec();
+    for (slot, piece) in indexer.slots().iter().enumerate() {
+        if piece.side != side {
+            continue;
+        }
+        let to = placement[slot];
+        let mut origin = |from: u8| {
+            parent[slot] = from;
+            visit(&parent);
+            parent[slot] = to;
+        };
+        let (rank, file) = ((to / 9) as i32, (to % 9) as i32);
+        let at = |r: i32, f: i32| {
+            ((0..10).contains(&r) && (0..9).contains(&f)).then(|| (r * 9 + f) as u8)
+        };
+        match piece.role {
+            Role::King => {
+                for (dr, df) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    if let Some(s) = at(rank + dr, file + df) {
+                        if in_palace(s, side) && empty(s) {
+                            origin(s);
+                        }
+                    }
+                }
+            }
+            Role::Advisor => {
+                for (dr, df) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+                    if let Some(s) = at(rank + dr, file + df) {
+                        if in_palace(s, side) && empty(s) {
+                            origin(s);
+                        }
+                    }
+                }
+            }
+            Role::Elephant => {
+                for (dr, df) in [(2, 2), (2, -2), (-2, 2), (-2, -2)] {
+                    let (Some(s), Some(eye)) =
+                        (at(rank + dr, file + df), at(rank + dr / 2, file + df / 2))
+                    else {
+                        continue;
+                    };
+                    if on_own_half(s, side) && empty(s) && empty(eye) {
+                        origin(s);
+                    }
+                }
+            }
+            Role::Horse => {
+                for (dr, df) in [
+                    (1, 2),
+                    (1, -2),
+                    (-1, 2),
+                    (-1, -2),
+                    (2, 1),
+                    (2, -1),
+                    (-2, 1),
+                    (-2, -1),
+                ] {
+                    // From `s` the horse steps first along its long leg.
+                    let (r, f) = (rank - dr, file - df);
+                    let leg = if dr.abs() == 2 {
+                        at(r + dr / 2, f)
+                    } else {
+                        at(r, f + df / 2)
+                    };
+                    let (Some(s), Some(leg)) = (at(r, f), leg) else {
+                        continue;
+                    };
+                    if empty(s) && empty(leg) {
+                        origin(s);
+                    }
+                }
+            }
+            Role::Rook | Role::Cannon => {
+                for (dr, df) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let (mut r, mut f) = (rank + dr, file + df);
+                    while let Some(s) = at(r, f) {
+                        if !empty(s) {
+                            break;
+                        }
+                        origin(s);
+                        r += dr;
+                        f += df;
+                    }
+                }
+            }
+            Role::Pawn => {
+                let forward = if side == 0 { 1 } else { -1 };
+                if let Some(s) = at(rank - forward, file) {
+                    if pawn_square(s, side) && empty(s) {
+                        origin(s);
+                    }
+                }
+                if !on_own_half(to, side) {
+                    for df in [1, -1] {
+                        if let Some(s) = at(rank, file + df) {
+                            if empty(s) {
+                                origin(s);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether square `s` is in the palace of table side `side` (0: bottom).
+fn in_palace(s: u8, side: usize) -> bool {
+    let (rank, file) = (s / 9, s % 9);
+    let ranks = if side == 0 { 0..=2 } else { 7..=9 };
+    (3..=5).contains(&file) && ranks.contains(&rank)
+}
+
+/// Whether square `s` is on table side `side`'s half of the board.
+fn on_own_half(s: u8, side: usize) -> bool {
+    (s / 9 <= 4) == (side == 0)
+}
+
+/// Whether a pawn of table side `side` can stand on `s`.
+fn pawn_square(s: u8, side: usize) -> bool {
+    let (rank, file) = (s / 9, s % 9);
+    let ahead = if side == 0 { rank } else { 9 - rank };
+    ahead >= 5 || (ahead >= 3 && file % 2 == 0)
+}
+
+/// Solved tables held in memory, looked up by material: what a material's
+/// captures need while a set of tables is generated smallest first.
+#[derive(Default)]
+pub struct Solutions {
+    tables: std::collections::HashMap<Material, Solved>,
+}
+
+impl Solutions {
+    /// Adds a solved table.
+    pub fn insert(&mut self, solved: Solved) {
+        self.tables.insert(solved.indexer.material(), solved);
+    }
+
+    /// The solved table of a canonical material.
+    pub fn get(&self, material: &Material) -> Option<&Solved> {
+        self.tables.get(material)
+    }
+
+    /// Keeps only the tables whose material passes `keep`.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Material) -> bool) {
+        self.tables.retain(|m, _| keep(m));
+    }
+
+    /// Bytes of values held.
+    pub fn bytes(&self) -> u64 {
+        self.tables
+            .values()
+            .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
+            .sum()
+    }
+}
+
+impl Lookup for Solutions {
+    /// # Panics
+    /// If the position's table was not solved before (dead draws need none).
+    fn value(&self, board: &Board, turn: Color) -> Value {
+        let (material, swapped) = crate::orient::table_of(board);
+        if material.is_dead_draw() {
+            return Value::Draw;
+        }
+        let table = self.tables.get(&material).unwrap_or_else(|| {
+            panic!("{material} is solved before the tables that capture into it")
+        });
+        let mut placement = Placement::new();
+        placement_of(&table.indexer, board, swapped, &mut placement);
+        let index = table
+            .indexer
+            .index(&placement)
+            .expect("a legal position has an index");
+        table
+            .value(crate::orient::side_of(turn, swapped), index)
+            .expect("a legal position is valid")
+    }
+}

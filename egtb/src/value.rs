@@ -1,0 +1,134 @@
+//! The value of a position for the side to move, and its byte in a table.
+
+use std::fmt;
+
+/// Win, draw or loss for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Wdl {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl fmt::Display for Wdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Wdl::Loss => "loss",
+            Wdl::Draw => "draw",
+            Wdl::Win => "win",
+        })
+    }
+}
+
+/// A position's value for the side to move: a draw, or a win or loss with
+/// its distance to mate in plies (a win's distance is odd, a loss's even;
+/// a side with no legal move has lost in 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Draw,
+    Win(u8),
+    Loss(u8),
+}
+
+/// Longest distance to mate a table can hold, in plies.
+pub const MAX_DTM: u8 = 253;
+
+/// The byte of a position that cannot occur (or is never probed): the
+/// writer replaces it with whatever compresses best.
+pub const INVALID: u8 = u8::MAX;
+
+impl Value {
+    /// Win, draw or loss.
+    pub fn wdl(self) -> Wdl {
+        match self {
+            Value::Draw => Wdl::Draw,
+            Value::Win(_) => Wdl::Win,
+            Value::Loss(_) => Wdl::Loss,
+        }
+    }
+
+    /// Plies to mate, if decided.
+    pub fn dtm(self) -> Option<u8> {
+        match self {
+            Value::Draw => None,
+            Value::Win(d) | Value::Loss(d) => Some(d),
+        }
+    }
+
+    /// The value one ply earlier, for the side that moves into this
+    /// position: a loss here is a win there, one ply longer.
+    pub fn parent(self) -> Value {
+        match self {
+            Value::Draw => Value::Draw,
+            Value::Win(d) => Value::Loss(d + 1),
+            Value::Loss(d) => Value::Win(d + 1),
+        }
+    }
+
+    /// The table byte: 0 for a draw, otherwise the distance plus one (its
+    /// parity tells a win from a loss).
+    pub fn to_byte(self) -> u8 {
+        match self {
+            Value::Draw => 0,
+            Value::Win(d) | Value::Loss(d) => d + 1,
+        }
+    }
+
+    /// Reads a table byte; `None` for [`INVALID`].
+    pub fn from_byte(b: u8) -> Option<Value> {
+        match b {
+            0 => Some(Value::Draw),
+            INVALID => None,
+            b if (b - 1) % 2 == 1 => Some(Value::Win(b - 1)),
+            b => Some(Value::Loss(b - 1)),
+        }
+    }
+
+    /// Whether this value is better for the side to move than `other`:
+    /// a win beats a draw beats a loss; a shorter win and a longer loss are
+    /// better.
+    pub fn better_than(self, other: Value) -> bool {
+        self.order_key() > other.order_key()
+    }
+
+    fn order_key(self) -> i32 {
+        match self {
+            Value::Win(d) => 1000 - d as i32,
+            Value::Draw => 0,
+            Value::Loss(d) => -1000 + d as i32,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Draw => f.write_str("draw"),
+            Value::Win(d) => write!(f, "win dtm {d}"),
+            Value::Loss(d) => write!(f, "loss dtm {d}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_and_parity_tells_win_from_loss() {
+        for v in [
+            Value::Draw,
+            Value::Loss(0),
+            Value::Win(1),
+            Value::Loss(2),
+            Value::Win(253),
+        ] {
+            assert_eq!(Value::from_byte(v.to_byte()), Some(v));
+        }
+        assert_eq!(Value::from_byte(INVALID), None);
+        assert_eq!(Value::Loss(4).parent(), Value::Win(5));
+        assert!(Value::Win(3).better_than(Value::Win(5)));
+        assert!(Value::Loss(6).better_than(Value::Loss(2)));
+        assert!(Value::Draw.better_than(Value::Loss(40)));
+    }
+}

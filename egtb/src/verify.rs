@@ -1,0 +1,124 @@
+//! Checking a table: every position's value must be the best of its
+//! successors' values, one ply on (the minimax rule). With distances to
+//! mate this settles every value: a win's distance falls by one along its
+//! best line down to a mate, so no cycle of wins or losses can agree with
+//! itself, and a draw with a losing successor for the opponent would not.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use xqcore::{Position, Setup};
+
+use crate::generate::{Lookup, Solved};
+use crate::index::Placement;
+use crate::material::color_of_side;
+use crate::orient::{board_of, placement_of};
+use crate::value::Value;
+
+/// A position whose stored value disagrees with its successors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub fen: String,
+    pub stored: Value,
+    pub from_successors: Value,
+}
+
+/// What [`verify`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Positions checked (legal ones, both sides to move).
+    pub checked: u64,
+    /// The first few disagreements, and how many there were.
+    pub mismatches: Vec<Mismatch>,
+    pub mismatch_count: u64,
+}
+
+/// Checks every legal position of `table` against its successors: those
+/// in the table itself, and captures through `lookup`. `progress` gets the
+/// number of indexes done as work finishes.
+pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Sync)) -> Report {
+    let indexer = &table.indexer;
+    let checked = AtomicU64::new(0);
+    let chunk = 4096u64;
+    let chunks = indexer.size().div_ceil(chunk);
+    let mut mismatches: Vec<Mismatch> = (0..chunks)
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let start = c * chunk;
+            let end = (start + chunk).min(indexer.size());
+            let mut found = Vec::new();
+            let mut placement = Placement::new();
+            let mut child = Placement::new();
+            let mut n = 0;
+            for index in start..end {
+                indexer.placement(index, &mut placement);
+                if !indexer.is_canonical(index, &placement) {
+                    continue;
+                }
+                let board = board_of(indexer, &placement);
+                for side in 0..2 {
+                    let setup = Setup {
+                        board: board.clone(),
+                        turn: color_of_side(side, false),
+                        plies_since_capture: 0,
+                        fullmoves: 1,
+                    };
+                    let Ok(mut pos) = Position::from_setup(setup) else {
+                        continue;
+                    };
+                    n += 1;
+                    let stored = table.value(side, index).expect("legal positions are valid");
+                    let derived = best_of_successors(&mut pos, table, lookup, &mut child);
+                    if stored != derived {
+                        found.push(Mismatch {
+                            fen: pos.fen(),
+                            stored,
+                            from_successors: derived,
+                        });
+                    }
+                }
+            }
+            checked.fetch_add(n, Relaxed);
+            progress(end - start);
+            found
+        })
+        .collect();
+    let mismatch_count = mismatches.len() as u64;
+    mismatches.truncate(10);
+    Report {
+        checked: checked.into_inner(),
+        mismatches,
+        mismatch_count,
+    }
+}
+
+/// The value of `pos` from its successors: the best of their values seen
+/// one ply earlier, or a loss when there is no legal move.
+fn best_of_successors(
+    pos: &mut Position,
+    table: &Solved,
+    lookup: &dyn Lookup,
+    child: &mut Placement,
+) -> Value {
+    let mut best: Option<Value> = None;
+    for &m in pos.legal_moves().iter() {
+        let capture = pos.board().piece_at(m.to()).is_some();
+        pos.make_move(m);
+        let v = if capture {
+            lookup.value(pos.board(), pos.turn())
+        } else {
+            placement_of(&table.indexer, pos.board(), false, child);
+            let index = table.indexer.index(child).expect("a legal successor");
+            let side = usize::from(pos.turn() != color_of_side(0, false));
+            table
+                .value(side, index)
+                .expect("a legal successor is valid")
+        };
+        pos.unmake_move();
+        let v = v.parent();
+        if best.is_none_or(|b| v.better_than(b)) {
+            best = Some(v);
+        }
+    }
+    best.unwrap_or(Value::Loss(0))
+}

@@ -1,0 +1,108 @@
+//! Endgame tables for the engine: which directories to use, and what to do
+//! at the root of a position the tables know.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use xqcore::{Move, Position};
+use xqegtb::{ProbeError, Tablebase, Value, Wdl};
+
+/// Where tables are looked for when `egtbpaths` is not set.
+pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
+
+/// The default table directory: data/egtb under the working directory, or
+/// under the directory of the executable or its ancestors (as the default
+/// book is found).
+pub fn default_dir() -> Option<PathBuf> {
+    let cwd = PathBuf::from(DEFAULT_EGTB_DIR);
+    if cwd.is_dir() {
+        return Some(cwd);
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .take(4)
+        .map(|dir| dir.join(DEFAULT_EGTB_DIR))
+        .find(|p| p.is_dir())
+}
+
+/// The tables of the directories in `egtbpaths`, registered when the
+/// paths change (files open on first probe).
+#[derive(Default)]
+pub struct Tables {
+    /// The paths the current set was registered from.
+    registered: Option<Vec<String>>,
+    tablebase: Arc<Tablebase>,
+}
+
+impl Tables {
+    /// The tables of `paths` (empty: the default directory), registering
+    /// them anew if the paths changed. Directories that cannot be read are
+    /// reported in `messages`.
+    pub fn get(&mut self, paths: &[String], messages: &mut Vec<String>) -> Arc<Tablebase> {
+        if self.registered.as_deref() != Some(paths) {
+            let dirs: Vec<PathBuf> = if paths.is_empty() {
+                default_dir().into_iter().collect()
+            } else {
+                paths.iter().map(PathBuf::from).collect()
+            };
+            let mut tb = Tablebase::new();
+            for dir in dirs {
+                if let Err(e) = tb.add_dir(&dir) {
+                    messages.push(format!("egtbpaths: {}: {e}", dir.display()));
+                }
+            }
+            self.tablebase = Arc::new(tb);
+            self.registered = Some(paths.to_vec());
+        }
+        self.tablebase.clone()
+    }
+}
+
+/// What the tables say to do at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RootPlay {
+    /// A won or lost position: play this move (fastest mate, or longest
+    /// defence) at once. The value is the position's.
+    Play(Move, Value),
+    /// A drawn position: search only among these moves, which keep the draw.
+    Restrict(Vec<Move>),
+    /// The tables do not cover every move here: search as usual.
+    Search,
+}
+
+/// The root decision for `pos` among `root_moves` (legal, not banned).
+pub fn root_play(
+    tb: &Tablebase,
+    pos: &Position,
+    root_moves: &[Move],
+) -> Result<RootPlay, ProbeError> {
+    if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
+        return Ok(RootPlay::Search);
+    }
+    let mut child = pos.clone();
+    let mut scored = Vec::with_capacity(root_moves.len());
+    for &m in root_moves {
+        child.make_move(m);
+        let v = tb.probe(&child);
+        child.unmake_move();
+        match v? {
+            Some(v) => scored.push((m, v.parent())),
+            None => return Ok(RootPlay::Search),
+        }
+    }
+    let &(best, value) = scored
+        .iter()
+        .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
+        .expect("root moves");
+    Ok(match value.wdl() {
+        Wdl::Draw => RootPlay::Restrict(
+            scored
+                .iter()
+                .filter(|(_, v)| v.wdl() == Wdl::Draw)
+                .map(|&(m, _)| m)
+                .collect(),
+        ),
+        _ => RootPlay::Play(best, value),
+    })
+}
