@@ -512,15 +512,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn for_each_index_lists_the_squares_in_order() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
+    /// A xorshift generator of test inputs.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    #[test]
+    fn for_each_index_lists_the_squares_in_order() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2000 {
             // Sparse and dense sets, some with bits past the last square.
             let (a, b, c) = (next(), next(), next());
@@ -572,13 +576,7 @@ mod tests {
 
     #[test]
     fn elephants_attack_as_one_by_one() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for color in Color::ALL {
             let points = ELEPHANT_POINTS[color.index()];
             assert_eq!(points.count_ones(), 7);

@@ -529,16 +529,7 @@ pub(crate) static ELEPHANT_EYES: [u128; NUM_SQUARES] = pair_sets(&ELEPHANT_STEPS
 static HORSE_LEG: [i8; 39] = {
     let mut t = [0; 39];
     let mut i = 0;
-    let steps: [(i32, i32); 8] = [
-        (1, 2),
-        (-1, 2),
-        (1, -2),
-        (-1, -2),
-        (2, 1),
-        (2, -1),
-        (-2, 1),
-        (-2, -1),
-    ];
+    let steps = HORSE;
     while i < 8 {
         let (df, dr) = steps[i];
         t[(df + 9 * dr + 19) as usize] = (df.signum() + 9 * dr.signum()) as i8;

@@ -178,22 +178,9 @@ impl State<'_> {
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
             let i = index as usize;
-            self.indexer.placement(index, &mut placement);
-            if !self.indexer.is_canonical(index, &placement) {
-                for side in 0..2 {
-                    self.values[side][i].store(INVALID, Relaxed);
-                }
-                continue;
-            }
-            let board = board_of(self.indexer, &placement);
-            for side in 0..2 {
-                let setup = Setup {
-                    board: board.clone(),
-                    turn: color_of_side(side, false),
-                    plies_since_capture: 0,
-                    fullmoves: 1,
-                };
-                let Ok(mut pos) = Position::from_setup(setup) else {
+            let positions = positions_at(self.indexer, index, &mut placement);
+            for (side, pos) in positions.into_iter().enumerate() {
+                let Some(mut pos) = pos else {
                     self.values[side][i].store(INVALID, Relaxed);
                     continue;
                 };
@@ -288,6 +275,31 @@ impl State<'_> {
         }
         out
     }
+}
+
+/// The positions an index names, for each side to move (0: the side
+/// written first): `None` where the index names no position (pieces
+/// sharing a square, the larger of a mirror pair) or the position cannot
+/// occur with that side to move (the other side in check, kings facing).
+pub fn positions_at(
+    indexer: &Indexer,
+    index: u64,
+    placement: &mut Placement,
+) -> [Option<Position>; 2] {
+    indexer.placement(index, placement);
+    if !indexer.is_canonical(index, placement) {
+        return [None, None];
+    }
+    let board = board_of(indexer, placement);
+    [0, 1].map(|side| {
+        Position::from_setup(Setup {
+            board: board.clone(),
+            turn: color_of_side(side, false),
+            plies_since_capture: 0,
+            fullmoves: 1,
+        })
+        .ok()
+    })
 }
 
 /// Calls `visit` with every placement from which `side` could have made a

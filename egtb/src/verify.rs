@@ -7,12 +7,12 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use xqcore::{Position, Setup};
+use xqcore::Position;
 
-use crate::generate::{Lookup, Solved};
+use crate::generate::{positions_at, Lookup, Solved};
 use crate::index::Placement;
 use crate::material::color_of_side;
-use crate::orient::{board_of, placement_of};
+use crate::orient::placement_of;
 use crate::value::Value;
 
 /// A position whose stored value disagrees with its successors.
@@ -51,21 +51,9 @@ pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Syn
             let mut child = Placement::new();
             let mut n = 0;
             for index in start..end {
-                indexer.placement(index, &mut placement);
-                if !indexer.is_canonical(index, &placement) {
-                    continue;
-                }
-                let board = board_of(indexer, &placement);
-                for side in 0..2 {
-                    let setup = Setup {
-                        board: board.clone(),
-                        turn: color_of_side(side, false),
-                        plies_since_capture: 0,
-                        fullmoves: 1,
-                    };
-                    let Ok(mut pos) = Position::from_setup(setup) else {
-                        continue;
-                    };
+                let positions = positions_at(indexer, index, &mut placement);
+                for (side, pos) in positions.into_iter().enumerate() {
+                    let Some(mut pos) = pos else { continue };
                     n += 1;
                     let stored = table.value(side, index).expect("legal positions are valid");
                     let derived = best_of_successors(&mut pos, table, lookup, &mut child);

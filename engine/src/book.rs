@@ -195,16 +195,23 @@ fn pick(candidates: &[(Move, u32)], variety: BookVariety, random: f64) -> Move {
 /// the directory of the executable or its ancestors (a build tree's
 /// `target/release` finds the repository's data/).
 pub fn default_book() -> Option<PathBuf> {
-    let cwd = PathBuf::from(DEFAULT_BOOK);
-    if cwd.is_file() {
+    find_data(DEFAULT_BOOK, Path::is_file)
+}
+
+/// `relative` (a path under the repository, like data/book.xqb) under the
+/// working directory, else under the executable's directory or one of its
+/// ancestors: the first that `accept`s.
+pub(crate) fn find_data(relative: &str, accept: fn(&Path) -> bool) -> Option<PathBuf> {
+    let cwd = PathBuf::from(relative);
+    if accept(&cwd) {
         return Some(cwd);
     }
     let exe = std::env::current_exe().ok()?;
     exe.ancestors()
         .skip(1)
         .take(4)
-        .map(|dir| dir.join(DEFAULT_BOOK))
-        .find(|p| p.is_file())
+        .map(|dir| dir.join(relative))
+        .find(|p| accept(p))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Endgame tables for the engine: which directories to use, and what to do
 //! at the root of a position the tables know.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use xqcore::{Move, Position};
@@ -14,16 +14,7 @@ pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
 /// under the directory of the executable or its ancestors (as the default
 /// book is found).
 pub fn default_dir() -> Option<PathBuf> {
-    let cwd = PathBuf::from(DEFAULT_EGTB_DIR);
-    if cwd.is_dir() {
-        return Some(cwd);
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .take(4)
-        .map(|dir| dir.join(DEFAULT_EGTB_DIR))
-        .find(|p| p.is_dir())
+    crate::book::find_data(DEFAULT_EGTB_DIR, Path::is_dir)
 }
 
 /// The tables of the directories in `egtbpaths`, registered when the
