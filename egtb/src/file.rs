@@ -225,7 +225,25 @@ pub struct TableFile {
     reader: Reader,
     info: TableInfo,
     indexer: Indexer,
+    /// Tells this file's blocks apart in the per-thread caches.
+    id: u64,
 }
+
+/// Decompressed blocks each thread keeps, most recent last.
+const THREAD_BLOCKS: usize = 8;
+
+/// A thread's cached block: the file's id, the block number, its bytes.
+type CachedBlock = (u64, usize, std::sync::Arc<[u8]>);
+
+thread_local! {
+    /// Each thread's recent blocks, by (file id, block): a probe that hits
+    /// one takes no lock, so search threads never wait on each other.
+    static BLOCKS: std::cell::RefCell<Vec<CachedBlock>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Ids of opened table files.
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl TableFile {
     /// Opens and checks a table file: the container's header, index and
@@ -276,6 +294,7 @@ impl TableFile {
             reader,
             info,
             indexer,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -302,12 +321,37 @@ impl TableFile {
             .reader
             .block_for(key)
             .ok_or_else(|| corrupt(format!("no block holds key {key}")))?;
-        let data = self.reader.block(block)?;
+        let data = self.cached_block(block)?;
         let offset = key - self.reader.index()[block].first_key;
         let byte = *data
             .get(offset as usize)
             .ok_or_else(|| corrupt(format!("block {block} is too short for key {key}")))?;
         Value::from_byte(byte).ok_or_else(|| corrupt(format!("invalid value byte at key {key}")))
+    }
+
+    /// Block `i`, from this thread's cache or else from the reader (which
+    /// decompresses it, or finds it in its own shared cache).
+    fn cached_block(&self, i: usize) -> Result<std::sync::Arc<[u8]>, TableError> {
+        let hit = BLOCKS.with_borrow_mut(|cache| {
+            let at = cache
+                .iter()
+                .rposition(|(id, b, _)| *id == self.id && *b == i)?;
+            let entry = cache.remove(at);
+            let data = entry.2.clone();
+            cache.push(entry);
+            Some(data)
+        });
+        if let Some(data) = hit {
+            return Ok(data);
+        }
+        let data = self.reader.block(i)?;
+        BLOCKS.with_borrow_mut(|cache| {
+            if cache.len() == THREAD_BLOCKS {
+                cache.remove(0);
+            }
+            cache.push((self.id, i, data.clone()));
+        });
+        Ok(data)
     }
 
     /// Every value byte, by side to move (for verification and for
