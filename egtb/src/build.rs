@@ -93,6 +93,8 @@ pub fn build(
     })?;
     let mut summary = Summary::default();
     let mut solutions = Solutions::default();
+    // What each table's captures read: a table is kept while a later one needs it.
+    let captures: Vec<Vec<Material>> = plan.iter().map(|m| m.captures()).collect();
     for (i, &material) in plan.iter().enumerate() {
         let path = table_path(dir, material);
         let solved = match existing(&path, material) {
@@ -126,8 +128,8 @@ pub fn build(
         };
         solutions.insert(solved);
         // Tables no later one captures into are not needed any more.
-        let later = &plan[i + 1..];
-        solutions.retain(|m| later.iter().any(|l| l.dependencies().contains(m)));
+        let later = &captures[i + 1..];
+        solutions.retain(|m| later.iter().any(|c| c.contains(m)));
     }
     Ok(summary)
 }

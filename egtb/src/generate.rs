@@ -101,7 +101,7 @@ pub fn solve(
     };
     // Setup: per chunk, the positions already settled by their captures.
     let chunks = indexer.size().div_ceil(CHUNK);
-    let mut scheduled: Vec<Settled> = (0..chunks)
+    let found: Vec<Settled> = (0..chunks)
         .into_par_iter()
         .flat_map_iter(|c| {
             let start = c * CHUNK;
@@ -111,21 +111,29 @@ pub fn solve(
             found
         })
         .collect();
+    // Positions whose distance is known before their round, by distance.
+    let mut scheduled: Vec<Vec<Settled>> = vec![Vec::new(); MAX_DTM as usize + 1];
+    let mut pending = 0usize;
+    let schedule = |scheduled: &mut Vec<Vec<Settled>>, s: Settled| {
+        scheduled[s.value.dtm().expect("decided") as usize].push(s);
+    };
+    for s in found {
+        schedule(&mut scheduled, s);
+        pending += 1;
+    }
     let mut dtm: u8 = 0;
     let mut frontier: Vec<Settled> = Vec::new();
     loop {
         // Positions whose distance was fixed ahead of time settle now,
         // unless something shorter settled them first.
-        let (now, later): (Vec<Settled>, Vec<Settled>) = scheduled
-            .into_iter()
-            .partition(|s| s.value.dtm() == Some(dtm));
-        scheduled = later;
+        let now = std::mem::take(&mut scheduled[dtm as usize]);
+        pending -= now.len();
         frontier.extend(now.into_iter().filter(|s| state.settle(s)));
         progress(Progress::Round {
             dtm,
             settled: frontier.len(),
         });
-        if frontier.is_empty() && scheduled.is_empty() {
+        if frontier.is_empty() && pending == 0 {
             break;
         }
         if dtm == MAX_DTM {
@@ -133,11 +141,14 @@ pub fn solve(
                 material: material.to_string(),
             });
         }
-        let (next, pending): (Vec<Settled>, Vec<Settled>) = frontier
+        let (next, later): (Vec<Settled>, Vec<Settled>) = frontier
             .par_iter()
             .flat_map_iter(|s| state.predecessors(s))
             .partition(|s| s.value.dtm() == Some(dtm + 1));
-        scheduled.extend(pending);
+        pending += later.len();
+        for s in later {
+            schedule(&mut scheduled, s);
+        }
         frontier = next;
         dtm += 1;
     }

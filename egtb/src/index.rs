@@ -22,7 +22,7 @@
 //! Squares are in table orientation: side 0 (written first in the material
 //! name) plays as Red, from the bottom of the board.
 
-use xqcore::{Role, Square, NUM_SQUARES};
+use xqcore::{Role, NUM_SQUARES};
 
 use crate::material::Material;
 
@@ -64,13 +64,6 @@ fn slots_of(points: &[u8]) -> [u8; NUM_SQUARES] {
         t[s as usize] = i as u8;
     }
     t
-}
-
-fn mirror_sq(s: u8) -> u8 {
-    Square::from_index(s as usize)
-        .expect("a board square")
-        .mirror()
-        .index() as u8
 }
 
 /// Every square's mirror image (file `a` <-> `i`).
@@ -231,7 +224,7 @@ impl Group {
         let mut sq = [0u8; 5];
         let n = self.squares_into(code, &mut sq);
         for s in &mut sq[..n] {
-            *s = mirror_sq(*s);
+            *s = MIRROR[*s as usize];
         }
         self.code_of(&sq[..n]).expect("a mirrored group is a group")
     }
@@ -525,7 +518,7 @@ mod tests {
                 if ix.is_canonical(i, &p) {
                     canonical += 1;
                     assert_eq!(ix.index(&p), Some(i), "{name} index {i}: {p:?}");
-                    let mirror: Vec<u8> = p.iter().map(|&s| mirror_sq(s)).collect();
+                    let mirror: Vec<u8> = p.iter().map(|&s| MIRROR[s as usize]).collect();
                     assert_eq!(ix.index(&mirror), Some(i), "{name} mirror of {i}");
                 }
             }

@@ -141,20 +141,32 @@ impl Material {
         let mut found = std::collections::BTreeSet::new();
         let mut stack = vec![self.canonical().0];
         while let Some(m) = stack.pop() {
-            for side in 0..2 {
-                for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
-                    if m.count(side, role) > 0 {
-                        let (sub, _) = m.without(side, role);
-                        if !sub.is_dead_draw() && found.insert(sub) {
-                            stack.push(sub);
-                        }
-                    }
+            for sub in m.captures() {
+                if found.insert(sub) {
+                    stack.push(sub);
                 }
             }
         }
         let mut list: Vec<Material> = found.into_iter().collect();
         list.sort_by_key(|m| (m.piece_count(), m.to_string()));
         list
+    }
+
+    /// The materials one capture leads to (canonical, without dead draws):
+    /// the tables a solver of this one looks values up in.
+    pub fn captures(&self) -> Vec<Material> {
+        let mut out = Vec::new();
+        for side in 0..2 {
+            for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
+                if self.count(side, role) > 0 {
+                    let (sub, _) = self.without(side, role);
+                    if !sub.is_dead_draw() && !out.contains(&sub) {
+                        out.push(sub);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Every canonical material with at most `pieces` pieces (kings

@@ -9,9 +9,9 @@ use crate::material::{color_of_side, Material};
 /// A board's table: its canonical material, and whether the board's
 /// colours are the table's reversed (Black plays the table's side 0).
 pub fn table_of(board: &Board) -> (Material, bool) {
-    let (material, swapped) = Material::of_board(board).canonical();
-    // Equal sides: the table holds both colours' positions as they are.
-    (material, swapped && !material.is_symmetric())
+    // Equal sides are never swapped: the table holds both colours'
+    // positions as they are.
+    Material::of_board(board).canonical()
 }
 
 /// The table side (0 or 1) that `turn` plays when the board's colours are

@@ -129,19 +129,31 @@ impl Tablebase {
     /// that keeps the draw otherwise. `Ok(None)` when a position the moves
     /// lead to has no table, or when there is no legal move.
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Value)>, ProbeError> {
-        let mut best: Option<(Move, Value)> = None;
+        let moves = pos.legal_moves();
+        Ok(self.move_values(pos, &moves)?.and_then(|values| {
+            values
+                .into_iter()
+                .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
+        }))
+    }
+
+    /// The value each of `moves` (legal in `pos`) leads to, for the side
+    /// that plays it; `Ok(None)` when a position they reach has no table.
+    pub fn move_values(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+    ) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
         let mut child = pos.clone();
-        for &m in pos.legal_moves().iter() {
+        let mut values = Vec::with_capacity(moves.len());
+        for &m in moves {
             child.make_move(m);
             let v = self.probe(&child);
             child.unmake_move();
             let Some(v) = v? else { return Ok(None) };
-            let v = v.parent();
-            if best.is_none_or(|(_, b)| v.better_than(b)) {
-                best = Some((m, v));
-            }
+            values.push((m, v.parent()));
         }
-        Ok(best)
+        Ok(Some(values))
     }
 }
 

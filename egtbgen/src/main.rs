@@ -162,7 +162,8 @@ fn gen(
     let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
     println!(
         "{} tables in {} ({} built, {} already there) in {seconds:.2} s; \
-         {} bytes written for {} positions ({bits:.3} bits/position); peak memory {:.1} MB",
+         {} bytes written for {} positions ({bits:.3} bits/position); \
+         at most {:.1} MB of values, counters and capture tables held",
         plan.len(),
         dir.display(),
         summary.solved,
@@ -201,6 +202,9 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
             elapsed,
         } => {
             bar.finish_and_clear();
+            if quiet {
+                return;
+            }
             let positions = 2 * info.size;
             println!(
                 "{material}: {positions} positions, {} bytes ({:.3} bits/position), longest mate {} plies, {:.2} s",

@@ -71,17 +71,9 @@ pub fn root_play(
     if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
         return Ok(RootPlay::Search);
     }
-    let mut child = pos.clone();
-    let mut scored = Vec::with_capacity(root_moves.len());
-    for &m in root_moves {
-        child.make_move(m);
-        let v = tb.probe(&child);
-        child.unmake_move();
-        match v? {
-            Some(v) => scored.push((m, v.parent())),
-            None => return Ok(RootPlay::Search),
-        }
-    }
+    let Some(scored) = tb.move_values(pos, root_moves)? else {
+        return Ok(RootPlay::Search);
+    };
     let &(best, value) = scored
         .iter()
         .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
