@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::file::{write_table, TableError, TableFile, TableInfo, EXTENSION, RULES_PLAIN};
+use crate::file::{
+    write_table, TableError, TableFile, TableInfo, EXTENSION, RULES_PERPETUAL_CHECK,
+};
 use crate::generate::{solve, Progress, Solutions, SolveError, Solved};
 use crate::index::Indexer;
 use crate::material::Material;
@@ -107,12 +109,10 @@ pub fn build(
                 let started = Instant::now();
                 let indexes = Indexer::new(material).size();
                 events(Event::Solving { material, indexes });
-                // Values, unresolved counts and capture losses: a byte each
-                // per index and side, plus the tables kept for captures.
-                let working = 6 * indexes + solutions.bytes();
+                let working = crate::generate::working_bytes(material) + solutions.bytes();
                 summary.peak_memory = summary.peak_memory.max(working);
                 let solved = solve(material, &solutions, &|p| events(Event::Progress(p)))?;
-                let info = TableInfo::of_values(material, RULES_PLAIN, &solved.values);
+                let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &solved.values);
                 let bytes = write_table(&path, &info, &solved.values, LEVEL)?;
                 summary.solved += 1;
                 summary.bytes += bytes;

@@ -10,13 +10,17 @@
 //!
 //! ```text
 //! u8        length of the material name, then its ASCII bytes (KRKAABB)
-//! u8        rule set (RULES_PLAIN)
+//! u8        rule set (RULES_PERPETUAL_CHECK)
 //! u64       indexes per side to move
 //! per side to move (2x):
-//!   u64 x3  wins, draws, losses
-//!   u8      longest mate or loss in plies
+//!   u64 x3  wins, draws, losses (those by the rule included)
+//!   u8      longest mate (won or lost) in plies
 //!   u64     an index that attains it
+//!   u64 x2  wins and losses by the perpetual-check rule
 //! ```
+//!
+//! Format version 1 had rule set 1 (repetitions always draws) and no rule
+//! counts; it is refused, and `egtbgen gen` builds such a table again.
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +34,7 @@ use crate::value::{Value, INVALID};
 pub const TABLE_KIND: Kind = Kind {
     magic: *b"XQEGTB\0\0",
     name: "xqegtb endgame table",
-    format_version: 1,
+    format_version: 2,
     key_scheme: INDEX_SCHEME,
 };
 
@@ -40,9 +44,12 @@ pub const EXTENSION: &str = "xqtb";
 /// Records in a block: small blocks keep a cold probe quick.
 pub const BLOCK_RECORDS: u64 = 16 * 1024;
 
-/// Rule set 1: a side without a legal move loses; repetitions are draws
-/// (endless checking is not scored).
-pub const RULES_PLAIN: u8 = 1;
+/// Rule set 2: a side without a legal move loses; a side that can only
+/// avoid losing by checking for ever loses (values from
+/// [`crate::value::RULE_DTM`] up); every other repetition is a draw.
+/// Perpetual chasing is not scored. (Rule set 1, of format version 1, had
+/// no perpetual-check rule.)
+pub const RULES_PERPETUAL_CHECK: u8 = 2;
 
 /// Why a table file was refused or could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +79,10 @@ pub struct SideStats {
     pub longest: u8,
     /// An index whose value has that distance.
     pub longest_index: u64,
+    /// Wins by the perpetual-check rule (counted in `wins` too).
+    pub rule_wins: u64,
+    /// Losses by the perpetual-check rule (counted in `losses` too).
+    pub rule_losses: u64,
 }
 
 /// A table's parameters, as stored in its metadata.
@@ -97,7 +108,12 @@ impl TableInfo {
                     Value::Draw => s.draws += 1,
                     Value::Loss(_) => s.losses += 1,
                 }
-                if let Some(d) = v.dtm() {
+                if v.by_rule() {
+                    match v {
+                        Value::Win(_) => s.rule_wins += 1,
+                        _ => s.rule_losses += 1,
+                    }
+                } else if let Some(d) = v.dtm() {
                     if d > s.longest {
                         s.longest = d;
                         s.longest_index = i as u64;
@@ -126,6 +142,9 @@ impl TableInfo {
             }
             b.push(s.longest);
             b.extend_from_slice(&s.longest_index.to_le_bytes());
+            for n in [s.rule_wins, s.rule_losses] {
+                b.extend_from_slice(&n.to_le_bytes());
+            }
         }
         b
     }
@@ -149,6 +168,8 @@ impl TableInfo {
             s.losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.longest = r.u8().ok_or_else(|| bad("counts cut short"))?;
             s.longest_index = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            s.rule_wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            s.rule_losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
         }
         Ok(TableInfo {
             material,
@@ -251,7 +272,7 @@ impl TableFile {
     pub fn open(path: &Path) -> Result<TableFile, TableError> {
         let reader = Reader::open(path, TABLE_KIND)?;
         let info = TableInfo::decode(path, reader.meta())?;
-        if info.rules != RULES_PLAIN {
+        if info.rules != RULES_PERPETUAL_CHECK {
             return Err(TableError::corrupt(
                 path,
                 format!("rule set {} is unknown to this program", info.rules),
@@ -391,7 +412,7 @@ mod tests {
         });
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("KRK.xqtb");
-        let info = TableInfo::of_values(material, RULES_PLAIN, &values);
+        let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &values);
         write_table(&path, &info, &values, 3).unwrap();
         let t = TableFile::open(&path).unwrap();
         assert_eq!(t.info(), &info);

@@ -20,11 +20,17 @@
 //! and each round only reads what earlier rounds settled, so the result
 //! does not depend on the number of threads.
 //!
+//! 4. **Perpetual check** (when a side has pieces that give check): among
+//!    the draws, a greatest fixed point finds the positions whose side can
+//!    only avoid losing by checking for ever (`State::trapped_checkers`);
+//!    they lose, the rounds go on from them, and the search repeats until
+//!    it finds none.
+//!
 //! Rule set: a position with no legal move is lost (checkmate and
-//! stalemate alike). Repetitions are draws: endless checking is not yet
-//! scored as a loss for the checking side (see the crate documentation).
+//! stalemate alike); a side that can only check for ever loses; every other
+//! repetition, perpetual chasing included, is a draw.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use xqcore::{Board, Color, Position, Role, Setup};
@@ -32,7 +38,7 @@ use xqcore::{Board, Color, Position, Role, Setup};
 use crate::index::{Indexer, Placement};
 use crate::material::{color_of_side, Material};
 use crate::orient::{board_of, placement_of};
-use crate::value::{Value, INVALID, MAX_DTM};
+use crate::value::{Value, Wdl, INVALID, MAX_DTM, RULE_DTM};
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
@@ -64,12 +70,15 @@ pub enum Progress {
     Setup(u64),
     /// A round settled this many positions at distance `dtm`.
     Round { dtm: u8, settled: usize },
+    /// The perpetual-check rule found this many positions whose side can
+    /// only check (each a loss; 0 when the search for them is over).
+    Perpetual { trapped: usize },
 }
 
 /// Why a material could not be solved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
-    #[error("{material}: a mate is longer than {MAX_DTM} plies, more than a table byte holds")]
+    #[error("{material}: a mate is {RULE_DTM} plies or longer, or a loss by the perpetual-check rule more than {} plies from a forced checker: more than a table byte holds", MAX_DTM - RULE_DTM)]
     TooDeep { material: String },
 }
 
@@ -79,6 +88,18 @@ struct Settled {
     side: u8,
     index: u64,
     value: Value,
+}
+
+/// Bytes the solver holds for `material`: values, unresolved counts and
+/// capture losses, a byte each per index and side to move, and two more
+/// for the perpetual-check pass when a side can check.
+pub fn working_bytes(material: Material) -> u64 {
+    let per_index = if material.has_attackers(0) || material.has_attackers(1) {
+        10
+    } else {
+        6
+    };
+    per_index * Indexer::new(material).size()
 }
 
 /// Indexes per unit of parallel setup work.
@@ -97,6 +118,7 @@ pub fn solve(
         values: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
         unresolved: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
         capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        rule_captures: AtomicBool::new(false),
         indexer: &indexer,
     };
     // Setup: per chunk, the positions already settled by their captures.
@@ -111,51 +133,69 @@ pub fn solve(
             found
         })
         .collect();
-    // Positions whose distance is known before their round, by distance.
-    let mut scheduled: Vec<Vec<Settled>> = vec![Vec::new(); MAX_DTM as usize + 1];
-    let mut pending = 0usize;
-    let schedule = |scheduled: &mut Vec<Vec<Settled>>, s: Settled| {
-        scheduled[s.value.dtm().expect("decided") as usize].push(s);
-    };
-    for s in found {
-        schedule(&mut scheduled, s);
-        pending += 1;
-    }
-    let mut dtm: u8 = 0;
-    let mut frontier: Vec<Settled> = Vec::new();
-    loop {
-        // Positions whose distance was fixed ahead of time settle now,
-        // unless something shorter settled them first.
-        let now = std::mem::take(&mut scheduled[dtm as usize]);
-        pending -= now.len();
-        frontier.extend(now.into_iter().filter(|s| state.settle(s)));
-        progress(Progress::Round {
-            dtm,
-            settled: frontier.len(),
+    let mut longest = state.rounds(found, 0, progress)?;
+    // Mates are shorter than RULE_DTM; longer distances here can only come
+    // from captures into results of the rule.
+    if longest >= RULE_DTM && !state.rule_captures.load(Relaxed) {
+        return Err(SolveError::TooDeep {
+            material: material.to_string(),
         });
-        if frontier.is_empty() && pending == 0 {
-            break;
-        }
-        if dtm == MAX_DTM {
-            return Err(SolveError::TooDeep {
-                material: material.to_string(),
+    }
+    // The perpetual-check rule: a side whose only ways to avoid losing are
+    // checks for ever loses. Such losses decide more positions, which may
+    // trap more checkers, so this repeats until no checker is trapped.
+    // Each repeat's losses lie beyond every distance settled before, so
+    // that `verify` can tell them from ordinary losses.
+    let may_check = [0, 1].map(|side| material.has_attackers(side));
+    if may_check.iter().any(|&c| c) {
+        let traps = Traps::new(size);
+        loop {
+            // The first even distance past every one settled so far.
+            let base = RULE_DTM.max((longest + 2) & !1);
+            let trapped = state.trapped_checkers(&traps, may_check, base, lookup);
+            progress(Progress::Perpetual {
+                trapped: trapped.len(),
             });
+            if trapped.is_empty() {
+                break;
+            }
+            longest = state.rounds(trapped, base, progress)?;
         }
-        let (next, later): (Vec<Settled>, Vec<Settled>) = frontier
-            .par_iter()
-            .flat_map_iter(|s| state.predecessors(s))
-            .partition(|s| s.value.dtm() == Some(dtm + 1));
-        pending += later.len();
-        for s in later {
-            schedule(&mut scheduled, s);
-        }
-        frontier = next;
-        dtm += 1;
     }
     let values = state
         .values
         .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u8>>());
     Ok(Solved { indexer, values })
+}
+
+/// Flags of the perpetual-check pass, by side to move and index.
+struct Traps {
+    /// [`TRAPPED`] and [`HOLDING`] bits.
+    flags: [Vec<AtomicU8>; 2],
+    /// For a holding position: its quiet, non-checking moves into
+    /// positions still trapped (distinct successors).
+    holds: [Vec<AtomicU8>; 2],
+}
+
+/// A position that stopped being [`TRAPPED`] or [`HOLDING`]: side to move,
+/// index and which of the two it was.
+type Released = (usize, u64, u8);
+
+/// A drawn position, not in check, whose every move that avoids losing is
+/// a quiet check into a holding position: its side can only check.
+const TRAPPED: u8 = 1;
+/// A drawn position in check whose side has a quiet, non-checking move
+/// into a trapped position: it keeps the checker trapped.
+const HOLDING: u8 = 2;
+
+impl Traps {
+    fn new(size: usize) -> Traps {
+        let zeros = || (0..size).map(|_| AtomicU8::new(0)).collect();
+        Traps {
+            flags: [zeros(), zeros()],
+            holds: [zeros(), zeros()],
+        }
+    }
 }
 
 struct State<'a> {
@@ -168,10 +208,280 @@ struct State<'a> {
     /// The loss distance forced by captures into positions the opponent
     /// wins (0 when there are none): a lost position lasts at least this long.
     capture_loss: [Vec<AtomicU8>; 2],
+    /// Whether a capture reached a result of the perpetual-check rule.
+    rule_captures: AtomicBool,
     indexer: &'a Indexer,
 }
 
 impl State<'_> {
+    /// Settles `found` (positions whose distance is already known) and
+    /// everything that follows from them, round by round from distance
+    /// `first`. Returns the longest distance settled (`first` if none).
+    fn rounds(
+        &self,
+        found: Vec<Settled>,
+        first: u8,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<u8, SolveError> {
+        // Positions whose distance is known before their round, by distance.
+        let mut scheduled: Vec<Vec<Settled>> = vec![Vec::new(); MAX_DTM as usize + 1];
+        let mut pending = 0usize;
+        let schedule = |scheduled: &mut Vec<Vec<Settled>>, s: Settled| {
+            scheduled[s.value.dtm().expect("decided") as usize].push(s);
+        };
+        for s in found {
+            schedule(&mut scheduled, s);
+            pending += 1;
+        }
+        let mut dtm = first;
+        let mut longest = first;
+        let mut frontier: Vec<Settled> = Vec::new();
+        loop {
+            // Positions whose distance was fixed ahead of time settle now,
+            // unless something shorter settled them first.
+            let now = std::mem::take(&mut scheduled[dtm as usize]);
+            pending -= now.len();
+            frontier.extend(now.into_iter().filter(|s| self.settle(s)));
+            progress(Progress::Round {
+                dtm,
+                settled: frontier.len(),
+            });
+            if !frontier.is_empty() {
+                longest = dtm;
+            }
+            if frontier.is_empty() && pending == 0 {
+                return Ok(longest);
+            }
+            if dtm == MAX_DTM {
+                return Err(SolveError::TooDeep {
+                    material: self.indexer.material().to_string(),
+                });
+            }
+            let (next, later): (Vec<Settled>, Vec<Settled>) = frontier
+                .par_iter()
+                .flat_map_iter(|s| self.predecessors(s))
+                .partition(|s| s.value.dtm() == Some(dtm + 1));
+            pending += later.len();
+            for s in later {
+                schedule(&mut scheduled, s);
+            }
+            frontier = next;
+            dtm += 1;
+        }
+    }
+
+    /// The drawn positions whose side to move can only check for ever, as
+    /// losses at `base` (or longer, when a capture loses more slowly), not
+    /// yet settled. `may_check`: which sides have pieces that give check.
+    ///
+    /// A greatest fixed point: every drawn position not in check whose
+    /// non-losing moves are all quiet checks starts out trapped, every
+    /// drawn position in check starts out holding; then a holding position
+    /// with no quiet, non-checking move left into a trapped one stops
+    /// holding, and a trapped position with a non-losing check into a
+    /// position that stopped holding stops being trapped, until nothing
+    /// changes. What is left trapped can only check, and the other side
+    /// answers every check without checking, so the checker loses.
+    fn trapped_checkers(
+        &self,
+        traps: &Traps,
+        may_check: [bool; 2],
+        base: u8,
+        lookup: &dyn Lookup,
+    ) -> Vec<Settled> {
+        let size = self.indexer.size();
+        // Candidates.
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+            self.mark_candidates(traps, start, end, may_check, lookup);
+        });
+        let mut released: Vec<Released> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+                self.count_holds(traps, start, end)
+            })
+            .collect();
+        // Release until nothing changes.
+        while !released.is_empty() {
+            released = released
+                .par_iter()
+                .flat_map_iter(|&released| self.release(traps, released))
+                .collect();
+        }
+        (0..2usize)
+            .flat_map(|side| {
+                let flags = &traps.flags[side];
+                let capture_loss = &self.capture_loss[side];
+                (0..size)
+                    .into_par_iter()
+                    .filter(move |&i| flags[i as usize].load(Relaxed) & TRAPPED != 0)
+                    .map(move |index| Settled {
+                        side: side as u8,
+                        index,
+                        value: Value::Loss(base.max(capture_loss[index as usize].load(Relaxed))),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Flags the candidates among indexes `start..end`: drawn positions in
+    /// check hold, drawn positions out of check whose every non-losing move
+    /// is a quiet check are trapped.
+    fn mark_candidates(
+        &self,
+        traps: &Traps,
+        start: u64,
+        end: u64,
+        may_check: [bool; 2],
+        lookup: &dyn Lookup,
+    ) {
+        let mut placement = Placement::new();
+        let mut child = Placement::new();
+        for index in start..end {
+            let i = index as usize;
+            let open = [0, 1].map(|side| self.values[side][i].load(Relaxed) == 0);
+            if !open.iter().any(|&o| o) {
+                for side in 0..2 {
+                    traps.flags[side][i].store(0, Relaxed);
+                }
+                continue;
+            }
+            let positions = positions_at(self.indexer, index, &mut placement);
+            for (side, pos) in positions.into_iter().enumerate() {
+                let flag = match pos {
+                    Some(pos) if open[side] => {
+                        if pos.in_check() {
+                            HOLDING
+                        } else if may_check[side] && self.only_checks(pos, lookup, &mut child) {
+                            TRAPPED
+                        } else {
+                            0
+                        }
+                    }
+                    _ => 0,
+                };
+                traps.flags[side][i].store(flag, Relaxed);
+            }
+        }
+    }
+
+    /// Whether every move of a drawn position that does not lose is a
+    /// quiet check into a drawn position.
+    fn only_checks(&self, mut pos: Position, lookup: &dyn Lookup, child: &mut Placement) -> bool {
+        for &m in pos.legal_moves().iter() {
+            let capture = pos.board().piece_at(m.to()).is_some();
+            pos.make_move(m);
+            let escapes = if capture {
+                // A capture that does not lose leaves the cycle.
+                lookup.value(pos.board(), pos.turn()).wdl() != Wdl::Win
+            } else {
+                placement_of(self.indexer, pos.board(), false, child);
+                let index = self.indexer.index(child).expect("a legal successor") as usize;
+                let side = usize::from(pos.turn() != color_of_side(0, false));
+                self.values[side][index].load(Relaxed) == 0 && !pos.in_check()
+            };
+            pos.unmake_move();
+            if escapes {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Counts, for the holding candidates among indexes `start..end`, their
+    /// quiet moves into trapped positions (distinct successors; such moves
+    /// never check, as a trapped position is not in check). Returns the
+    /// candidates with none, released at once.
+    fn count_holds(&self, traps: &Traps, start: u64, end: u64) -> Vec<Released> {
+        let mut released = Vec::new();
+        let mut placement = Placement::new();
+        let mut child = Placement::new();
+        let mut successors: Vec<u64> = Vec::with_capacity(128);
+        for index in start..end {
+            let i = index as usize;
+            let holding = [0, 1].map(|side| traps.flags[side][i].load(Relaxed) == HOLDING);
+            if !holding.iter().any(|&h| h) {
+                continue;
+            }
+            let positions = positions_at(self.indexer, index, &mut placement);
+            for (side, pos) in positions.into_iter().enumerate() {
+                let (true, Some(mut pos)) = (holding[side], pos) else {
+                    continue;
+                };
+                successors.clear();
+                for &m in pos.legal_moves().iter() {
+                    if pos.board().piece_at(m.to()).is_some() {
+                        continue;
+                    }
+                    pos.make_move(m);
+                    placement_of(self.indexer, pos.board(), false, &mut child);
+                    successors.push(self.indexer.index(&child).expect("a legal successor"));
+                    pos.unmake_move();
+                }
+                successors.sort_unstable();
+                successors.dedup();
+                let opponent = 1 - side;
+                let holds = successors
+                    .iter()
+                    .filter(|&&s| traps.flags[opponent][s as usize].load(Relaxed) & TRAPPED != 0)
+                    .count();
+                traps.holds[side][i].store(holds as u8, Relaxed);
+                if holds == 0 {
+                    traps.flags[side][i].store(0, Relaxed);
+                    released.push((side, index, HOLDING));
+                }
+            }
+        }
+        released
+    }
+
+    /// Follows a position that stopped being trapped or holding to its
+    /// predecessors (un-moves of the other side); returns those released
+    /// in turn. A trapped position's checks reach positions in check, so a
+    /// position that stops holding releases the trapped ones before it; a
+    /// holding position's counted moves reach trapped ones, so a position
+    /// that stops being trapped takes one from each holding one before it.
+    fn release(&self, traps: &Traps, (side, index, was): Released) -> Vec<Released> {
+        let mover = 1 - side;
+        let mut released = Vec::new();
+        for p in self.parents(index, mover) {
+            let (flag, holds) = (
+                &traps.flags[mover][p as usize],
+                &traps.holds[mover][p as usize],
+            );
+            let kind = if was == HOLDING { TRAPPED } else { HOLDING };
+            if flag.load(Relaxed) != kind {
+                continue;
+            }
+            let release = kind == TRAPPED || holds.fetch_sub(1, Relaxed) == 1;
+            if release && flag.swap(0, Relaxed) == kind {
+                released.push((mover, p, kind));
+            }
+        }
+        released
+    }
+
+    /// The distinct indexes from which `mover` reaches the position at
+    /// `index` by a quiet move (un-moves; legality is the caller's
+    /// business: positions that cannot occur are never open).
+    fn parents(&self, index: u64, mover: usize) -> Vec<u64> {
+        let mut placement = Placement::new();
+        self.indexer.placement(index, &mut placement);
+        let mut parents = Vec::with_capacity(64);
+        un_moves(self.indexer, &placement, mover, &mut |parent| {
+            parents.push(
+                self.indexer
+                    .index(parent)
+                    .expect("a predecessor on its points"),
+            );
+        });
+        parents.sort_unstable();
+        parents.dedup();
+        parents
+    }
+
     /// Settles a position if it is still open; whether it was.
     fn settle(&self, s: &Settled) -> bool {
         self.values[s.side as usize][s.index as usize]
@@ -204,6 +514,9 @@ impl State<'_> {
                     pos.make_move(m);
                     if capture {
                         let v = lookup.value(pos.board(), pos.turn()).parent();
+                        if v.by_rule() {
+                            self.rule_captures.store(true, Relaxed);
+                        }
                         match v {
                             Value::Loss(d) => capture_loss = capture_loss.max(d),
                             _ => blocked = true,
@@ -245,20 +558,8 @@ impl State<'_> {
     /// known to lose (scheduled later when a capture lasts longer).
     fn predecessors(&self, s: &Settled) -> Vec<Settled> {
         let mut out = Vec::new();
-        let mut placement = Placement::new();
-        self.indexer.placement(s.index, &mut placement);
         let mover = 1 - s.side as usize;
-        let mut parents = Vec::with_capacity(64);
-        un_moves(self.indexer, &placement, mover, &mut |parent| {
-            parents.push(
-                self.indexer
-                    .index(parent)
-                    .expect("a predecessor on its points"),
-            );
-        });
-        parents.sort_unstable();
-        parents.dedup();
-        for p in parents {
+        for p in self.parents(s.index, mover) {
             let i = p as usize;
             if self.values[mover][i].load(Relaxed) != 0 {
                 continue;

@@ -21,8 +21,15 @@ impl fmt::Display for Wdl {
 }
 
 /// A position's value for the side to move: a draw, or a win or loss with
-/// its distance to mate in plies (a win's distance is odd, a loss's even;
-/// a side with no legal move has lost in 0).
+/// its distance in plies (a win's distance is odd, a loss's even; a side
+/// with no legal move has lost in 0).
+///
+/// Distances below [`RULE_DTM`] count plies to mate. From [`RULE_DTM`] up
+/// the result comes from the perpetual-check rule: a loss at exactly
+/// [`RULE_DTM`] is a position whose side to move can only avoid mate by
+/// checking for ever (and so loses by the rule), and a distance `RULE_DTM +
+/// n` is `n` plies from such a position. These positions are draws when
+/// repetitions are always draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     Draw,
@@ -30,8 +37,12 @@ pub enum Value {
     Loss(u8),
 }
 
-/// Longest distance to mate a table can hold, in plies.
+/// Longest distance a table can hold, in plies.
 pub const MAX_DTM: u8 = 253;
+
+/// The distance of a loss by the perpetual-check rule: mates are shorter,
+/// longer distances lead to such a loss. Even, as a loss's distance is.
+pub const RULE_DTM: u8 = 200;
 
 /// The byte of a position that cannot occur (or is never probed): the
 /// writer replaces it with whatever compresses best.
@@ -47,7 +58,25 @@ impl Value {
         }
     }
 
-    /// Plies to mate, if decided.
+    /// Whether the perpetual-check rule decides this value (its distance is
+    /// [`RULE_DTM`] or more); under rules where every repetition is a draw
+    /// such a position is a draw.
+    pub fn by_rule(self) -> bool {
+        self.dtm().is_some_and(|d| d >= RULE_DTM)
+    }
+
+    /// The value when every repetition is a draw: results of the
+    /// perpetual-check rule become draws.
+    pub fn without_rule(self) -> Value {
+        if self.by_rule() {
+            Value::Draw
+        } else {
+            self
+        }
+    }
+
+    /// Plies to mate (or, by the rule, to a perpetual checker's loss), if
+    /// decided.
     pub fn dtm(self) -> Option<u8> {
         match self {
             Value::Draw => None,
@@ -104,6 +133,10 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Draw => f.write_str("draw"),
+            Value::Win(d) if *d >= RULE_DTM => write!(f, "win dtm {d} by the perpetual-check rule"),
+            Value::Loss(d) if *d >= RULE_DTM => {
+                write!(f, "loss dtm {d} by the perpetual-check rule")
+            }
             Value::Win(d) => write!(f, "win dtm {d}"),
             Value::Loss(d) => write!(f, "loss dtm {d}"),
         }
@@ -130,5 +163,19 @@ mod tests {
         assert!(Value::Win(3).better_than(Value::Win(5)));
         assert!(Value::Loss(6).better_than(Value::Loss(2)));
         assert!(Value::Draw.better_than(Value::Loss(40)));
+    }
+
+    #[test]
+    fn rule_results_rank_behind_mates_and_vanish_without_the_rule() {
+        let rule_win = Value::Win(RULE_DTM + 1);
+        assert!(rule_win.by_rule() && !Value::Win(RULE_DTM - 1).by_rule());
+        assert!(Value::Win(RULE_DTM - 1).better_than(rule_win));
+        assert!(rule_win.better_than(Value::Draw));
+        assert!(Value::Loss(RULE_DTM).better_than(Value::Loss(RULE_DTM - 2)));
+        assert_eq!(rule_win.without_rule(), Value::Draw);
+        assert_eq!(Value::Loss(4).without_rule(), Value::Loss(4));
+        assert!(Value::Loss(RULE_DTM)
+            .to_string()
+            .contains("perpetual-check rule"));
     }
 }

@@ -3,6 +3,14 @@
 //! mate this settles every value: a win's distance falls by one along its
 //! best line down to a mate, so no cycle of wins or losses can agree with
 //! itself, and a draw with a losing successor for the opponent would not.
+//!
+//! One exception, the perpetual-check rule: a loss at distance `d` (from
+//! [`RULE_DTM`] up) may be shorter than its successors say when its side is
+//! not in check and every move that would last longer than `d` is a quiet
+//! check into a win at `d + 1` for the opponent. Such a win goes on (by the
+//! minimax rule) into a loss at `d`, which is never in check, so never by
+//! a check. A line that never falls below `d` is then one side checking on
+//! every move while the other never checks: the checker loses.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -13,7 +21,7 @@ use crate::generate::{positions_at, Lookup, Solved};
 use crate::index::Placement;
 use crate::material::color_of_side;
 use crate::orient::placement_of;
-use crate::value::Value;
+use crate::value::{Value, RULE_DTM};
 
 /// A position whose stored value disagrees with its successors.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +64,7 @@ pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Syn
                     let Some(mut pos) = pos else { continue };
                     n += 1;
                     let stored = table.value(side, index).expect("legal positions are valid");
-                    let derived = best_of_successors(&mut pos, table, lookup, &mut child);
+                    let derived = best_of_successors(&mut pos, stored, table, lookup, &mut child);
                     if stored != derived {
                         found.push(Mismatch {
                             fen: pos.fen(),
@@ -81,14 +89,20 @@ pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Syn
 }
 
 /// The value of `pos` from its successors: the best of their values seen
-/// one ply earlier, or a loss when there is no legal move.
+/// one ply earlier, or a loss when there is no legal move. A loss by the
+/// perpetual-check rule shorter than that is accepted as stored (see the
+/// module documentation).
 fn best_of_successors(
     pos: &mut Position,
+    stored: Value,
     table: &Solved,
     lookup: &dyn Lookup,
     child: &mut Placement,
 ) -> Value {
     let mut best: Option<Value> = None;
+    // Whether every move lasting longer than `stored` is a quiet check
+    // into a win one ply longer (for a stored loss by the rule).
+    let mut rule_holds = !pos.in_check();
     for &m in pos.legal_moves().iter() {
         let capture = pos.board().piece_at(m.to()).is_some();
         pos.make_move(m);
@@ -102,11 +116,21 @@ fn best_of_successors(
                 .value(side, index)
                 .expect("a legal successor is valid")
         };
+        let quiet_check = !capture && pos.in_check();
         pos.unmake_move();
         let v = v.parent();
+        if let (Value::Loss(d), Value::Loss(e)) = (stored, v) {
+            if e > d && !(quiet_check && e == d + 2) {
+                rule_holds = false;
+            }
+        }
         if best.is_none_or(|b| v.better_than(b)) {
             best = Some(v);
         }
     }
-    best.unwrap_or(Value::Loss(0))
+    let derived = best.unwrap_or(Value::Loss(0));
+    match (stored, derived) {
+        (Value::Loss(d), Value::Loss(e)) if d >= RULE_DTM && e > d && rule_holds => stored,
+        _ => derived,
+    }
 }

@@ -50,55 +50,199 @@ fn place(pieces: &[Piece], board: &mut Board, out: &mut Vec<Position>) {
     }
 }
 
+/// A move of a brute-force position: into the same material (by id), or
+/// a capture with the value it reaches.
+#[derive(Clone, Copy)]
+enum Succ {
+    Inner { id: u32, quiet_check: bool },
+    Capture(Value),
+}
+
 /// Brute-force values of every position of a material, by rounds: in round
 /// `n` a position is won if a move reaches a position lost in `n - 1`, and
 /// lost if every move reaches a won position, the longest in `n - 1`.
+///
+/// What is left undecided then goes through the
+/// perpetual-check rule, by plain repetition to a fixed point: a position
+/// out of check whose every move that does not lose is a quiet check into a
+/// "holding" position is "trapped"; a position in check with a quiet
+/// non-checking move into a trapped one is holding. Trapped positions lose
+/// at the first even distance past every one settled (or as long as a
+/// capture makes them last), and the rounds go on from there, until no
+/// position is trapped.
 struct Brute {
-    values: HashMap<u64, Value>,
+    ids: HashMap<u64, u32>,
+    values: Vec<Option<Value>>,
 }
 
 impl Brute {
     fn solve(pieces: &[Piece], smaller: &dyn Fn(&Position) -> Value) -> Brute {
         let positions = all_positions(pieces);
-        let mut values: HashMap<u64, Value> = HashMap::new();
-        for n in 0..=250u8 {
-            let mut settled = Vec::new();
-            for pos in &positions {
-                if values.contains_key(&pos.key()) {
-                    continue;
-                }
-                let mut all_win = true;
-                let mut longest = 0;
-                let mut wins_now = false;
+        let ids: HashMap<u64, u32> = positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.key(), i as u32))
+            .collect();
+        let in_check: Vec<bool> = positions.iter().map(|p| p.in_check()).collect();
+        let moves: Vec<Vec<Succ>> = positions
+            .iter()
+            .map(|pos| {
                 let mut p = pos.clone();
-                for &m in pos.legal_moves().iter() {
-                    let capture = p.board().piece_at(m.to()).is_some();
-                    p.make_move(m);
-                    let child = if capture {
-                        Some(smaller(&p))
-                    } else {
-                        values.get(&p.key()).copied()
-                    };
-                    p.unmake_move();
-                    match child {
-                        Some(Value::Loss(d)) if d + 1 == n => wins_now = true,
-                        Some(Value::Win(d)) => longest = longest.max(d + 1),
-                        _ => all_win = false,
-                    }
-                }
-                if wins_now {
-                    settled.push((pos.key(), Value::Win(n)));
-                } else if all_win && longest == n {
-                    settled.push((pos.key(), Value::Loss(n)));
-                }
+                pos.legal_moves()
+                    .iter()
+                    .map(|&m| {
+                        let capture = p.board().piece_at(m.to()).is_some();
+                        p.make_move(m);
+                        let succ = if capture {
+                            Succ::Capture(smaller(&p))
+                        } else {
+                            Succ::Inner {
+                                id: ids[&p.key()],
+                                quiet_check: p.in_check(),
+                            }
+                        };
+                        p.unmake_move();
+                        succ
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut values: Vec<Option<Value>> = vec![None; positions.len()];
+        let mut longest = rounds(&moves, &mut values, 0);
+        loop {
+            let trapped = trapped(&moves, &in_check, &values);
+            if trapped.is_empty() {
+                break;
             }
-            values.extend(settled);
+            let base = (longest + 2) & !1;
+            let base = base.max(xqegtb::value::RULE_DTM);
+            for &p in &trapped {
+                let slowest_capture = moves[p]
+                    .iter()
+                    .filter_map(|s| match s {
+                        Succ::Capture(Value::Win(d)) => Some(d + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                values[p] = Some(Value::Loss(base.max(slowest_capture)));
+            }
+            longest = rounds(&moves, &mut values, base + 1).max(base);
         }
-        Brute { values }
+        Brute { ids, values }
     }
 
+    /// The value of a position of this material, or of its colours
+    /// swapped (the board turned round, the other side to move).
     fn value(&self, pos: &Position) -> Value {
-        self.values.get(&pos.key()).copied().unwrap_or(Value::Draw)
+        let id = self.ids.get(&pos.key()).copied().unwrap_or_else(|| {
+            let flipped = Position::from_setup(Setup {
+                board: pos.board().flip_colors(),
+                turn: !pos.turn(),
+                plies_since_capture: 0,
+                fullmoves: 1,
+            })
+            .expect("a legal position turned round is legal");
+            self.ids[&flipped.key()]
+        });
+        self.values[id as usize].unwrap_or(Value::Draw)
+    }
+}
+
+/// Settles positions by rounds from round `first`; returns the longest
+/// distance settled in this table (0 if none).
+fn rounds(moves: &[Vec<Succ>], values: &mut [Option<Value>], first: u8) -> u8 {
+    // No round after the last capture's distance (and the last value
+    // settled before) can settle anything once a round settles nothing.
+    let horizon = moves
+        .iter()
+        .flatten()
+        .filter_map(|s| match s {
+            Succ::Capture(v) => v.dtm(),
+            _ => None,
+        })
+        .chain(values.iter().filter_map(|v| v.and_then(Value::dtm)))
+        .max()
+        .unwrap_or(0);
+    let mut longest = values
+        .iter()
+        .filter_map(|v| v.and_then(Value::dtm))
+        .max()
+        .unwrap_or(0);
+    let mut n = first;
+    loop {
+        let mut settled = Vec::new();
+        for (p, succs) in moves.iter().enumerate() {
+            if values[p].is_some() {
+                continue;
+            }
+            let mut all_win = true;
+            let mut slowest = 0;
+            let mut wins_now = false;
+            for s in succs {
+                let child = match *s {
+                    Succ::Capture(v) => Some(v),
+                    Succ::Inner { id, .. } => values[id as usize],
+                };
+                match child {
+                    Some(Value::Loss(d)) if d + 1 == n => wins_now = true,
+                    Some(Value::Win(d)) => slowest = slowest.max(d + 1),
+                    _ => all_win = false,
+                }
+            }
+            if wins_now {
+                settled.push((p, Value::Win(n)));
+            } else if all_win && slowest == n {
+                settled.push((p, Value::Loss(n)));
+            }
+        }
+        if settled.is_empty() && n > horizon {
+            return longest;
+        }
+        if !settled.is_empty() {
+            longest = longest.max(n);
+        }
+        for (p, v) in settled {
+            values[p] = Some(v);
+        }
+        n += 1;
+    }
+}
+
+/// The undecided positions whose side can only check for ever (see
+/// [`Brute`]), by repetition from "every candidate" down to a fixed point.
+fn trapped(moves: &[Vec<Succ>], in_check: &[bool], values: &[Option<Value>]) -> Vec<usize> {
+    let open = |id: u32| values[id as usize].is_none();
+    let n = moves.len();
+    let mut trapped: Vec<bool> = (0..n)
+        .map(|p| values[p].is_none() && !in_check[p])
+        .collect();
+    let mut holding: Vec<bool> = (0..n).map(|p| values[p].is_none() && in_check[p]).collect();
+    loop {
+        let new_holding: Vec<bool> = (0..n)
+            .map(|q| {
+                holding[q]
+                    && moves[q].iter().any(|s| {
+                        matches!(*s, Succ::Inner { id, quiet_check: false } if trapped[id as usize])
+                    })
+            })
+            .collect();
+        let new_trapped: Vec<bool> = (0..n)
+            .map(|p| {
+                trapped[p]
+                    && moves[p].iter().all(|s| match *s {
+                        // A capture that does not lose leaves the cycle.
+                        Succ::Capture(v) => v.wdl() == xqegtb::Wdl::Win,
+                        Succ::Inner { id, quiet_check } => {
+                            !open(id) || (quiet_check && new_holding[id as usize])
+                        }
+                    })
+            })
+            .collect();
+        if new_holding == holding && new_trapped == trapped {
+            return (0..n).filter(|&p| trapped[p]).collect();
+        }
+        (holding, trapped) = (new_holding, new_trapped);
     }
 }
 
@@ -124,7 +268,7 @@ fn generated_value(solutions: &Solutions, pos: &Position) -> Value {
 
 /// Solves `material` and its dependencies with the generator and checks
 /// every legal position against the brute-force solver.
-fn check(material: &str, sub_brute: &[&str], wins: bool) {
+fn check(material: &str, sub_brute: &[&str], wins: bool) -> Brute {
     let m = material.parse::<Material>().unwrap().canonical().0;
     assert_eq!(m.to_string(), material, "tests name tables canonically");
     let mut solutions = Solutions::default();
@@ -164,6 +308,7 @@ fn check(material: &str, sub_brute: &[&str], wins: bool) {
     }
     // A lone cannon cannot mate: then nothing is decided, and both agree.
     assert_eq!(decided > 0, wins, "{material}: {decided} positions decided");
+    brute
 }
 
 #[test]
@@ -180,6 +325,24 @@ fn four_piece_tables_match_brute_force() {
     check("KCKA", &["KCK"], false);
     check("KNKB", &["KNK"], true);
     check("KPKA", &["KPK"], true);
+}
+
+/// Rook against horse: the horse's side often holds a plain draw only by
+/// checking for ever, which the perpetual-check rule turns into a loss.
+#[test]
+fn perpetual_checks_match_brute_force() {
+    let brute = check("KRKN", &["KRK", "KNK"], true);
+    let by_rule = brute
+        .values
+        .iter()
+        .flatten()
+        .filter(|v| v.by_rule())
+        .count();
+    assert!(by_rule > 1000, "KRKN: {by_rule} results by the rule");
+    // The horse checks from b1 for ever: lost by the rule, not drawn.
+    let pos = Position::from_fen("9/9/4k4/9/9/9/9/3n5/9/R2K5 b").unwrap();
+    assert!(brute.value(&pos).by_rule());
+    assert_eq!(brute.value(&pos).wdl(), xqegtb::Wdl::Loss);
 }
 
 #[test]
@@ -205,4 +368,40 @@ fn verify_accepts_solved_tables_and_catches_a_changed_value() {
     let report = verify(&solved, &solutions, &|_| {});
     assert!(report.mismatch_count >= 1);
     assert_eq!(report.mismatches[0].from_successors.wdl(), xqegtb::Wdl::Win);
+}
+
+#[test]
+fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
+    use xqegtb::verify::verify;
+    let mut solutions = Solutions::default();
+    for name in ["KRK", "KNK"] {
+        let solved = solve(name.parse().unwrap(), &solutions, &|_| {}).unwrap();
+        solutions.insert(solved);
+    }
+    let m: Material = "KRKN".parse().unwrap();
+    let mut solved = solve(m, &solutions, &|_| {}).unwrap();
+    let report = verify(&solved, &solutions, &|_| {});
+    assert_eq!(report.mismatch_count, 0, "{:?}", report.mismatches);
+    // A drawn position claimed lost by the rule, and a loss by the rule
+    // claimed drawn: both are named.
+    let find = |values: &[u8], want: fn(Value) -> bool| {
+        values
+            .iter()
+            .position(|&b| Value::from_byte(b).is_some_and(want))
+            .unwrap()
+    };
+    let draw = find(&solved.values[1], |v| v == Value::Draw);
+    let rule_loss = find(&solved.values[1], |v| {
+        v.by_rule() && v.wdl() == xqegtb::Wdl::Loss
+    });
+    let stored = solved.values[1][rule_loss];
+    solved.values[1][draw] = stored;
+    solved.values[1][rule_loss] = 0;
+    let report = verify(&solved, &solutions, &|_| {});
+    let named: Vec<Value> = report.mismatches.iter().map(|m| m.stored).collect();
+    assert!(
+        named.contains(&Value::from_byte(stored).unwrap()),
+        "{named:?}"
+    );
+    assert!(named.contains(&Value::Draw), "{named:?}");
 }

@@ -25,7 +25,10 @@ use xqegtb::{Material, Placement, Tablebase, Value};
         Tables are named by material with FEN letters, stronger side first, kings included: \
         KRKAABB is king and rook against king, two advisors and two elephants. \
         Each table holds win/draw/loss and the distance to mate in plies for both sides to move.\n\n\
-        Rules: a side with no legal move loses (stalemate too); repetitions are scored as draws."
+        Rules: a side with no legal move loses (stalemate too). A side that can only avoid \
+        losing by checking for ever loses (Asian rules): such results are reported as by the \
+        perpetual-check rule, with distances from 200 plies up. Every other repetition, \
+        perpetual chasing included, is scored as a draw."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -193,7 +196,10 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
         }
         Event::Progress(Progress::Setup(n)) => bar.inc(n),
         Event::Progress(Progress::Round { dtm, settled }) => {
-            bar.set_message(format!("mate distance {dtm}: {settled} positions"));
+            bar.set_message(format!("distance {dtm}: {settled} positions"));
+        }
+        Event::Progress(Progress::Perpetual { trapped }) => {
+            bar.set_message(format!("perpetual check: {trapped} checkers trapped"));
         }
         Event::Written {
             material,
@@ -236,6 +242,13 @@ fn probe(paths: &str, fen: &str) -> Result<(), String> {
     println!("{}", value.wdl());
     if let Some(d) = value.dtm() {
         println!("dtm {d}");
+    }
+    if value.by_rule() {
+        println!(
+            "by the perpetual-check rule: the losing side can only avoid mate by checking for ever \
+             (distances from {} up count to such a position)",
+            xqegtb::value::RULE_DTM
+        );
     }
     match tb.best_move(&pos).map_err(|e| e.to_string())? {
         Some((m, _)) => println!("bestmove {m}"),
@@ -334,7 +347,7 @@ fn info(path: &Path) -> Result<(), String> {
     let positions = 2 * info.size;
     println!("table      {}", info.material);
     println!("file       {}", path.display());
-    println!("rules      plain (no legal move loses; repetitions are draws)");
+    println!("rules      no legal move loses; checking for ever loses; other repetitions draw");
     println!("indexes    {} per side to move", info.size);
     for (side, s) in info.stats.iter().enumerate() {
         let who = if side == 0 {
@@ -360,6 +373,12 @@ fn info(path: &Path) -> Result<(), String> {
                 _ => "mated in",
             };
             println!("           longest: {kind} {} plies, e.g. {fen}", s.longest);
+        }
+        if s.rule_wins + s.rule_losses > 0 {
+            println!(
+                "           by the perpetual-check rule: {} wins, {} losses",
+                s.rule_wins, s.rule_losses
+            );
         }
     }
     println!(

@@ -63,17 +63,26 @@ pub enum RootPlay {
 }
 
 /// The root decision for `pos` among `root_moves` (legal, not banned).
+/// `perpetual_check_loses`: whether the game is played under a repetition
+/// rule that makes endless checking lose, as the tables assume; if not,
+/// the tables' results by that rule count as draws.
 pub fn root_play(
     tb: &Tablebase,
     pos: &Position,
     root_moves: &[Move],
+    perpetual_check_loses: bool,
 ) -> Result<RootPlay, ProbeError> {
     if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
         return Ok(RootPlay::Search);
     }
-    let Some(scored) = tb.move_values(pos, root_moves)? else {
+    let Some(mut scored) = tb.move_values(pos, root_moves)? else {
         return Ok(RootPlay::Search);
     };
+    if !perpetual_check_loses {
+        for (_, v) in &mut scored {
+            *v = v.without_rule();
+        }
+    }
     let &(best, value) = scored
         .iter()
         .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })

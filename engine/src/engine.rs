@@ -13,7 +13,7 @@ use crate::egtb::{RootPlay, Tables};
 use crate::eval::Knowledge;
 use crate::search::{
     self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, MATE,
-    MATE_BOUND,
+    MATE_BOUND, TB_WIN,
 };
 use crate::tt::TranspositionTable;
 
@@ -384,7 +384,8 @@ impl Engine {
             for m in &messages {
                 reporter.message(m);
             }
-            match crate::egtb::root_play(&tb, &self.position, &root_moves) {
+            let rule = self.options.repetition != RepetitionRule::AlwaysDraw;
+            match crate::egtb::root_play(&tb, &self.position, &root_moves, rule) {
                 Ok(RootPlay::Play(mv, value)) if !req.ponder && !req.infinite => {
                     answer_from_tables(mv, value, root_moves.len(), reporter.as_ref(), done);
                     return;
@@ -471,7 +472,12 @@ fn answer_from_tables(
     reporter: &dyn Reporter,
     done: Box<dyn FnOnce(BestMove) + Send>,
 ) {
+    // A result of the perpetual-check rule is no mate: it scores as a
+    // table win, its distance counted from the rule's first distance.
+    let rule_distance = |d: u8| d.saturating_sub(xqegtb::value::RULE_DTM) as i32;
     let score = match value {
+        xqegtb::Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
+        xqegtb::Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),
         xqegtb::Value::Win(d) => MATE - d as i32,
         xqegtb::Value::Loss(d) => -MATE + d as i32,
         xqegtb::Value::Draw => 0,

@@ -109,3 +109,89 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
         assert!(tbhits_seen, "{}: info reports tbhits", start.fen());
     }
 }
+
+/// Rook against horse, where the horse's side can only avoid mate by
+/// checking for ever: under Asian rules (the default `repetition`) the
+/// engine plays the tables' moves that keep the horse checking, and the
+/// line repeats with every horse move a check, which loses by the rule.
+/// With `repetition alwaysdraw` the same position is a draw for it.
+#[test]
+fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional() {
+    let dir = tempfile::tempdir().unwrap();
+    let m: Material = "KRKN".parse().unwrap();
+    build(dir.path(), &plan(&[m]), &|_| {}).unwrap();
+    let file = TableFile::open(&table_path(dir.path(), m)).unwrap();
+    let mut tb = Tablebase::new();
+    tb.add_dir(dir.path()).unwrap();
+    // A position Red wins only by the rule, with Red to move.
+    let ix = file.indexer();
+    let mut placement = Placement::new();
+    let start = (0..ix.size())
+        .find_map(|index| {
+            let v = file.value(0, index).ok()?;
+            (v.by_rule() && v.wdl() == xqegtb::Wdl::Win).then_some(())?;
+            ix.placement(index, &mut placement);
+            Position::from_fen(&format!("{} w", board_of(ix, &placement).fen_placement())).ok()
+        })
+        .expect("KRKN has wins by the rule");
+
+    let mut e = Engine::ucci();
+    e.send(&format!("setoption egtbpaths {}", dir.path().display()));
+    let mut pos = start.clone();
+    let mut history: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..40 {
+        if !seen.insert(pos.key()) {
+            break;
+        }
+        let m = if pos.turn() == xqcore::Color::Red {
+            let moves = if history.is_empty() {
+                String::new()
+            } else {
+                format!(" moves {}", history.join(" "))
+            };
+            e.send(&format!("position fen {}{moves}", start.fen()));
+            e.send("go time 60000");
+            let lines = e.collect_until("bestmove", SECS(10));
+            pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
+        } else {
+            let (m, _) = tb.best_move(&pos).unwrap().expect("the table covers KRKN");
+            m
+        };
+        pos.make_move(m);
+        history.push(m.to_string());
+        let value = tb.probe(&pos).unwrap().expect("still KRKN");
+        if pos.turn() == xqcore::Color::Black {
+            assert!(
+                value.by_rule() && value.wdl() == xqegtb::Wdl::Loss,
+                "{}: Red's move {m} let Black out: {value}",
+                start.fen()
+            );
+        } else {
+            assert!(pos.in_check(), "{}: Black's {m} is no check", start.fen());
+        }
+    }
+    assert!(
+        seen.contains(&pos.key()),
+        "{}: the line repeats",
+        start.fen()
+    );
+
+    // Every repetition a draw: the tables' rule results do not count.
+    e.send("setoption repetition alwaysdraw");
+    e.send(&format!("position fen {}", start.fen()));
+    e.send("go depth 3");
+    let lines = e.collect_until("bestmove", SECS(10));
+    let best = start.parse_move(&best_of(lines.last().unwrap())).unwrap();
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains(" tbhits ") && l.contains(" depth 1 ") && l.contains(" nodes 0 ")),
+        "a draw is searched, not answered from the tables: {lines:?}"
+    );
+    // It keeps the draw.
+    let mut after = start.clone();
+    after.make_move(best);
+    let value = tb.probe(&after).unwrap().expect("still KRKN");
+    assert_eq!(value.without_rule(), Value::Draw, "{best}: {value}");
+}

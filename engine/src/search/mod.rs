@@ -715,13 +715,17 @@ impl<'a> Worker<'a> {
 
     /// The tables' verdict on the current position at `ply`, if they have
     /// one: a won or lost position scores [`TB_WIN`] less the ply, a drawn
-    /// one as a draw. Broken table files give no verdict (the root reports them).
+    /// one as a draw (as is a result of the perpetual-check rule when every
+    /// repetition draws). Broken table files give no verdict (the root reports them).
     fn probe_tables(&self, ply: usize) -> Option<i32> {
         let tb = self.shared.config.egtb.as_deref()?;
         if self.pos.board().count() as usize > tb.max_pieces() {
             return None;
         }
-        let value = tb.probe(&self.pos).ok()??;
+        let mut value = tb.probe(&self.pos).ok()??;
+        if self.shared.config.repetition == RepetitionRule::AlwaysDraw {
+            value = value.without_rule();
+        }
         self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
         Some(match value.wdl() {
             xqegtb::Wdl::Win => TB_WIN - ply as i32,
