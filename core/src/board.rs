@@ -83,6 +83,14 @@ impl Board {
         (self.squares[sq.index()] as usize).checked_sub(1)
     }
 
+    /// The code of the piece on `sq`: 0 for an empty square, otherwise its
+    /// [`Piece::index`] plus one. For tables with a row for the empty
+    /// square, read without a branch on whether there is a piece.
+    #[inline]
+    pub fn code_at(&self, sq: Square) -> usize {
+        self.squares[sq.index()] as usize
+    }
+
     /// Puts `piece` on `sq`, replacing what stood there.
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
         let i = sq.index();

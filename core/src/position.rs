@@ -1183,9 +1183,20 @@ impl Position {
     /// last capture, with the kind of the cycle that led back to it.
     pub fn repetition(&self) -> Option<Repetition> {
         let reach = (self.plies_since_capture as usize).min(self.history.len());
-        let plies = (4..=reach)
-            .step_by(2)
-            .find(|&d| self.past(d).0 == self.key)?;
+        // Every node asks, and the answer is nearly always no: a plain loop
+        // over the keys 4, 6, .. plies back, not a stepped range.
+        let since_capture = &self.history[self.history.len() - reach..];
+        let mut plies = 4;
+        loop {
+            if plies > reach {
+                return None;
+            }
+            // `plies` back is `since_capture[reach - plies]`.
+            if since_capture[reach - plies].key == self.key {
+                break;
+            }
+            plies += 2;
+        }
         // The positions 0, 2, .. plies ago were reached by the opponent's moves,
         // those 1, 3, .. ago by ours; a move gave check if the side to move in
         // the position it reached was in check.

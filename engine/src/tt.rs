@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use xqcore::Move;
 
-/// What a stored score means relative to the true value.
+/// What a stored score means relative to the true value. The order of
+/// declaration is the stored code less one ([`pack`], [`unpack`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
     /// The true value is at least the score (a beta cutoff).
@@ -62,11 +63,8 @@ fn pack(e: &Entry, generation: u8) -> u64 {
     let mv = e.mv.map_or(0, |m| m.to_u16()) as u64;
     let eval = e.eval.map_or(NO_EVAL as u16 as u64, clamp16);
     let depth = (e.depth.clamp(-100, 127) as i8 as u8) as u64;
-    let bound = match e.bound {
-        Bound::Lower => 1u64,
-        Bound::Upper => 2,
-        Bound::Exact => 3,
-    };
+    // 1, 2, 3 by declaration order; 0 marks an empty slot.
+    let bound = e.bound as u64 + 1;
     mv | clamp16(e.score) << 16
         | eval << 32
         | depth << 48
@@ -75,12 +73,13 @@ fn pack(e: &Entry, generation: u8) -> u64 {
 }
 
 fn unpack(d: u64) -> Option<Entry> {
-    let bound = match (d >> 56) & 3 {
-        1 => Bound::Lower,
-        2 => Bound::Upper,
-        3 => Bound::Exact,
-        _ => return None,
-    };
+    // A table read rather than a match, which compiled to a jump table.
+    const BOUNDS: [Bound; 4] = [Bound::Lower, Bound::Lower, Bound::Upper, Bound::Exact];
+    let code = (d >> 56) & 3;
+    if code == 0 {
+        return None;
+    }
+    let bound = BOUNDS[code as usize];
     // Only `pack` writes entries (a torn write fails the key check): the
     // move is a valid one or none.
     let mv = Some(Move::from_u16_unchecked(d as u16)).filter(|&m| m != Move::NULL);

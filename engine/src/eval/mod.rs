@@ -239,16 +239,35 @@ pub fn placement(board: &Board) -> S {
         .fold(S::default(), |acc, (sq, piece)| acc + signed_psq(piece, sq))
 }
 
+/// [`signed_psq`] by board code ([`Board::code_at`]): row 0, the empty
+/// square, is all zeros, so that a move's change needs no branch on
+/// whether it captures.
+static SIGNED_PSQ_BY_CODE: [[S; 90]; 15] = {
+    let mut t = [[S::new(0, 0); 90]; 15];
+    let mut p = 0;
+    while p < 14 {
+        let mut sq = 0;
+        while sq < 90 {
+            let v = PSQ[p][sq];
+            // Pieces 0..7 are Red's, 7..14 Black's.
+            t[p + 1][sq] = if p < 7 { v } else { S::new(-v.mg, -v.eg) };
+            sq += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
 /// How [`placement`] changes when the legal move `m` is played in `pos`.
 #[inline]
 pub fn placement_delta(pos: &Position, m: Move) -> S {
     let board = pos.board();
-    let moving = board.piece_at(m.from()).expect("a piece moves");
-    let mut d = signed_psq(moving, m.to()) - signed_psq(moving, m.from());
-    if let Some(captured) = board.piece_at(m.to()) {
-        d -= signed_psq(captured, m.to());
-    }
-    d
+    let (from, to) = (m.from(), m.to());
+    let moving = &SIGNED_PSQ_BY_CODE[board.code_at(from)];
+    let captured = &SIGNED_PSQ_BY_CODE[board.code_at(to)];
+    debug_assert!(board.piece_at(from).is_some(), "a piece moves");
+    // An empty target's row is zero.
+    moving[to.index()] - moving[from.index()] - captured[to.index()]
 }
 
 /// Margin beyond which the terms after material and placement cannot bring
