@@ -11,6 +11,8 @@
 //! ```text
 //! u8        length of the material name, then its ASCII bytes (KRKAABB)
 //! u8        rule set (RULES_PERPETUAL_CHECK)
+//! u8        1 if the rule was applied to the end, 0 if its distances ran
+//!           out of the byte's range (some draws may be results of it)
 //! u64       indexes per side to move
 //! per side to move (2x):
 //!   u64 x3  wins, draws, losses (those by the rule included)
@@ -20,7 +22,8 @@
 //! ```
 //!
 //! Format version 1 had rule set 1 (repetitions always draws) and no rule
-//! counts; it is refused, and `egtbgen gen` builds such a table again.
+//! counts, version 2 no completion flag; both are refused, and `egtbgen
+//! gen` builds such a table again.
 
 use std::path::{Path, PathBuf};
 
@@ -34,7 +37,7 @@ use crate::value::{Value, INVALID};
 pub const TABLE_KIND: Kind = Kind {
     magic: *b"XQEGTB\0\0",
     name: "xqegtb endgame table",
-    format_version: 2,
+    format_version: 3,
     key_scheme: INDEX_SCHEME,
 };
 
@@ -90,13 +93,21 @@ pub struct SideStats {
 pub struct TableInfo {
     pub material: Material,
     pub rules: u8,
+    /// Whether the perpetual-check rule was applied to the end (see
+    /// [`crate::generate::Solved`]).
+    pub rule_complete: bool,
     pub size: u64,
     pub stats: [SideStats; 2],
 }
 
 impl TableInfo {
     /// The statistics of a table's values (bytes by side to move).
-    pub fn of_values(material: Material, rules: u8, values: &[Vec<u8>; 2]) -> TableInfo {
+    pub fn of_values(
+        material: Material,
+        rules: u8,
+        rule_complete: bool,
+        values: &[Vec<u8>; 2],
+    ) -> TableInfo {
         let stats = [0, 1].map(|side| {
             let mut s = SideStats::default();
             for (i, &b) in values[side].iter().enumerate() {
@@ -125,6 +136,7 @@ impl TableInfo {
         TableInfo {
             material,
             rules,
+            rule_complete,
             size: values[0].len() as u64,
             stats,
         }
@@ -135,6 +147,7 @@ impl TableInfo {
         let mut b = vec![name.len() as u8];
         b.extend_from_slice(name.as_bytes());
         b.push(self.rules);
+        b.push(u8::from(self.rule_complete));
         b.extend_from_slice(&self.size.to_le_bytes());
         for s in &self.stats {
             for n in [s.wins, s.draws, s.losses] {
@@ -160,6 +173,11 @@ impl TableInfo {
             return Err(bad(&format!("{name} is not a table name")));
         }
         let rules = r.u8().ok_or_else(|| bad("no rule set"))?;
+        let rule_complete = match r.u8() {
+            Some(0) => false,
+            Some(1) => true,
+            _ => return Err(bad("no valid rule completion flag")),
+        };
         let size = r.u64().ok_or_else(|| bad("no size"))?;
         let mut stats = [SideStats::default(); 2];
         for s in &mut stats {
@@ -174,6 +192,7 @@ impl TableInfo {
         Ok(TableInfo {
             material,
             rules,
+            rule_complete,
             size,
             stats,
         })
@@ -412,7 +431,7 @@ mod tests {
         });
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("KRK.xqtb");
-        let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &values);
+        let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, true, &values);
         write_table(&path, &info, &values, 3).unwrap();
         let t = TableFile::open(&path).unwrap();
         assert_eq!(t.info(), &info);

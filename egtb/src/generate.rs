@@ -53,6 +53,10 @@ pub struct Solved {
     pub indexer: Indexer,
     /// By side to move (0: the side written first), then by index.
     pub values: [Vec<u8>; 2],
+    /// Whether the perpetual-check rule was applied to the end; `false`
+    /// when its distances ran past [`MAX_DTM`] and the last pass was
+    /// undone (some draws may then be results of the rule).
+    pub rule_complete: bool,
 }
 
 impl Solved {
@@ -92,10 +96,11 @@ struct Settled {
 
 /// Bytes the solver holds for `material`: values, unresolved counts and
 /// capture losses, a byte each per index and side to move, and two more
-/// for the perpetual-check pass when a side can check.
+/// for the perpetual-check pass when a side can check, and a copy of the
+/// values and counts to undo a pass with.
 pub fn working_bytes(material: Material) -> u64 {
     let per_index = if material.has_attackers(0) || material.has_attackers(1) {
-        10
+        14
     } else {
         6
     };
@@ -146,12 +151,19 @@ pub fn solve(
     // trap more checkers, so this repeats until no checker is trapped.
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
+    // A pass whose distances run past a byte's range is undone, and the
+    // rule left incomplete.
     let may_check = [0, 1].map(|side| material.has_attackers(side));
+    let mut rule_complete = true;
     if may_check.iter().any(|&c| c) {
         let traps = Traps::new(size);
         loop {
             // The first even distance past every one settled so far.
             let base = RULE_DTM.max((longest + 2) & !1);
+            if base >= MAX_DTM {
+                rule_complete = false;
+                break;
+            }
             let trapped = state.trapped_checkers(&traps, may_check, base, lookup);
             progress(Progress::Perpetual {
                 trapped: trapped.len(),
@@ -159,13 +171,25 @@ pub fn solve(
             if trapped.is_empty() {
                 break;
             }
-            longest = state.rounds(trapped, base, progress)?;
+            let saved = state.snapshot();
+            match state.rounds(trapped, base, progress) {
+                Ok(l) => longest = l,
+                Err(SolveError::TooDeep { .. }) => {
+                    state.restore(saved);
+                    rule_complete = false;
+                    break;
+                }
+            }
         }
     }
     let values = state
         .values
         .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u8>>());
-    Ok(Solved { indexer, values })
+    Ok(Solved {
+        indexer,
+        values,
+        rule_complete,
+    })
 }
 
 /// Flags of the perpetual-check pass, by side to move and index.
@@ -480,6 +504,28 @@ impl State<'_> {
         parents.sort_unstable();
         parents.dedup();
         parents
+    }
+
+    /// A copy of the values and unresolved counts, to undo a pass with.
+    fn snapshot(&self) -> [[Vec<u8>; 2]; 2] {
+        let copy = |v: &[Vec<AtomicU8>; 2]| {
+            [0, 1].map(|side| v[side].par_iter().map(|a| a.load(Relaxed)).collect())
+        };
+        [copy(&self.values), copy(&self.unresolved)]
+    }
+
+    /// Puts back what [`State::snapshot`] saved.
+    fn restore(&self, [values, unresolved]: [[Vec<u8>; 2]; 2]) {
+        for side in 0..2 {
+            for (a, saved) in [
+                (&self.values[side], &values[side]),
+                (&self.unresolved[side], &unresolved[side]),
+            ] {
+                a.par_iter()
+                    .zip(saved.par_iter())
+                    .for_each(|(a, &b)| a.store(b, Relaxed));
+            }
+        }
     }
 
     /// Settles a position if it is still open; whether it was.
