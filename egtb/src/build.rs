@@ -112,12 +112,7 @@ pub fn build(
                 let working = crate::generate::working_bytes(material) + solutions.bytes();
                 summary.peak_memory = summary.peak_memory.max(working);
                 let solved = solve(material, &solutions, &|p| events(Event::Progress(p)))?;
-                let info = TableInfo::of_values(
-                    material,
-                    RULES_PERPETUAL_CHECK,
-                    solved.rule_complete,
-                    &solved.values,
-                );
+                let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &solved.values);
                 let bytes = write_table(&path, &info, &solved.values, LEVEL)?;
                 summary.solved += 1;
                 summary.bytes += bytes;
@@ -150,7 +145,6 @@ fn existing(path: &Path, material: Material) -> Option<Solved> {
     Some(Solved {
         indexer: Indexer::new(material),
         values,
-        rule_complete: table.info().rule_complete,
     })
 }
 
@@ -161,6 +155,5 @@ pub fn load(path: &Path) -> Result<Solved, TableError> {
     Ok(Solved {
         indexer: Indexer::new(table.info().material),
         values: table.all_values()?,
-        rule_complete: table.info().rule_complete,
     })
 }

@@ -1,29 +1,29 @@
-//! The table file: an [`xqstore`] container of one value byte per index and
-//! side to move, with the table's parameters in its metadata.
+//! The table file: an [`xqstore`] container of one value code (u16) per
+//! index and side to move, with the table's parameters in its metadata.
 //!
-//! Records are keyed `side * size + index` (side 0 to move first), one byte
-//! each ([`Value::to_byte`]), cut into blocks of [`BLOCK_RECORDS`] and
-//! compressed with zstd. Positions that cannot occur take the byte before
-//! them, which costs the compressor nothing.
+//! Records are keyed `side * size + index` (side 0 to move first), one code
+//! each ([`Value::to_code`]), cut into blocks of [`BLOCK_RECORDS`]. A block
+//! holds the low bytes of its codes, then their high bytes (nearly all
+//! zero: distances of 256 plies or more are rare), compressed with zstd.
+//! Positions that cannot occur take the code before them, which costs the
+//! compressor nothing.
 //!
 //! Metadata, little-endian:
 //!
 //! ```text
 //! u8        length of the material name, then its ASCII bytes (KRKAABB)
 //! u8        rule set (RULES_PERPETUAL_CHECK)
-//! u8        1 if the rule was applied to the end, 0 if its distances ran
-//!           out of the byte's range (some draws may be results of it)
 //! u64       indexes per side to move
 //! per side to move (2x):
 //!   u64 x3  wins, draws, losses (those by the rule included)
-//!   u8      longest mate (won or lost) in plies
+//!   u16     longest mate (won or lost) in plies
 //!   u64     an index that attains it
 //!   u64 x2  wins and losses by the perpetual-check rule
 //! ```
 //!
-//! Format version 1 had rule set 1 (repetitions always draws) and no rule
-//! counts, version 2 no completion flag; both are refused, and `egtbgen
-//! gen` builds such a table again.
+//! Earlier format versions (1: one byte per position and no perpetual-check
+//! rule; 2 and 3: one byte per position, the rule's distances cut short) are
+//! refused, and `egtbgen gen` builds such a table again.
 
 use std::path::{Path, PathBuf};
 
@@ -37,15 +37,16 @@ use crate::value::{Value, INVALID};
 pub const TABLE_KIND: Kind = Kind {
     magic: *b"XQEGTB\0\0",
     name: "xqegtb endgame table",
-    format_version: 3,
+    format_version: 4,
     key_scheme: INDEX_SCHEME,
 };
 
 /// File name extension of tables.
 pub const EXTENSION: &str = "xqtb";
 
-/// Records in a block: small blocks keep a cold probe quick.
-pub const BLOCK_RECORDS: u64 = 16 * 1024;
+/// Records in a block (two bytes each): small blocks keep a cold probe
+/// quick.
+pub const BLOCK_RECORDS: u64 = 8 * 1024;
 
 /// Rule set 2: a side without a legal move loses; a side that can only
 /// avoid losing by checking for ever loses (values from
@@ -79,7 +80,7 @@ pub struct SideStats {
     pub draws: u64,
     pub losses: u64,
     /// The longest distance to mate (of a win or a loss), in plies.
-    pub longest: u8,
+    pub longest: u16,
     /// An index whose value has that distance.
     pub longest_index: u64,
     /// Wins by the perpetual-check rule (counted in `wins` too).
@@ -93,25 +94,17 @@ pub struct SideStats {
 pub struct TableInfo {
     pub material: Material,
     pub rules: u8,
-    /// Whether the perpetual-check rule was applied to the end (see
-    /// [`crate::generate::Solved`]).
-    pub rule_complete: bool,
     pub size: u64,
     pub stats: [SideStats; 2],
 }
 
 impl TableInfo {
     /// The statistics of a table's values (bytes by side to move).
-    pub fn of_values(
-        material: Material,
-        rules: u8,
-        rule_complete: bool,
-        values: &[Vec<u8>; 2],
-    ) -> TableInfo {
+    pub fn of_values(material: Material, rules: u8, values: &[Vec<u16>; 2]) -> TableInfo {
         let stats = [0, 1].map(|side| {
             let mut s = SideStats::default();
             for (i, &b) in values[side].iter().enumerate() {
-                let Some(v) = Value::from_byte(b) else {
+                let Some(v) = Value::from_code(b) else {
                     continue;
                 };
                 match v {
@@ -136,7 +129,6 @@ impl TableInfo {
         TableInfo {
             material,
             rules,
-            rule_complete,
             size: values[0].len() as u64,
             stats,
         }
@@ -147,13 +139,12 @@ impl TableInfo {
         let mut b = vec![name.len() as u8];
         b.extend_from_slice(name.as_bytes());
         b.push(self.rules);
-        b.push(u8::from(self.rule_complete));
         b.extend_from_slice(&self.size.to_le_bytes());
         for s in &self.stats {
             for n in [s.wins, s.draws, s.losses] {
                 b.extend_from_slice(&n.to_le_bytes());
             }
-            b.push(s.longest);
+            b.extend_from_slice(&s.longest.to_le_bytes());
             b.extend_from_slice(&s.longest_index.to_le_bytes());
             for n in [s.rule_wins, s.rule_losses] {
                 b.extend_from_slice(&n.to_le_bytes());
@@ -173,18 +164,13 @@ impl TableInfo {
             return Err(bad(&format!("{name} is not a table name")));
         }
         let rules = r.u8().ok_or_else(|| bad("no rule set"))?;
-        let rule_complete = match r.u8() {
-            Some(0) => false,
-            Some(1) => true,
-            _ => return Err(bad("no valid rule completion flag")),
-        };
         let size = r.u64().ok_or_else(|| bad("no size"))?;
         let mut stats = [SideStats::default(); 2];
         for s in &mut stats {
             s.wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.draws = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
-            s.longest = r.u8().ok_or_else(|| bad("counts cut short"))?;
+            s.longest = r.u16().ok_or_else(|| bad("counts cut short"))?;
             s.longest_index = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.rule_wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.rule_losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
@@ -192,7 +178,6 @@ impl TableInfo {
         Ok(TableInfo {
             material,
             rules,
-            rule_complete,
             size,
             stats,
         })
@@ -213,6 +198,10 @@ impl<'a> ByteReader<'a> {
     fn u8(&mut self) -> Option<u8> {
         self.bytes(1).map(|s| s[0])
     }
+    fn u16(&mut self) -> Option<u16> {
+        self.bytes(2)
+            .map(|s| u16::from_le_bytes(s.try_into().expect("2 bytes")))
+    }
     fn u64(&mut self) -> Option<u64> {
         self.bytes(8)
             .map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
@@ -221,23 +210,31 @@ impl<'a> ByteReader<'a> {
 
 /// Writes a table file at `path` (through a temporary file renamed into
 /// place: an interrupted write leaves nothing under `path`). `values` are
-/// the bytes by side to move, [`INVALID`] where no position is. Returns
+/// the codes by side to move, [`INVALID`] where no position is. Returns
 /// the file's length.
 pub fn write_table(
     path: &Path,
     info: &TableInfo,
-    values: &[Vec<u8>; 2],
+    values: &[Vec<u16>; 2],
     level: i32,
 ) -> Result<u64, TableError> {
     let mut writer = Writer::create(path, TABLE_KIND, &info.encode(), level)?;
-    let mut bytes = Vec::with_capacity(values[0].len() + values[1].len());
-    let mut last = 0u8;
-    for &b in values[0].iter().chain(values[1].iter()) {
-        // Don't-care positions repeat the byte before them.
-        last = if b == INVALID { last } else { b };
-        bytes.push(last);
+    let mut codes = Vec::with_capacity(values[0].len() + values[1].len());
+    let mut last = 0u16;
+    for &c in values[0].iter().chain(values[1].iter()) {
+        // Don't-care positions repeat the code before them.
+        last = if c == INVALID { last } else { c };
+        codes.push(last);
     }
-    let blocks: Vec<&[u8]> = bytes.chunks(BLOCK_RECORDS as usize).collect();
+    let planes: Vec<Vec<u8>> = codes
+        .chunks(BLOCK_RECORDS as usize)
+        .map(|chunk| {
+            let low = chunk.iter().map(|&c| c as u8);
+            let high = chunk.iter().map(|&c| (c >> 8) as u8);
+            low.chain(high).collect()
+        })
+        .collect();
+    let blocks: Vec<&[u8]> = planes.iter().map(Vec::as_slice).collect();
     // Compressing is most of the writing: blocks in parallel where the
     // generator's thread pool is at hand.
     #[cfg(feature = "generate")]
@@ -255,7 +252,7 @@ pub fn write_table(
         .collect();
     for (i, (block, raw)) in compressed.into_iter().zip(&blocks).enumerate() {
         let first_key = i as u64 * BLOCK_RECORDS;
-        writer.add_compressed(first_key, raw.len() as u32, block)?;
+        writer.add_compressed(first_key, raw.len() as u32 / 2, block)?;
     }
     Ok(writer.finish()?)
 }
@@ -322,7 +319,7 @@ impl TableFile {
         // Blocks must tile the keys: each starts where the one before ended.
         let mut next = 0u64;
         for (i, e) in reader.index().iter().enumerate() {
-            if e.first_key != next || e.records as u64 != e.raw_len as u64 {
+            if e.first_key != next || 2 * e.records as u64 != e.raw_len as u64 {
                 return Err(TableError::corrupt(
                     path,
                     format!("block {i} does not follow on from the one before"),
@@ -362,11 +359,14 @@ impl TableFile {
             .block_for(key)
             .ok_or_else(|| corrupt(format!("no block holds key {key}")))?;
         let data = self.cached_block(block)?;
-        let offset = key - self.reader.index()[block].first_key;
-        let byte = *data
-            .get(offset as usize)
-            .ok_or_else(|| corrupt(format!("block {block} is too short for key {key}")))?;
-        Value::from_byte(byte).ok_or_else(|| corrupt(format!("invalid value byte at key {key}")))
+        let entry = &self.reader.index()[block];
+        let offset = (key - entry.first_key) as usize;
+        let records = entry.records as usize;
+        let (Some(&low), Some(&high)) = (data.get(offset), data.get(records + offset)) else {
+            return Err(corrupt(format!("block {block} is too short for key {key}")));
+        };
+        Value::from_code(u16::from_le_bytes([low, high]))
+            .ok_or_else(|| corrupt(format!("invalid value code at key {key}")))
     }
 
     /// Block `i`, from this thread's cache or else from the reader (which
@@ -394,12 +394,18 @@ impl TableFile {
         Ok(data)
     }
 
-    /// Every value byte, by side to move (for verification and for
+    /// Every value code, by side to move (for verification and for
     /// generating the tables that capture into this one).
-    pub fn all_values(&self) -> Result<[Vec<u8>; 2], TableError> {
+    pub fn all_values(&self) -> Result<[Vec<u16>; 2], TableError> {
         let mut all = Vec::with_capacity(2 * self.info.size as usize);
-        for i in 0..self.reader.index().len() {
-            all.extend_from_slice(&self.reader.block(i)?);
+        for (i, entry) in self.reader.index().iter().enumerate() {
+            let data = self.reader.block(i)?;
+            let (low, high) = data.split_at(entry.records as usize);
+            all.extend(
+                low.iter()
+                    .zip(high)
+                    .map(|(&l, &h)| u16::from_le_bytes([l, h])),
+            );
         }
         let second = all.split_off(self.info.size as usize);
         Ok([all, second])
@@ -423,22 +429,24 @@ mod tests {
             (0..size)
                 .map(|i| match (i + side) % 7 {
                     0 => INVALID,
-                    1 => Value::Win(3).to_byte(),
-                    2 => Value::Loss(2).to_byte(),
+                    1 => Value::Win(3).to_code(),
+                    2 => Value::Loss(2).to_code(),
+                    // A code whose high byte is not zero.
+                    3 => Value::Loss(1200).to_code(),
                     _ => 0,
                 })
-                .collect::<Vec<u8>>()
+                .collect::<Vec<u16>>()
         });
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("KRK.xqtb");
-        let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, true, &values);
+        let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &values);
         write_table(&path, &info, &values, 3).unwrap();
         let t = TableFile::open(&path).unwrap();
         assert_eq!(t.info(), &info);
         for (side, side_values) in values.iter().enumerate() {
             for (i, &b) in side_values.iter().enumerate() {
                 if b != INVALID {
-                    assert_eq!(t.value(side, i as u64).unwrap().to_byte(), b);
+                    assert_eq!(t.value(side, i as u64).unwrap().to_code(), b);
                 }
             }
         }

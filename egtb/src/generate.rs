@@ -30,7 +30,8 @@
 //! stalemate alike); a side that can only check for ever loses; every other
 //! repetition, perpetual chasing included, is a draw.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use xqcore::{Board, Color, Position, Role, Setup};
@@ -47,23 +48,19 @@ pub trait Lookup: Sync {
     fn value(&self, board: &Board, turn: Color) -> Value;
 }
 
-/// A solved material: one value byte per index and side to move
-/// ([`Value::to_byte`], [`INVALID`] for positions that cannot occur).
+/// A solved material: one value code per index and side to move
+/// ([`Value::to_code`], [`INVALID`] for positions that cannot occur).
 pub struct Solved {
     pub indexer: Indexer,
     /// By side to move (0: the side written first), then by index.
-    pub values: [Vec<u8>; 2],
-    /// Whether the perpetual-check rule was applied to the end; `false`
-    /// when its distances ran past [`MAX_DTM`] and the last pass was
-    /// undone (some draws may then be results of the rule).
-    pub rule_complete: bool,
+    pub values: [Vec<u16>; 2],
 }
 
 impl Solved {
     /// The value of the position at `index` with `side` to move; `None`
     /// for one that cannot occur.
     pub fn value(&self, side: usize, index: u64) -> Option<Value> {
-        Value::from_byte(self.values[side][index as usize])
+        Value::from_code(self.values[side][index as usize])
     }
 }
 
@@ -73,7 +70,7 @@ pub enum Progress {
     /// Setup: this many more indexes done (of `Indexer::size`).
     Setup(u64),
     /// A round settled this many positions at distance `dtm`.
-    Round { dtm: u8, settled: usize },
+    Round { dtm: u16, settled: usize },
     /// The perpetual-check rule found this many positions whose side can
     /// only check (each a loss; 0 when the search for them is over).
     Perpetual { trapped: usize },
@@ -82,7 +79,7 @@ pub enum Progress {
 /// Why a material could not be solved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
-    #[error("{material}: a mate is {RULE_DTM} plies or longer, or a loss by the perpetual-check rule more than {} plies from a forced checker: more than a table byte holds", MAX_DTM - RULE_DTM)]
+    #[error("{material}: a mate of {RULE_DTM} plies or more, or distances past {MAX_DTM} plies: more than a table's values hold")]
     TooDeep { material: String },
 }
 
@@ -94,15 +91,14 @@ struct Settled {
     value: Value,
 }
 
-/// Bytes the solver holds for `material`: values, unresolved counts and
-/// capture losses, a byte each per index and side to move, and two more
-/// for the perpetual-check pass when a side can check, and a copy of the
-/// values and counts to undo a pass with.
+/// Bytes the solver holds for `material`, per index and side to move:
+/// values and capture losses two bytes each, unresolved counts one, and
+/// two more for the perpetual-check pass when a side can check.
 pub fn working_bytes(material: Material) -> u64 {
     let per_index = if material.has_attackers(0) || material.has_attackers(1) {
         14
     } else {
-        6
+        10
     };
     per_index * Indexer::new(material).size()
 }
@@ -120,9 +116,9 @@ pub fn solve(
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
     let state = State {
-        values: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        values: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(0)).collect()),
         unresolved: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
-        capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+        capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(0)).collect()),
         rule_captures: AtomicBool::new(false),
         indexer: &indexer,
     };
@@ -151,19 +147,12 @@ pub fn solve(
     // trap more checkers, so this repeats until no checker is trapped.
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
-    // A pass whose distances run past a byte's range is undone, and the
-    // rule left incomplete.
     let may_check = [0, 1].map(|side| material.has_attackers(side));
-    let mut rule_complete = true;
     if may_check.iter().any(|&c| c) {
         let traps = Traps::new(size);
         loop {
             // The first even distance past every one settled so far.
             let base = RULE_DTM.max((longest + 2) & !1);
-            if base >= MAX_DTM {
-                rule_complete = false;
-                break;
-            }
             let trapped = state.trapped_checkers(&traps, may_check, base, lookup);
             progress(Progress::Perpetual {
                 trapped: trapped.len(),
@@ -171,25 +160,13 @@ pub fn solve(
             if trapped.is_empty() {
                 break;
             }
-            let saved = state.snapshot();
-            match state.rounds(trapped, base, progress) {
-                Ok(l) => longest = l,
-                Err(SolveError::TooDeep { .. }) => {
-                    state.restore(saved);
-                    rule_complete = false;
-                    break;
-                }
-            }
+            longest = state.rounds(trapped, base, progress)?;
         }
     }
     let values = state
         .values
-        .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u8>>());
-    Ok(Solved {
-        indexer,
-        values,
-        rule_complete,
-    })
+        .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u16>>());
+    Ok(Solved { indexer, values })
 }
 
 /// Flags of the perpetual-check pass, by side to move and index.
@@ -224,14 +201,14 @@ impl Traps {
 
 struct State<'a> {
     /// 0 while unsettled, [`INVALID`], or a value byte.
-    values: [Vec<AtomicU8>; 2],
+    values: [Vec<AtomicU16>; 2],
     /// Distinct successors in the table not yet known to be won for the
     /// opponent, plus one when a capture draws or wins (then the position
     /// is never lost).
     unresolved: [Vec<AtomicU8>; 2],
     /// The loss distance forced by captures into positions the opponent
     /// wins (0 when there are none): a lost position lasts at least this long.
-    capture_loss: [Vec<AtomicU8>; 2],
+    capture_loss: [Vec<AtomicU16>; 2],
     /// Whether a capture reached a result of the perpetual-check rule.
     rule_captures: AtomicBool,
     indexer: &'a Indexer,
@@ -244,14 +221,15 @@ impl State<'_> {
     fn rounds(
         &self,
         found: Vec<Settled>,
-        first: u8,
+        first: u16,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<u8, SolveError> {
+    ) -> Result<u16, SolveError> {
         // Positions whose distance is known before their round, by distance.
-        let mut scheduled: Vec<Vec<Settled>> = vec![Vec::new(); MAX_DTM as usize + 1];
+        let mut scheduled: BTreeMap<u16, Vec<Settled>> = BTreeMap::new();
         let mut pending = 0usize;
-        let schedule = |scheduled: &mut Vec<Vec<Settled>>, s: Settled| {
-            scheduled[s.value.dtm().expect("decided") as usize].push(s);
+        let schedule = |scheduled: &mut BTreeMap<u16, Vec<Settled>>, s: Settled| {
+            let dtm = s.value.dtm().expect("decided");
+            scheduled.entry(dtm).or_default().push(s);
         };
         for s in found {
             schedule(&mut scheduled, s);
@@ -263,7 +241,7 @@ impl State<'_> {
         loop {
             // Positions whose distance was fixed ahead of time settle now,
             // unless something shorter settled them first.
-            let now = std::mem::take(&mut scheduled[dtm as usize]);
+            let now = scheduled.remove(&dtm).unwrap_or_default();
             pending -= now.len();
             frontier.extend(now.into_iter().filter(|s| self.settle(s)));
             progress(Progress::Round {
@@ -310,7 +288,7 @@ impl State<'_> {
         &self,
         traps: &Traps,
         may_check: [bool; 2],
-        base: u8,
+        base: u16,
         lookup: &dyn Lookup,
     ) -> Vec<Settled> {
         let size = self.indexer.size();
@@ -506,32 +484,10 @@ impl State<'_> {
         parents
     }
 
-    /// A copy of the values and unresolved counts, to undo a pass with.
-    fn snapshot(&self) -> [[Vec<u8>; 2]; 2] {
-        let copy = |v: &[Vec<AtomicU8>; 2]| {
-            [0, 1].map(|side| v[side].par_iter().map(|a| a.load(Relaxed)).collect())
-        };
-        [copy(&self.values), copy(&self.unresolved)]
-    }
-
-    /// Puts back what [`State::snapshot`] saved.
-    fn restore(&self, [values, unresolved]: [[Vec<u8>; 2]; 2]) {
-        for side in 0..2 {
-            for (a, saved) in [
-                (&self.values[side], &values[side]),
-                (&self.unresolved[side], &unresolved[side]),
-            ] {
-                a.par_iter()
-                    .zip(saved.par_iter())
-                    .for_each(|(a, &b)| a.store(b, Relaxed));
-            }
-        }
-    }
-
     /// Settles a position if it is still open; whether it was.
     fn settle(&self, s: &Settled) -> bool {
         self.values[s.side as usize][s.index as usize]
-            .compare_exchange(0, s.value.to_byte(), Relaxed, Relaxed)
+            .compare_exchange(0, s.value.to_code(), Relaxed, Relaxed)
             .is_ok()
     }
 
@@ -552,7 +508,7 @@ impl State<'_> {
                     continue;
                 };
                 let mut best_capture: Option<Value> = None;
-                let mut capture_loss = 0u8;
+                let mut capture_loss = 0u16;
                 let mut blocked = false;
                 successors.clear();
                 for &m in pos.legal_moves().iter() {

@@ -1,4 +1,4 @@
-//! The value of a position for the side to move, and its byte in a table.
+//! The value of a position for the side to move, and its code in a table.
 
 use std::fmt;
 
@@ -33,22 +33,23 @@ impl fmt::Display for Wdl {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     Draw,
-    Win(u8),
-    Loss(u8),
+    Win(u16),
+    Loss(u16),
 }
 
 /// Longest distance a table can hold, in plies.
-pub const MAX_DTM: u8 = 253;
+pub const MAX_DTM: u16 = u16::MAX - 2;
 
 /// The distance of a loss by the perpetual-check rule: mates are shorter,
 /// longer distances lead to such a loss. Even, as a loss's distance is.
-/// (The longest 5-piece mate is far shorter; the rule's repeated passes
-/// need the room: KCPKN takes 94 plies of it.)
-pub const RULE_DTM: u8 = 128;
+/// (The longest 5-piece mates seen are under 100 plies; the rule's
+/// repeated passes need more room than a byte had: KCPKN takes 94 plies,
+/// KNKPP more than the 125 a byte left it.)
+pub const RULE_DTM: u16 = 1000;
 
-/// The byte of a position that cannot occur (or is never probed): the
+/// The code of a position that cannot occur (or is never probed): the
 /// writer replaces it with whatever compresses best.
-pub const INVALID: u8 = u8::MAX;
+pub const INVALID: u16 = u16::MAX;
 
 impl Value {
     /// Win, draw or loss.
@@ -79,7 +80,7 @@ impl Value {
 
     /// Plies to mate (or, by the rule, to a perpetual checker's loss), if
     /// decided.
-    pub fn dtm(self) -> Option<u8> {
+    pub fn dtm(self) -> Option<u16> {
         match self {
             Value::Draw => None,
             Value::Win(d) | Value::Loss(d) => Some(d),
@@ -96,17 +97,17 @@ impl Value {
         }
     }
 
-    /// The table byte: 0 for a draw, otherwise the distance plus one (its
+    /// The table code: 0 for a draw, otherwise the distance plus one (its
     /// parity tells a win from a loss).
-    pub fn to_byte(self) -> u8 {
+    pub fn to_code(self) -> u16 {
         match self {
             Value::Draw => 0,
             Value::Win(d) | Value::Loss(d) => d + 1,
         }
     }
 
-    /// Reads a table byte; `None` for [`INVALID`].
-    pub fn from_byte(b: u8) -> Option<Value> {
+    /// Reads a table code; `None` for [`INVALID`].
+    pub fn from_code(b: u16) -> Option<Value> {
         match b {
             0 => Some(Value::Draw),
             INVALID => None,
@@ -123,10 +124,12 @@ impl Value {
     }
 
     fn order_key(self) -> i32 {
+        // Past every distance a code holds.
+        const FAR: i32 = 1 << 17;
         match self {
-            Value::Win(d) => 1000 - d as i32,
+            Value::Win(d) => FAR - d as i32,
             Value::Draw => 0,
-            Value::Loss(d) => -1000 + d as i32,
+            Value::Loss(d) => -FAR + d as i32,
         }
     }
 }
@@ -156,11 +159,11 @@ mod tests {
             Value::Loss(0),
             Value::Win(1),
             Value::Loss(2),
-            Value::Win(253),
+            Value::Win(MAX_DTM),
         ] {
-            assert_eq!(Value::from_byte(v.to_byte()), Some(v));
+            assert_eq!(Value::from_code(v.to_code()), Some(v));
         }
-        assert_eq!(Value::from_byte(INVALID), None);
+        assert_eq!(Value::from_code(INVALID), None);
         assert_eq!(Value::Loss(4).parent(), Value::Win(5));
         assert!(Value::Win(3).better_than(Value::Win(5)));
         assert!(Value::Loss(6).better_than(Value::Loss(2)));

@@ -151,7 +151,7 @@ impl Brute {
 
 /// Settles positions by rounds from round `first`; returns the longest
 /// distance settled in this table (0 if none).
-fn rounds(moves: &[Vec<Succ>], values: &mut [Option<Value>], first: u8) -> u8 {
+fn rounds(moves: &[Vec<Succ>], values: &mut [Option<Value>], first: u16) -> u16 {
     // No round after the last capture's distance (and the last value
     // settled before) can settle anything once a round settles nothing.
     let horizon = moves
@@ -362,7 +362,7 @@ fn verify_accepts_solved_tables_and_catches_a_changed_value() {
     let mut solved = solve(m, &solutions, &|_| {}).unwrap();
     let at = solved.values[0]
         .iter()
-        .position(|&b| matches!(Value::from_byte(b), Some(Value::Win(_))))
+        .position(|&b| matches!(Value::from_code(b), Some(Value::Win(_))))
         .unwrap();
     solved.values[0][at] = 0;
     let report = verify(&solved, &solutions, &|_| {});
@@ -384,10 +384,10 @@ fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
     assert_eq!(report.mismatch_count, 0, "{:?}", report.mismatches);
     // A drawn position claimed lost by the rule, and a loss by the rule
     // claimed drawn: both are named.
-    let find = |values: &[u8], want: fn(Value) -> bool| {
+    let find = |values: &[u16], want: fn(Value) -> bool| {
         values
             .iter()
-            .position(|&b| Value::from_byte(b).is_some_and(want))
+            .position(|&b| Value::from_code(b).is_some_and(want))
             .unwrap()
     };
     let draw = find(&solved.values[1], |v| v == Value::Draw);
@@ -400,7 +400,7 @@ fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
     let report = verify(&solved, &solutions, &|_| {});
     let named: Vec<Value> = report.mismatches.iter().map(|m| m.stored).collect();
     assert!(
-        named.contains(&Value::from_byte(stored).unwrap()),
+        named.contains(&Value::from_code(stored).unwrap()),
         "{named:?}"
     );
     assert!(named.contains(&Value::Draw), "{named:?}");

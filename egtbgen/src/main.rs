@@ -27,7 +27,7 @@ use xqegtb::{Material, Placement, Tablebase, Value};
         Each table holds win/draw/loss and the distance to mate in plies for both sides to move.\n\n\
         Rules: a side with no legal move loses (stalemate too). A side that can only avoid \
         losing by checking for ever loses (Asian rules): such results are reported as by the \
-        perpetual-check rule, with distances from 128 plies up. Every other repetition, \
+        perpetual-check rule, with distances from 1000 plies up. Every other repetition, \
         perpetual chasing included, is scored as a draw."
 )]
 struct Cli {
@@ -348,12 +348,6 @@ fn info(path: &Path) -> Result<(), String> {
     println!("table      {}", info.material);
     println!("file       {}", path.display());
     println!("rules      no legal move loses; checking for ever loses; other repetitions draw");
-    if !info.rule_complete {
-        println!(
-            "           (the perpetual-check rule is applied only in part: its distances ran \
-             past a byte, so some draws may be losses for a side that can only check)"
-        );
-    }
     println!("indexes    {} per side to move", info.size);
     for (side, s) in info.stats.iter().enumerate() {
         let who = if side == 0 {

@@ -474,7 +474,7 @@ fn answer_from_tables(
 ) {
     // A result of the perpetual-check rule is no mate: it scores as a
     // table win, its distance counted from the rule's first distance.
-    let rule_distance = |d: u8| d.saturating_sub(xqegtb::value::RULE_DTM) as i32;
+    let rule_distance = |d: u16| d.saturating_sub(xqegtb::value::RULE_DTM).min(400) as i32;
     let score = match value {
         xqegtb::Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
         xqegtb::Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),

@@ -12,7 +12,7 @@ use xqegtb::{Material, Placement, TableFile, Tablebase, Value};
 
 /// Won positions of KRKA with the first side (Red) to move: the longest
 /// mate and a spread of others.
-fn won_positions(file: &TableFile) -> Vec<(Position, u8)> {
+fn won_positions(file: &TableFile) -> Vec<(Position, u16)> {
     let ix = file.indexer();
     let stats = file.info().stats[0];
     let mut picks = vec![stats.longest_index];
