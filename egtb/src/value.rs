@@ -42,9 +42,8 @@ pub const MAX_DTM: u16 = u16::MAX - 2;
 
 /// The distance of a loss by the perpetual-check rule: mates are shorter,
 /// longer distances lead to such a loss. Even, as a loss's distance is.
-/// (The longest 5-piece mates seen are under 100 plies; the rule's
-/// repeated passes need more room than a byte had: KCPKN takes 94 plies,
-/// KNKPP more than the 125 a byte left it.)
+/// (The longest 5-piece mate, KNPKN's, is 154 plies; the rule's repeated
+/// passes need more room than a byte had: KCPKN takes 94 plies.)
 pub const RULE_DTM: u16 = 1000;
 
 /// The code of a position that cannot occur (or is never probed): the
