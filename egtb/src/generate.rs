@@ -200,7 +200,7 @@ impl Traps {
 }
 
 struct State<'a> {
-    /// 0 while unsettled, [`INVALID`], or a value byte.
+    /// 0 while unsettled, [`INVALID`], or a value code.
     values: [Vec<AtomicU16>; 2],
     /// Distinct successors in the table not yet known to be won for the
     /// opponent, plus one when a capture draws or wins (then the position
@@ -379,10 +379,8 @@ impl State<'_> {
                 // A capture that does not lose leaves the cycle.
                 lookup.value(pos.board(), pos.turn()).wdl() != Wdl::Win
             } else {
-                placement_of(self.indexer, pos.board(), false, child);
-                let index = self.indexer.index(child).expect("a legal successor") as usize;
-                let side = usize::from(pos.turn() != color_of_side(0, false));
-                self.values[side][index].load(Relaxed) == 0 && !pos.in_check()
+                let (side, index) = table_position(self.indexer, &pos, child);
+                self.values[side][index as usize].load(Relaxed) == 0 && !pos.in_check()
             };
             pos.unmake_move();
             if escapes {
@@ -418,8 +416,7 @@ impl State<'_> {
                         continue;
                     }
                     pos.make_move(m);
-                    placement_of(self.indexer, pos.board(), false, &mut child);
-                    successors.push(self.indexer.index(&child).expect("a legal successor"));
+                    successors.push(table_position(self.indexer, &pos, &mut child).1);
                     pos.unmake_move();
                 }
                 successors.sort_unstable();
@@ -527,8 +524,7 @@ impl State<'_> {
                             best_capture = Some(v);
                         }
                     } else {
-                        placement_of(self.indexer, pos.board(), false, &mut child);
-                        successors.push(self.indexer.index(&child).expect("a legal successor"));
+                        successors.push(table_position(self.indexer, &pos, &mut child).1);
                     }
                     pos.unmake_move();
                 }
@@ -589,6 +585,20 @@ impl State<'_> {
         }
         out
     }
+}
+
+/// Where a position of the table's own material (as written, not colour
+/// flipped) stands in it: the side to move and the index.
+pub fn table_position(
+    indexer: &Indexer,
+    pos: &Position,
+    placement: &mut Placement,
+) -> (usize, u64) {
+    placement_of(indexer, pos.board(), false, placement);
+    let index = indexer
+        .index(placement)
+        .expect("a legal position has an index");
+    (usize::from(pos.turn() != color_of_side(0, false)), index)
 }
 
 /// The positions an index names, for each side to move (0: the side

@@ -17,10 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use xqcore::Position;
 
-use crate::generate::{positions_at, Lookup, Solved};
+use crate::generate::{positions_at, table_position, Lookup, Solved};
 use crate::index::Placement;
-use crate::material::color_of_side;
-use crate::orient::placement_of;
 use crate::value::{Value, RULE_DTM};
 
 /// A position whose stored value disagrees with its successors.
@@ -109,9 +107,7 @@ fn best_of_successors(
         let v = if capture {
             lookup.value(pos.board(), pos.turn())
         } else {
-            placement_of(&table.indexer, pos.board(), false, child);
-            let index = table.indexer.index(child).expect("a legal successor");
-            let side = usize::from(pos.turn() != color_of_side(0, false));
+            let (side, index) = table_position(&table.indexer, pos, child);
             table
                 .value(side, index)
                 .expect("a legal successor is valid")

@@ -35,6 +35,19 @@ fn won_positions(file: &TableFile) -> Vec<(Position, u16)> {
     out
 }
 
+/// The engine's lines for a game move after `moves` from `start`, up to
+/// its `bestmove`.
+fn engine_move(e: &mut Engine, start: &Position, moves: &[Move]) -> Vec<String> {
+    let mut cmd = format!("position fen {}", start.fen());
+    if !moves.is_empty() {
+        let moves: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+        cmd += &format!(" moves {}", moves.join(" "));
+    }
+    e.send(&cmd);
+    e.send("go time 60000");
+    e.collect_until("bestmove", SECS(10))
+}
+
 /// A small deterministic generator for the random defence.
 struct Lcg(u64);
 impl Lcg {
@@ -84,15 +97,7 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
                 start.fen()
             );
             let m = if pos.turn() == xqcore::Color::Red {
-                let history: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                let cmd = if history.is_empty() {
-                    format!("position fen {}", start.fen())
-                } else {
-                    format!("position fen {} moves {}", start.fen(), history.join(" "))
-                };
-                e.send(&cmd);
-                e.send("go time 60000");
-                let lines = e.collect_until("bestmove", SECS(10));
+                let lines = engine_move(&mut e, start, &moves);
                 tbhits_seen |= lines.iter().any(|l| l.contains(" tbhits "));
                 pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
             } else if best_defence {
@@ -138,28 +143,21 @@ fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional()
     let mut e = Engine::ucci();
     e.send(&format!("setoption egtbpaths {}", dir.path().display()));
     let mut pos = start.clone();
-    let mut history: Vec<String> = Vec::new();
+    let mut history: Vec<Move> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for _ in 0..40 {
         if !seen.insert(pos.key()) {
             break;
         }
         let m = if pos.turn() == xqcore::Color::Red {
-            let moves = if history.is_empty() {
-                String::new()
-            } else {
-                format!(" moves {}", history.join(" "))
-            };
-            e.send(&format!("position fen {}{moves}", start.fen()));
-            e.send("go time 60000");
-            let lines = e.collect_until("bestmove", SECS(10));
+            let lines = engine_move(&mut e, &start, &history);
             pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
         } else {
             let (m, _) = tb.best_move(&pos).unwrap().expect("the table covers KRKN");
             m
         };
         pos.make_move(m);
-        history.push(m.to_string());
+        history.push(m);
         let value = tb.probe(&pos).unwrap().expect("still KRKN");
         if pos.turn() == xqcore::Color::Black {
             assert!(
