@@ -95,7 +95,7 @@ impl Tablebase {
         let slot = self.tables.get(material)?;
         let opened = slot
             .table
-            .get_or_init(|| TableFile::open(&slot.path).map_err(Arc::new));
+            .get_or_init(|| open_as(&slot.path, *material).map_err(Arc::new));
         Some(opened.as_ref().map_err(Arc::clone))
     }
 
@@ -155,6 +155,21 @@ impl Tablebase {
         }
         Ok(Some(values))
     }
+}
+
+/// Opens the table file registered for `material`, refusing one that holds
+/// another material (a file renamed or copied over another): its indexes
+/// would be read as this material's and give wrong values.
+fn open_as(path: &Path, material: Material) -> Result<TableFile, TableError> {
+    let table = TableFile::open(path)?;
+    let holds = table.info().material;
+    if holds != material {
+        return Err(TableError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("the file holds {holds}, its name says {material}"),
+        });
+    }
+    Ok(table)
 }
 
 #[cfg(test)]
