@@ -63,10 +63,14 @@ pub struct Book {
 }
 
 impl Book {
-    /// Opens a book, checking its header and index.
+    /// Opens a book, checking its header, its index and the checksum of
+    /// every block: a book is small enough to vouch for whole at once, so a
+    /// damaged one is refused when it is opened, not midway through a game.
     pub fn open(path: &Path) -> Result<Book, BookError> {
+        let reader = Reader::open(path, BOOK_KIND)?;
+        reader.check_blocks()?;
         Ok(Book {
-            reader: Reader::open(path, BOOK_KIND)?,
+            reader,
             decoded: Mutex::new(DecodedCache::default()),
         })
     }

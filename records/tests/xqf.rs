@@ -237,12 +237,11 @@ fn the_derived_version_18_vector_is_what_the_writer_writes() {
     assert_eq!(iccs(&games[0].moves), "c3c4");
 }
 
-#[test]
-fn encrypted_versions_with_variations_and_comments() {
-    // Main line h2e2 h9g7 h0g2; h9g7 has the alternative b9c7 (then b0c2),
-    // and h2e2 has the alternative c3c4. Pre-order: a node, its
-    // continuation, then its alternative.
-    let tree = [
+/// Main line h2e2 h9g7 h0g2; h9g7 has the alternative b9c7 (then b0c2),
+/// and h2e2 has the alternative c3c4. Pre-order: a node, its
+/// continuation, then its alternative.
+fn variation_tree() -> [Record<'static>; 7] {
+    [
         Record {
             from: 0,
             to: 0,
@@ -256,7 +255,12 @@ fn encrypted_versions_with_variations_and_comments() {
         rec("b9c7", true, false, None),
         rec("b0c2", false, false, None),
         rec("c3c4", false, false, None),
-    ];
+    ]
+}
+
+#[test]
+fn encrypted_versions_with_variations_and_comments() {
+    let tree = variation_tree();
     for (version, keys) in [
         (11, [10, 20, 30, 196]),
         (12, [250, 3, 1, 2]),
@@ -354,4 +358,35 @@ fn damaged_files_give_errors_not_panics() {
     bad[0x408] = 0x18; // first move from a0 ...
     bad[0x409] = 0x20 + 9; // ... to a9: no rook can go through the pawns
     assert!(read_xqf(&bad, false).unwrap_err().0.contains("move 1"));
+}
+
+/// Writes the files of these tests into the directory `XQF_SEEDS` names,
+/// as seeds for the `xqf` fuzz target (fuzz/corpus/xqf):
+/// `XQF_SEEDS=fuzz/corpus/xqf cargo test -p xqrecords --test xqf -- --ignored`.
+#[test]
+#[ignore = "writes fuzzing seeds when asked"]
+fn write_fuzz_seeds() {
+    let Some(dir) = std::env::var_os("XQF_SEEDS") else {
+        return;
+    };
+    let tree = variation_tree();
+    let mut files = vec![("sample-v10", documented_sample())];
+    for (name, version, keys) in [
+        ("v11", 11, [10, 20, 30, 196]),
+        ("v12", 12, [250, 3, 1, 2]),
+        ("v18", 18, [0x7f, 0x80, 0x01, 0x00]),
+    ] {
+        let w = Writer {
+            version,
+            mask: 0xaa,
+            or: [7, 100, 200, 205],
+            keys,
+        };
+        files.push((name, w.write(&START, 3, "许银川", &tree)));
+    }
+    for (name, bytes) in files {
+        // The files must read, or they seed nothing useful.
+        read_xqf(&bytes, true).unwrap();
+        std::fs::write(std::path::Path::new(&dir).join(name), bytes).unwrap();
+    }
 }

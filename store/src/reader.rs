@@ -110,7 +110,15 @@ impl Reader {
         Ok(data)
     }
 
-    fn decompress(&self, i: usize) -> Result<Arc<[u8]>, StoreError> {
+    /// Checks every block's checksum without decompressing it: for files
+    /// small enough to vouch for whole when they are opened, rather than
+    /// block by block as they are read.
+    pub fn check_blocks(&self) -> Result<(), StoreError> {
+        (0..self.index.len()).try_for_each(|i| self.checked_block_bytes(i).map(|_| ()))
+    }
+
+    /// The compressed bytes of block `i`, checked against their checksum.
+    fn checked_block_bytes(&self, i: usize) -> Result<&[u8], StoreError> {
         let e = &self.index[i];
         let start = e.offset as usize;
         let bytes = &self.map[start..start + e.compressed_len as usize];
@@ -120,6 +128,12 @@ impl Reader {
                 format!("block {i} fails its checksum"),
             ));
         }
+        Ok(bytes)
+    }
+
+    fn decompress(&self, i: usize) -> Result<Arc<[u8]>, StoreError> {
+        let e = &self.index[i];
+        let bytes = self.checked_block_bytes(i)?;
         let raw = self
             .decompressor
             .lock()

@@ -89,6 +89,31 @@ fn every_flipped_byte_is_refused_somewhere() {
 }
 
 #[test]
+fn check_blocks_finds_every_flipped_block_byte_without_reading_the_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    write(&path, b"some meta");
+    let good = fs::read(&path).unwrap();
+    Reader::open(&path, KIND).unwrap().check_blocks().unwrap();
+    let reader = Reader::open(&path, KIND).unwrap();
+    let (start, end) = (
+        reader.index()[0].offset as usize,
+        reader.header().index_offset as usize,
+    );
+    let bad = dir.path().join("bad.bin");
+    for at in start..end {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x5a;
+        fs::write(&bad, &bytes).unwrap();
+        let err = Reader::open(&bad, KIND)
+            .unwrap()
+            .check_blocks()
+            .unwrap_err();
+        assert!(err.to_string().contains("bad.bin"), "{err}");
+    }
+}
+
+#[test]
 fn every_truncation_is_refused_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.bin");
