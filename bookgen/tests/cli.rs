@@ -115,6 +115,27 @@ fn bad_inputs_give_errors_and_leave_no_book() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(err.contains("b.xqb") && err.contains("truncated"), "{err}");
+    // An endgame table given as a book, and a book damaged in any block:
+    // probe and stats refuse them, naming the file.
+    let mut table = b"XQEGTB\0\0".to_vec();
+    table.resize(200, 0);
+    let mut damaged =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/book.xqb")).unwrap();
+    // The last block ends where the index starts (header bytes 32..40).
+    let index = u64::from_le_bytes(damaged[32..40].try_into().unwrap()) as usize;
+    damaged[index - 1] ^= 0x01;
+    for (bytes, why) in [(table, "xqbook"), (damaged, "block")] {
+        std::fs::write(&book, bytes).unwrap();
+        for command in ["probe", "stats"] {
+            let out = bookgen(&[command, s(&book)]);
+            assert!(!out.status.success(), "{command} {why}");
+            let err = String::from_utf8_lossy(&out.stderr).to_string();
+            assert!(
+                err.contains("b.xqb") && err.contains(why),
+                "{command}: {err}"
+            );
+        }
+    }
     // A game that cannot be read is skipped and counted, not fatal.
     let pgn = dir.path().join("g.pgn");
     std::fs::write(

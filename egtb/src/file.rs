@@ -411,6 +411,12 @@ impl TableFile {
         Ok([all, second])
     }
 
+    /// Checks every block's checksum (probes check a block when they first
+    /// read it; this checks them all at once, without decompressing).
+    pub fn check_blocks(&self) -> Result<(), TableError> {
+        Ok(self.reader.check_blocks()?)
+    }
+
     /// File size in bytes.
     pub fn file_len(&self) -> u64 {
         self.reader.header().file_len
