@@ -135,6 +135,7 @@ fn parse_encoding(s: &str) -> Result<TextEncoding, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    remove_unfinished_files_on_interrupt();
     let outcome = match cli.command {
         Command::Build(args) => build(args),
         Command::Import { db, inputs, read } => import(&db, &inputs, &read),
@@ -150,6 +151,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// On Ctrl-C or SIGTERM, removes the files being written before exiting, so
+/// an interrupted run leaves nothing half-written behind. (After SIGKILL,
+/// which cannot be caught, the next run removes them.)
+fn remove_unfinished_files_on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        xqstore::remove_unfinished();
+        eprintln!("bookgen: interrupted");
+        std::process::exit(130);
+    });
 }
 
 fn build(args: BuildArgs) -> Result<(), String> {

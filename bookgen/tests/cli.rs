@@ -153,32 +153,12 @@ fn bad_inputs_give_errors_and_leave_no_book() {
     assert!(err.contains("g.pgn: game 2, line 5"), "{err}");
 }
 
-#[test]
-fn a_game_database_imports_once_and_builds_books() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("games.sqlite");
-    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games");
-    let first = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
-    // The 200 Big5 games are among the 3,000 ICCS ones: stored once.
-    assert!(
-        first.contains("games added 3000, duplicates 200"),
-        "{first}"
-    );
-    let again = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
-    assert!(
-        again.contains("unchanged since last import 2, games added 0"),
-        "{again}"
-    );
-    let from_db = dir.path().join("db.xqb");
-    let from_pgn = dir.path().join("pgn.xqb");
-    stdout(&bookgen(&[
-        "build",
-        "-q",
-        "--db",
-        s(&db),
-        "-o",
-        s(&from_db),
-    ]));
+/// The book built from the game database `db` is the one built from the
+/// 3,000-game record file: the same games are in it, each once.
+fn assert_db_book_matches_records(dir: &Path, db: &Path) {
+    let from_db = dir.join("db.xqb");
+    let from_pgn = dir.join("pgn.xqb");
+    stdout(&bookgen(&["build", "-q", "--db", s(db), "-o", s(&from_db)]));
     stdout(&bookgen(&[
         "build",
         "-q",
@@ -198,12 +178,31 @@ fn a_game_database_imports_once_and_builds_books() {
         };
         assert_eq!(probe(&from_db), probe(&from_pgn));
     }
+}
+
+#[test]
+fn a_game_database_imports_once_and_builds_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.sqlite");
+    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games");
+    let first = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    // The 200 Big5 games are among the 3,000 ICCS ones: stored once.
+    assert!(
+        first.contains("games added 3000, duplicates 200"),
+        "{first}"
+    );
+    let again = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    assert!(
+        again.contains("unchanged since last import 2, games added 0"),
+        "{again}"
+    );
+    assert_db_book_matches_records(dir.path(), &db);
     let missing = bookgen(&[
         "build",
         "--db",
         s(&dir.path().join("none.sqlite")),
         "-o",
-        s(&from_db),
+        s(&dir.path().join("none.xqb")),
     ]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("none.sqlite"));
@@ -268,4 +267,81 @@ fn xqf_files_in_directories_are_read_and_broken_ones_skipped() {
     );
     let probe = stdout(&bookgen(&["probe", s(&book), "--moves", "h2e2"]));
     assert!(probe.starts_with("h9g7 games 1 wdl 0/0/1"), "{probe}");
+}
+
+/// The files in `dir` whose names end with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().ends_with(suffix))
+        .collect()
+}
+
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_bookgen"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &std::process::Child, signal: &str) {
+    let pid = child.id().to_string();
+    Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn killed_builds_leave_no_broken_book_and_a_rerun_finishes() {
+    let games = fixture("ccpd-sample-3000.iccs.pgn");
+    for sig in ["INT", "KILL"] {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("b.xqb");
+        let args = ["build", "-q", "--min-games", "1", "-o", s(&book), s(&games)];
+        // Stopped while the book file is being written, if the moment is
+        // caught (the write is short); otherwise at whatever point it ran to.
+        let mut child = spawn(&args);
+        while files_ending(dir.path(), ".tmp").is_empty() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        if book.exists() {
+            stdout(&bookgen(&["stats", s(&book)]));
+        }
+        if sig == "INT" && !status.success() {
+            assert_eq!(status.code(), Some(130));
+            assert!(
+                files_ending(dir.path(), ".tmp").is_empty(),
+                "SIGINT leaves no file"
+            );
+        }
+        stdout(&bookgen(&args));
+        stdout(&bookgen(&["stats", s(&book)]));
+        assert!(files_ending(dir.path(), ".tmp").is_empty(), "{sig}");
+    }
+}
+
+#[test]
+fn a_killed_import_resumes_and_stores_every_game_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.sqlite");
+    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games");
+    let mut child = spawn(&["import", "-q", "--db", s(&db), s(&games)]);
+    // Killed once the database exists: part of the games may be in.
+    while !db.exists() && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    signal(&child, "KILL");
+    child.wait().unwrap();
+    stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    let again = stdout(&bookgen(&["import", "-q", "--db", s(&db), s(&games)]));
+    assert!(again.contains("games added 0"), "{again}");
+    // Every game is in, once.
+    assert_db_book_matches_records(dir.path(), &db);
 }

@@ -91,6 +91,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    remove_unfinished_files_on_interrupt();
     let outcome = match cli.command {
         Command::Gen {
             output,
@@ -115,6 +116,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// On Ctrl-C or SIGTERM, removes the files being written before exiting, so
+/// an interrupted run leaves nothing half-written behind. (After SIGKILL,
+/// which cannot be caught, the next run removes them.)
+fn remove_unfinished_files_on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        xqstore::remove_unfinished();
+        eprintln!("egtbgen: interrupted");
+        std::process::exit(130);
+    });
 }
 
 fn parse_materials(names: &[String]) -> Result<Vec<Material>, String> {

@@ -104,3 +104,101 @@ fn broken_tables_are_refused_by_info_verify_and_probe() {
     );
     assert!(String::from_utf8_lossy(&probe.stdout).contains("win"));
 }
+
+/// The files in `dir` whose names end with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().ends_with(suffix))
+        .collect()
+}
+
+/// Every table in `dir` is complete: `info` checks every block of it.
+fn all_tables_whole(dir: &Path) -> usize {
+    let tables = files_ending(dir, ".xqtb");
+    for t in &tables {
+        let out = egtbgen(&["info", s(t)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    tables.len()
+}
+
+fn spawn_gen(dir: &Path, material: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_egtbgen"))
+        .args(["gen", "-q", "-o", s(dir), material])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `ready` holds for `dir` (polling), or the child ends.
+fn wait_for(child: &mut std::process::Child, dir: &Path, ready: impl Fn(&Path) -> bool) {
+    while !ready(dir) && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn killed_builds_leave_only_whole_tables_and_a_rerun_finishes() {
+    // KRKAABB and the 8 tables it needs, stopped while a table file is
+    // being written and between tables, by SIGINT (which removes the file
+    // being written) and by SIGKILL (whose leftovers the next run removes).
+    let writing = |d: &Path| !files_ending(d, ".tmp").is_empty();
+    let three_done = |d: &Path| files_ending(d, ".xqtb").len() >= 3;
+    let moments: [(&str, &dyn Fn(&Path) -> bool); 3] =
+        [("INT", &writing), ("KILL", &writing), ("KILL", &three_done)];
+    for (signal, moment) in moments {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = spawn_gen(dir.path(), "KRKAABB");
+        wait_for(&mut child, dir.path(), moment);
+        let pid = child.id().to_string();
+        Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        let status = child.wait().unwrap();
+        let before = all_tables_whole(dir.path());
+        assert!(before < 9, "{signal}: the build was not stopped midway");
+        if signal == "INT" {
+            assert_eq!(status.code(), Some(130), "SIGINT exits with 130");
+            assert!(
+                files_ending(dir.path(), ".tmp").is_empty(),
+                "SIGINT leaves no file"
+            );
+        }
+        let out = egtbgen(&["gen", "-q", "-o", s(dir.path()), "KRKAABB"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(all_tables_whole(dir.path()), 9, "{signal}");
+        assert!(files_ending(dir.path(), ".tmp").is_empty(), "{signal}");
+        assert!(files_ending(dir.path(), ".new").is_empty(), "{signal}");
+    }
+}
+
+#[test]
+fn two_builds_into_one_directory_do_not_spoil_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = spawn_gen(dir.path(), "KRKAB");
+    let mut b = spawn_gen(dir.path(), "KRKAB");
+    assert!(a.wait().unwrap().success());
+    assert!(b.wait().unwrap().success());
+    let tables = all_tables_whole(dir.path());
+    assert!(tables >= 4, "{tables}");
+    assert!(files_ending(dir.path(), ".tmp").is_empty());
+    let file = dir.path().join("KRKAB.xqtb");
+    let out = egtbgen(&["verify", "-q", s(&file)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -23,17 +23,21 @@
 //! A reader states what it expects ([`Kind`]) and refuses anything else.
 //!
 //! Writers write to a temporary file beside the target and rename it into
-//! place when done, so an interrupted build leaves no broken file behind.
+//! place when done, so an interrupted build leaves no broken file behind;
+//! the temporary files of writers that were killed are removed by the next
+//! writer into the same directory (see [`remove_stale`]).
 
 mod error;
 mod format;
 mod map;
 mod reader;
+mod temp;
 mod writer;
 
 pub use error::StoreError;
 pub use format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
 pub use reader::Reader;
+pub use temp::{remove_stale, remove_unfinished};
 pub use writer::{compress_block, CompressedBlock, Writer};
 
 /// Largest decompressed block a reader accepts: a bound on the memory a

@@ -5,9 +5,8 @@ use std::fs;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
-
 use crate::format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN};
+use crate::temp::TempFile;
 use crate::{StoreError, MAX_BLOCK_LEN};
 
 /// A block compressed and checksummed, ready for [`Writer::add_compressed`].
@@ -40,7 +39,8 @@ pub fn compress_block(raw: &[u8], level: i32) -> CompressedBlock {
 /// interrupted build) deletes its temporary file.
 pub struct Writer {
     target: PathBuf,
-    out: BufWriter<NamedTempFile>,
+    out: BufWriter<fs::File>,
+    temp: TempFile,
     kind: Kind,
     meta_len: u32,
     crc: crc32fast::Hasher,
@@ -58,12 +58,10 @@ impl Writer {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let temp = tempfile::Builder::new()
-            .prefix(".xqstore-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(StoreError::io(path))?;
-        let mut out = BufWriter::new(temp);
+        // What writers killed earlier left here goes first.
+        crate::temp::remove_stale(dir);
+        let (temp, file) = TempFile::create(dir).map_err(StoreError::io(path))?;
+        let mut out = BufWriter::new(file);
         // The header is written last, once the index is known.
         out.write_all(&[0u8; HEADER_LEN])
             .and_then(|_| out.write_all(meta))
@@ -77,6 +75,7 @@ impl Writer {
         Ok(Writer {
             target: path.to_path_buf(),
             out,
+            temp,
             kind,
             meta_len,
             crc,
@@ -162,23 +161,25 @@ impl Writer {
             file_len,
             index_crc: self.crc.clone().finalize(),
         };
-        let mut temp = self
+        let mut file = self
             .out
             .into_inner()
             .map_err(|e| StoreError::io(&path)(e.into_error()))?;
-        temp.seek(SeekFrom::Start(0))
-            .and_then(|_| temp.write_all(&header.encode()))
-            .and_then(|_| temp.as_file().sync_all())
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(&header.encode()))
+            .and_then(|_| file.sync_all())
             .map_err(StoreError::io(&path))?;
         // A temporary file is private (0600); a book or table is a normal
         // file that other users of the machine may read.
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(temp.path(), fs::Permissions::from_mode(0o644))
+            fs::set_permissions(self.temp.path(), fs::Permissions::from_mode(0o644))
                 .map_err(StoreError::io(&path))?;
         }
-        temp.persist(&path).map_err(|e| io(e.error))?;
+        self.temp.persist(&path).map_err(io)?;
+        // The lock on the file goes with its handle, after the rename.
+        drop(file);
         // Make the rename itself durable where the platform allows.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             if let Ok(d) = fs::File::open(dir) {

@@ -206,6 +206,57 @@ fn an_unfinished_writer_leaves_nothing_behind() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+/// The names of the files in `dir`.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn temporary_files_of_killed_writers_are_removed_and_live_ones_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a writer killed mid-file leaves: nobody holds it locked.
+    let stale = dir.path().join(".xqstore-99999-0-0.tmp");
+    fs::write(&stale, b"half a file").unwrap();
+    // A live writer in another process holds its file locked.
+    let held = dir.path().join(".xqstore-88888-0-0.tmp");
+    fs::write(&held, b"being written").unwrap();
+    // (`-o`: flock itself holds the lock, not the command it runs.)
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&held)
+        .args(["sleep", "30"])
+        .spawn()
+        .unwrap();
+    // Wait until the lock is taken: a lock attempt of our own fails.
+    let probe = fs::File::open(&held).unwrap();
+    while probe.try_lock().is_ok() {
+        probe.unlock().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(probe);
+    // A live writer of this process, and a second one to the same target.
+    let target = dir.path().join("t.bin");
+    let mut first = Writer::create(&target, KIND, b"first", 1).unwrap();
+    first.add_block(1, 1, b"abc").unwrap();
+    write(&target, b"second");
+    assert!(!stale.exists(), "the dead writer's file is removed");
+    assert!(held.exists(), "the other process's live file is kept");
+    first.add_block(2, 1, b"def").unwrap();
+    first.finish().unwrap();
+    let (meta, _) = read_all(&target).unwrap();
+    assert_eq!(meta, b"first", "the last writer to finish wins, whole");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    // Once its holder is gone, the next writer removes it too.
+    write(&target, b"third");
+    assert_eq!(names(dir.path()), ["t.bin"]);
+}
+
 #[test]
 fn blocks_out_of_key_order_are_refused_by_the_writer() {
     let dir = tempfile::tempdir().unwrap();
