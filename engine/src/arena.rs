@@ -156,6 +156,18 @@ impl EngineProcess {
         Ok(e)
     }
 
+    /// The memory of the engine's processes (the shell that started it and
+    /// its descendants), where the system tells (Linux).
+    pub fn memory(&self) -> Option<Memory> {
+        memory_of_tree(self.child.id())
+    }
+
+    /// Tells the engine a new game starts (UCCI engines that do not know the
+    /// option ignore it).
+    fn new_game(&mut self) -> Result<(), String> {
+        self.send("setoption newgame")
+    }
+
     fn send(&mut self, line: &str) -> Result<(), String> {
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
@@ -215,6 +227,41 @@ impl Drop for EngineProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Memory of an engine's processes, in kB, from /proc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Resident anonymous memory now (heap and stacks; not the mapped book
+    /// and table files, whose pages the system may drop at will).
+    pub anon_kb: u64,
+    /// The most resident memory so far (VmHWM), mapped files included.
+    pub peak_kb: u64,
+}
+
+/// The memory of process `pid` and its descendants, summed.
+fn memory_of_tree(pid: u32) -> Option<Memory> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let mut total = Memory {
+        anon_kb: field("RssAnon:"),
+        peak_kb: field("VmHWM:"),
+    };
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+        if let Some(m) = memory_of_tree(child) {
+            total.anon_kb += m.anon_kb;
+            total.peak_kb += m.peak_kb;
+        }
+    }
+    Some(total)
 }
 
 /// What limits each move's search.
@@ -486,6 +533,10 @@ pub struct MatchSpec {
     pub config: MatchConfig,
     /// Stop starting games once this test reaches a verdict.
     pub sprt: Option<Sprt>,
+    /// Keep each worker's two engine processes for all its games (telling
+    /// them `setoption newgame`), instead of starting fresh ones every game:
+    /// a test of engines that run for hours.
+    pub keep_engines: bool,
 }
 
 /// A game of a match.
@@ -495,6 +546,8 @@ pub struct FinishedGame {
     pub number: usize,
     pub first_is_red: bool,
     pub record: GameRecord,
+    /// The first and the second engine's memory once the game ended.
+    pub memory: [Option<Memory>; 2],
 }
 
 impl FinishedGame {
@@ -600,27 +653,25 @@ fn play_queued_games(
     job_queue: &Mutex<Receiver<usize>>,
     results: Sender<Result<FinishedGame, String>>,
 ) {
+    let mut kept: Option<[EngineProcess; 2]> = None;
     loop {
         let job = match job_queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
         let Ok(index) = job else { return };
-        let game = catch_unwind(AssertUnwindSafe(|| play_numbered_game(spec, index)))
-            .unwrap_or_else(|_| Err(format!("game {} panicked", index + 1)));
+        let game = catch_unwind(AssertUnwindSafe(|| {
+            play_numbered_game(spec, index, &mut kept)
+        }))
+        .unwrap_or_else(|_| Err(format!("game {} panicked", index + 1)));
         if results.send(game).is_err() {
             return;
         }
     }
 }
 
-/// Starts both engines and plays game `index` (0-based): the first engine is
-/// Red in even games.
-fn play_numbered_game(spec: &MatchSpec, index: usize) -> Result<FinishedGame, String> {
-    let opening = match spec.openings.len() {
-        0 => &[][..],
-        n => spec.openings[(index / 2) % n].as_slice(),
-    };
+/// Starts the two engines of a match.
+fn start_engines(spec: &MatchSpec) -> Result<[EngineProcess; 2], String> {
     let [first_spec, second_spec] = &spec.engines;
     let mut first = EngineProcess::start(&first_spec.command, &first_spec.options)?;
     let mut second = EngineProcess::start(&second_spec.command, &second_spec.options)?;
@@ -628,16 +679,46 @@ fn play_numbered_game(spec: &MatchSpec, index: usize) -> Result<FinishedGame, St
         first.name.push_str(" (engine1)");
         second.name.push_str(" (engine2)");
     }
+    Ok([first, second])
+}
+
+/// Plays game `index` (0-based): the first engine is Red in even games.
+/// Engines are started for the game, or taken from `kept` and put back
+/// there when the match keeps them (unless the game ended by a failure,
+/// after which fresh ones start).
+fn play_numbered_game(
+    spec: &MatchSpec,
+    index: usize,
+    kept: &mut Option<[EngineProcess; 2]>,
+) -> Result<FinishedGame, String> {
+    let opening = match spec.openings.len() {
+        0 => &[][..],
+        n => spec.openings[(index / 2) % n].as_slice(),
+    };
+    let [mut first, mut second] = match kept.take() {
+        Some(mut engines) => {
+            for e in &mut engines {
+                e.new_game()?;
+            }
+            engines
+        }
+        None => start_engines(spec)?,
+    };
     let first_is_red = index % 2 == 0;
     let record = if first_is_red {
         play_game(&mut first, &mut second, opening, &spec.config)
     } else {
         play_game(&mut second, &mut first, opening, &spec.config)
     };
+    let memory = [first.memory(), second.memory()];
+    if spec.keep_engines && !matches!(record.termination, Termination::EngineFailure(_)) {
+        *kept = Some([first, second]);
+    }
     Ok(FinishedGame {
         number: index + 1,
         first_is_red,
         record,
+        memory,
     })
 }
 
@@ -837,6 +918,7 @@ mod tests {
                 termination: Termination::Resignation,
                 worst_overrun_ms: None,
             },
+            memory: [None, None],
         };
         let score = |result, red| game(result, red).first_engine_score();
         assert_eq!(score(GameResult::RedWins, true), GameScore::Win);
@@ -862,6 +944,7 @@ mod tests {
             concurrency,
             config: MatchConfig::new(MoveLimit::Depth(1)),
             sprt: None,
+            keep_engines: false,
         }
     }
 
@@ -895,6 +978,37 @@ mod tests {
         let mut numbers: Vec<usize> = seen.iter().map(|&(number, _)| number).collect();
         numbers.sort();
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
+    }
+
+    /// [`RESIGNING_ENGINE`] that names itself by its process id.
+    const NAMED_RESIGNING_ENGINE: &str = "while read -r line; do case \"$line\" in \
+        ucci) echo \"id name pid$$\"; echo ucciok;; go*) echo 'bestmove h2e2 resign';; \
+        quit) exit 0;; esac; done";
+
+    /// The engine names of each game of a match of `spec`, in game order.
+    fn names_by_game(spec: &MatchSpec) -> Vec<[String; 2]> {
+        let mut names = Vec::new();
+        let report = run_match(spec, |game, _| {
+            let [a, b] = [&game.record.red, &game.record.black];
+            let (first, second) = if game.first_is_red { (a, b) } else { (b, a) };
+            names.push((game.number, [first.clone(), second.clone()]));
+            assert!(game.memory.iter().all(|m| m.is_some_and(|m| m.anon_kb > 0)));
+            Ok(())
+        });
+        assert_eq!(report.failure, None);
+        names.sort();
+        names.into_iter().map(|(_, n)| n).collect()
+    }
+
+    #[test]
+    fn kept_engines_play_every_game_and_fresh_ones_one_each() {
+        let mut spec = spec(NAMED_RESIGNING_ENGINE, 4, 1);
+        let fresh = names_by_game(&spec);
+        assert_ne!(fresh[0], fresh[1], "a new pair of processes each game");
+        spec.keep_engines = true;
+        let kept = names_by_game(&spec);
+        assert!(kept.iter().all(|n| *n == kept[0]), "{kept:?}");
+        assert_ne!(kept[0][0], kept[0][1]);
     }
 
     #[test]
@@ -938,6 +1052,7 @@ mod tests {
                 termination: Termination::Resignation,
                 worst_overrun_ms: None,
             },
+            memory: [None, None],
         }
     }
 

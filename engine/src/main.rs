@@ -311,6 +311,11 @@ struct MatchArgs {
     /// "Elo = ELO1" (alpha = beta = 0.05); no new game starts once it decides.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     sprt: Option<Sprt>,
+    /// Keep each pair of engine processes for all the games it plays
+    /// (`setoption newgame` between games) instead of fresh ones every game:
+    /// an endurance test. Each game line then ends with both engines' memory.
+    #[arg(long)]
+    keep_engines: bool,
 }
 
 fn parse_sprt(text: &str) -> Result<Sprt, String> {
@@ -385,6 +390,7 @@ fn match_spec(args: &MatchArgs) -> Result<MatchSpec, String> {
         concurrency: args.concurrency as usize,
         config: MatchConfig::new(move_limit(args)?),
         sprt: args.sprt,
+        keep_engines: args.keep_engines,
     })
 }
 

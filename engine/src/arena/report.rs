@@ -4,7 +4,7 @@ use super::stats::{elo_estimate, likelihood_of_superiority, Sprt, Tally};
 use super::{FinishedGame, MatchReport};
 
 /// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms];
-/// engine1 +W =D -L (S %)`.
+/// engine1 +W =D -L (S %)[; memory kB anon/peak A/P, A/P]`.
 pub fn game_line(game: &FinishedGame, tally: &Tally) -> String {
     let record = &game.record;
     let plies = record.opening.len() + record.moves.len();
@@ -12,13 +12,26 @@ pub fn game_line(game: &FinishedGame, tally: &Tally) -> String {
         .worst_overrun_ms
         .map_or(String::new(), |ms| format!(", worst clock overrun {ms} ms"));
     format!(
-        "game {:>3}: {} - {}: {} ({}) after {plies} plies{overrun}; {}",
+        "game {:>3}: {} - {}: {} ({}) after {plies} plies{overrun}; {}{}",
         game.number,
         record.red,
         record.black,
         record.result,
         record.termination,
         tally_text(tally),
+        memory_text(game),
+    )
+}
+
+/// `; memory kB anon/peak A/P, A/P` for the first and the second engine, when
+/// the system tells.
+fn memory_text(game: &FinishedGame) -> String {
+    let [Some(first), Some(second)] = game.memory else {
+        return String::new();
+    };
+    format!(
+        "; memory kB anon/peak {}/{}, {}/{}",
+        first.anon_kb, first.peak_kb, second.anon_kb, second.peak_kb
     )
 }
 
@@ -101,6 +114,7 @@ mod tests {
                 termination: Termination::TimeForfeit,
                 worst_overrun_ms: Some(312),
             },
+            memory: [None, None],
         };
         assert_eq!(
             game_line(&game, &tally(1, 0, 0)),
