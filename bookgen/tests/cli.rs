@@ -345,3 +345,22 @@ fn a_killed_import_resumes_and_stores_every_game_once() {
     // Every game is in, once.
     assert_db_book_matches_records(dir.path(), &db);
 }
+
+#[test]
+fn two_builds_of_one_book_do_not_spoil_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("b.xqb");
+    let games = fixture("ccpd-sample-3000.iccs.pgn");
+    let args = ["build", "-q", "--min-games", "1", "-o", s(&book), s(&games)];
+    let runs: Vec<_> = (0..2).map(|_| spawn(&args)).collect();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    let stats = stdout(&bookgen(&["stats", s(&book)]));
+    assert!(stats.contains("entries"), "{stats}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "one book, no temporary file"
+    );
+}
