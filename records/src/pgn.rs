@@ -233,6 +233,9 @@ fn tokens<'a>(lines: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
                     rest = &rest[1..];
                 }
                 ';' => break,
+                // A stray closing brace: skipped (a word may not start
+                // with it, or the walk would stand still).
+                '}' => rest = &rest[1..],
                 '(' => {
                     depth += 1;
                     rest = &rest[1..];
@@ -282,6 +285,14 @@ mod tests {
         assert_eq!(strip_move_number("1/2-1/2"), "1/2-1/2");
         assert_eq!(strip_move_number(".."), "");
         assert_eq!(strip_move_number("炮二平五"), "炮二平五");
+    }
+
+    #[test]
+    fn a_stray_closing_brace_is_skipped() {
+        // Found by the pgn fuzz target: the walk used to stand still here.
+        let lines = [(3, "1. h2e2 } h9g7 }"), (4, "}2. h0g2")];
+        let words: Vec<&str> = tokens(&lines).into_iter().map(|(_, w)| w).collect();
+        assert_eq!(words, ["h2e2", "h9g7", "h0g2"]);
     }
 
     #[test]
