@@ -432,6 +432,13 @@ impl Session {
         if self.debug {
             self.info_string(&format!("go {:?}", crate::engine::limits_for(&req)));
         }
+        // Batch mode reads nothing until the search ends; a search that only
+        // `stop` or `ponderhit` can end would then never end, so those are
+        // read as usual during it.
+        let ends_by_itself = !req.ponder && !crate::engine::limits_for(&req).infinite;
+        if self.batch && !ends_by_itself {
+            self.info_string("batch: this search ends only on stop or ponderhit, which are read");
+        }
         let reporter = Arc::new(LineReporter {
             out: self.out.clone(),
             dialect: self.dialect,
@@ -447,7 +454,7 @@ impl Session {
                 *busy = false;
             }),
         );
-        if self.batch {
+        if self.batch && ends_by_itself {
             self.engine.wait();
         }
     }

@@ -295,6 +295,14 @@ fn batch_mode_reads_nothing_until_the_search_ends() {
     e.send("stop");
     assert!(answer(&mut e).starts_with("bestmove"));
     assert_eq!(answer(&mut e), "nobestmove");
+    // Searches that only stop or ponderhit can end still read them (the
+    // fuzzer found `go ponder` in batch mode waiting for ever).
+    for go in ["go ponder depth 2", "go infinite", "go"] {
+        e.send(go);
+        e.expect("info string batch", SECS(5));
+        e.send("stop");
+        assert!(answer(&mut e).starts_with("bestmove"), "{go}");
+    }
 }
 
 #[test]
