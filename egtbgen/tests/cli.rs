@@ -137,6 +137,9 @@ fn spawn_gen(dir: &Path, material: &str) -> std::process::Child {
         .unwrap()
 }
 
+/// A test of a build's directory: the moment to stop it has come.
+type Moment = dyn Fn(&Path) -> bool;
+
 /// Waits until `ready` holds for `dir` (polling), or the child ends.
 fn wait_for(child: &mut std::process::Child, dir: &Path, ready: impl Fn(&Path) -> bool) {
     while !ready(dir) && child.try_wait().unwrap().is_none() {
@@ -151,7 +154,7 @@ fn killed_builds_leave_only_whole_tables_and_a_rerun_finishes() {
     // being written) and by SIGKILL (whose leftovers the next run removes).
     let writing = |d: &Path| !files_ending(d, ".tmp").is_empty();
     let three_done = |d: &Path| files_ending(d, ".xqtb").len() >= 3;
-    let moments: [(&str, &dyn Fn(&Path) -> bool); 3] =
+    let moments: [(&str, &Moment); 3] =
         [("INT", &writing), ("KILL", &writing), ("KILL", &three_done)];
     for (signal, moment) in moments {
         let dir = tempfile::tempdir().unwrap();

@@ -704,7 +704,7 @@ fn play_numbered_game(
         }
         None => start_engines(spec)?,
     };
-    let first_is_red = index % 2 == 0;
+    let first_is_red = index.is_multiple_of(2);
     let record = if first_is_red {
         play_game(&mut first, &mut second, opening, &spec.config)
     } else {

@@ -133,7 +133,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
     };
     let started = std::time::Instant::now();
     let progress = |games: usize, positions: usize| {
-        if games % 10 == 0 || games == args.games {
+        if games.is_multiple_of(10) || games == args.games {
             eprintln!(
                 "{games}/{} games, {positions} positions, {:.0} s",
                 args.games,
