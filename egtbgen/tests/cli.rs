@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
+
 fn egtbgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_egtbgen"))
         .args(args)
@@ -23,17 +25,15 @@ fn refused(out: &Output, name: &str, what: &str) {
     assert!(err.contains(name), "{what}: {err}");
 }
 
-/// Where the blocks of a container end, from its index (32-byte entries:
-/// offset at 8, compressed length at 16).
+/// Where the blocks of a container end, from its index.
 fn block_ends(bytes: &[u8]) -> Vec<usize> {
-    let count = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
-    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
-    (0..count)
+    let header = Header::decode(bytes[..HEADER_LEN].try_into().unwrap()).expect("a sound header");
+    let index = header.index_offset as usize;
+    (0..header.block_count as usize)
         .map(|i| {
-            let e = &bytes[index + 32 * i..];
-            let offset = u64::from_le_bytes(e[8..16].try_into().unwrap());
-            let len = u32::from_le_bytes(e[16..20].try_into().unwrap());
-            (offset + u64::from(len)) as usize
+            let at = index + i * INDEX_ENTRY_LEN;
+            let e = IndexEntry::decode(&bytes[at..at + INDEX_ENTRY_LEN]);
+            (e.offset + u64::from(e.compressed_len)) as usize
         })
         .collect()
 }

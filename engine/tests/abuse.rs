@@ -17,6 +17,13 @@ fn legal_after(moves: &[&str], mv: &str) -> bool {
     pos.parse_move(mv).is_ok()
 }
 
+/// Sets `position` and starts `go`, then waits until the search is under way.
+fn thinking(e: &mut Engine, position: &str, go: &str) {
+    e.send(position);
+    e.send(go);
+    e.expect("info depth 2", SECS(10));
+}
+
 #[test]
 fn go_before_any_position_searches_the_start() {
     let mut e = Engine::ucci();
@@ -46,9 +53,7 @@ fn stop_and_ponderhit_when_idle() {
 #[test]
 fn idle_commands_sent_while_thinking_first_end_the_search() {
     let mut e = Engine::ucci();
-    e.send("position startpos");
-    e.send("go infinite");
-    e.expect("info depth 3", SECS(10));
+    thinking(&mut e, "position startpos", "go infinite");
     // `position` ends the search (its answer is printed for the old
     // position), then takes effect.
     e.send("position startpos moves h2e2");
@@ -68,9 +73,7 @@ fn idle_commands_sent_while_thinking_first_end_the_search() {
         "ucci",
         "go depth 1",
     ] {
-        e.send("position startpos moves h2e2");
-        e.send("go infinite");
-        e.expect("info depth 2", SECS(10));
+        thinking(&mut e, "position startpos moves h2e2", "go infinite");
         e.send(intruder);
         let best = best_of(&e.expect("bestmove", SECS(5)));
         assert!(legal_after(&["h2e2"], &best), "{intruder}: {best}");
@@ -132,9 +135,7 @@ fn ten_thousand_commands_in_a_burst_are_all_answered() {
 #[test]
 fn closing_stdin_mid_search_or_mid_line_exits_cleanly() {
     let mut e = Engine::ucci();
-    e.send("position startpos");
-    e.send("go ponder infinite");
-    e.expect("info depth 2", SECS(10));
+    thinking(&mut e, "position startpos", "go ponder infinite");
     e.send_raw(b"position startpos mo");
     e.close_stdin();
     assert!(e.wait_exit(SECS(5)));

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use common::{best_of, Engine, SECS};
 use xqegtb::build::{build, plan, table_path};
 use xqegtb::Material;
-use xqstore::{IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
+use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
 
 /// A KRK position where Red mates in a few moves.
 const KRK: &str = "3k5/9/9/9/9/9/9/9/R8/4K4 w";
@@ -23,9 +23,9 @@ fn default_book() -> PathBuf {
 /// The offsets where the blocks of a container file end, read from its
 /// index: the places a half-copied file is most likely to stop.
 fn block_ends(bytes: &[u8]) -> Vec<usize> {
-    let count = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
-    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
-    (0..count)
+    let header = Header::decode(bytes[..HEADER_LEN].try_into().unwrap()).expect("a sound header");
+    let index = header.index_offset as usize;
+    (0..header.block_count as usize)
         .map(|i| {
             let at = index + i * INDEX_ENTRY_LEN;
             let e = IndexEntry::decode(&bytes[at..at + INDEX_ENTRY_LEN]);
@@ -40,7 +40,8 @@ fn block_ends(bytes: &[u8]) -> Vec<usize> {
 fn broken_copies(good: &[u8], other: &[u8]) -> Vec<(String, Vec<u8>)> {
     let ends = block_ends(good);
     let mut copies = Vec::new();
-    let index = u64::from_le_bytes(good[32..40].try_into().unwrap()) as usize;
+    // The index starts where the last block ends.
+    let index = *ends.last().expect("a block");
     for (what, at) in [
         ("header", 20),
         ("metadata", HEADER_LEN + 1),
