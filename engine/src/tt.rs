@@ -108,11 +108,13 @@ fn generation_of(d: u64) -> u8 {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (at least one bucket).
+    /// A table of at most `mb` megabytes (at least one): the largest power
+    /// of two buckets that fits, so 16 gives exactly 16 MB and 100 gives 64.
     pub fn new(mb: usize) -> TranspositionTable {
         let bytes = mb.max(1) * 1024 * 1024;
-        let count = (bytes / std::mem::size_of::<Bucket>()).next_power_of_two() / 2;
-        let count = count.max(1);
+        let fit = bytes / std::mem::size_of::<Bucket>();
+        // The largest power of two not above `fit` (at least one bucket).
+        let count = 1usize << (usize::BITS - 1 - fit.max(1).leading_zeros());
         let mut buckets = Vec::with_capacity(count);
         buckets.resize_with(count, Bucket::default);
         TranspositionTable {
@@ -283,7 +285,10 @@ mod tests {
 
     #[test]
     fn size_follows_the_option() {
-        assert!(TranspositionTable::new(16).bytes() <= 16 << 20);
-        assert!(TranspositionTable::new(16).bytes() >= 8 << 20);
+        // A power of two is taken as it is; other sizes round down to one.
+        assert_eq!(TranspositionTable::new(1).bytes(), 1 << 20);
+        assert_eq!(TranspositionTable::new(16).bytes(), 16 << 20);
+        assert_eq!(TranspositionTable::new(100).bytes(), 64 << 20);
+        assert_eq!(TranspositionTable::new(0).bytes(), 1 << 20);
     }
 }
