@@ -18,6 +18,17 @@ use xqrecords::encoding::TextEncoding;
 use xqrecords::notation::parse_and_resolve;
 use xqrecords::pgn::SkipReason;
 
+/// `println!` that ends the program quietly when stdout is closed (as in
+/// `| head`) instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "bookgen",
@@ -224,7 +235,7 @@ fn print_report(r: &Report, seconds: f64) {
     let skipped: usize = r.skipped.values().sum();
     let reasons: Vec<String> = r.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let per_entry = r.book.bytes as f64 / r.book.entries.max(1) as f64;
-    println!(
+    out!(
         "files {}, games read {}, skipped {}{}, duplicates {}, positions {}, entries {}, {} bytes ({:.2} per entry), {:.2} s",
         r.files,
         r.games,
@@ -260,7 +271,7 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String>
     }
     let found = book.probe(&pos).map_err(|e| e.to_string())?;
     if found.is_empty() {
-        println!("no book moves");
+        out!("no book moves");
     }
     for m in found {
         print_move(&m);
@@ -269,7 +280,7 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String>
 }
 
 fn print_move(m: &BookMove) {
-    println!(
+    out!(
         "{} games {} wdl {}/{}/{} weight {}",
         m.mv,
         m.games,
@@ -297,16 +308,16 @@ fn stats(path: &Path) -> Result<(), String> {
     let bytes = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .len();
-    println!("file {}", path.display());
-    println!("positions {positions}");
-    println!("entries {}", info.entries);
-    println!("blocks {}", info.blocks);
-    println!("game moves counted {games}");
-    println!(
+    out!("file {}", path.display());
+    out!("positions {positions}");
+    out!("entries {}", info.entries);
+    out!("blocks {}", info.blocks);
+    out!("game moves counted {games}");
+    out!(
         "bytes {bytes} ({:.2} per entry)",
         bytes as f64 / info.entries.max(1) as f64
     );
-    println!("description {}", info.description);
+    out!("description {}", info.description);
     Ok(())
 }
 
@@ -348,9 +359,11 @@ fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
         &format!("merged from {}", names.join(", ")),
     )
     .map_err(|e| e.to_string())?;
-    println!(
+    out!(
         "positions {}, entries {}, {} bytes",
-        summary.positions, summary.entries, summary.bytes
+        summary.positions,
+        summary.entries,
+        summary.bytes
     );
     Ok(())
 }
@@ -359,7 +372,7 @@ fn bench(path: &Path, limit: usize) -> Result<(), String> {
     let book = open(path)?;
     let positions = book_positions(&book, limit.max(1))?;
     let (median, p90) = probe_latency(&book, &positions)?;
-    println!(
+    out!(
         "{} positions probed warm: median {median:.2} us, 90th percentile {p90:.2} us",
         positions.len()
     );
@@ -464,7 +477,7 @@ fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Result<(), String> 
             Ok(())
         },
     )?;
-    println!(
+    out!(
         "files {}, unchanged since last import {unchanged}, games added {added}, duplicates {duplicates}, skipped {skipped}, games in database {}, {:.2} s",
         files.len(),
         store.borrow().count()?,

@@ -16,6 +16,17 @@ use xqegtb::generate::{Progress, Solutions};
 use xqegtb::orient::board_of;
 use xqegtb::{Material, Placement, Tablebase, Value};
 
+/// `println!` that ends the program quietly when stdout is closed (as in
+/// `| head`) instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "egtbgen",
@@ -175,7 +186,7 @@ fn gen(
     let summary = build::build(dir, &plan, &events).map_err(|e| e.to_string())?;
     let seconds = started.elapsed().as_secs_f64();
     let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
-    println!(
+    out!(
         "{} tables in {} ({} built, {} already there) in {seconds:.2} s; \
          {} bytes written for {} positions ({bits:.3} bits/position); \
          at most {:.1} MB of values, counters and capture tables held",
@@ -224,7 +235,7 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
                 return;
             }
             let positions = 2 * info.size;
-            println!(
+            out!(
                 "{material}: {positions} positions, {} bytes ({:.3} bits/position), longest mate {} plies, {:.2} s",
                 bytes,
                 8.0 * bytes as f64 / positions as f64,
@@ -234,7 +245,7 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
         }
         Event::Existing { material } => {
             if !quiet {
-                println!("{material}: already built");
+                out!("{material}: already built");
             }
         }
     }
@@ -251,21 +262,21 @@ fn probe(paths: &str, fen: &str) -> Result<(), String> {
         .probe(&pos)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no table for this position's material in {paths}"))?;
-    println!("{}", value.wdl());
+    out!("{}", value.wdl());
     if let Some(d) = value.dtm() {
-        println!("dtm {d}");
+        out!("dtm {d}");
     }
     if value.by_rule() {
-        println!(
+        out!(
             "by the perpetual-check rule: the losing side can only avoid mate by checking for ever \
              (distances from {} up count to such a position)",
             xqegtb::value::RULE_DTM
         );
     }
     match tb.best_move(&pos).map_err(|e| e.to_string())? {
-        Some((m, _)) => println!("bestmove {m}"),
-        None if pos.legal_moves().is_empty() => println!("bestmove none (no legal move)"),
-        None => println!("bestmove unknown (a table its moves lead into is missing)"),
+        Some((m, _)) => out!("bestmove {m}"),
+        None if pos.legal_moves().is_empty() => out!("bestmove none (no legal move)"),
+        None => out!("bestmove unknown (a table its moves lead into is missing)"),
     }
     Ok(())
 }
@@ -342,7 +353,7 @@ fn bench(paths: &str, name: &str, count: usize) -> Result<(), String> {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2] / 1000.0
     };
-    println!(
+    out!(
         "{material}: {} positions; first probe (opening the file) {:.1} us; \
          median probe {:.2} us with the block cached, {:.2} us for a first probe into a block",
         positions.len(),
@@ -360,17 +371,17 @@ fn info(path: &Path) -> Result<(), String> {
     table.check_blocks().map_err(|e| e.to_string())?;
     let info = table.info();
     let positions = 2 * info.size;
-    println!("table      {}", info.material);
-    println!("file       {}", path.display());
-    println!("rules      no legal move loses; checking for ever loses; other repetitions draw");
-    println!("indexes    {} per side to move", info.size);
+    out!("table      {}", info.material);
+    out!("file       {}", path.display());
+    out!("rules      no legal move loses; checking for ever loses; other repetitions draw");
+    out!("indexes    {} per side to move", info.size);
     for (side, s) in info.stats.iter().enumerate() {
         let who = if side == 0 {
             "first side"
         } else {
             "second side"
         };
-        println!(
+        out!(
             "{who:<12}to move: {} wins, {} draws, {} losses (legal positions: {})",
             s.wins,
             s.draws,
@@ -387,16 +398,17 @@ fn info(path: &Path) -> Result<(), String> {
                 Ok(Value::Win(_)) => "mate in",
                 _ => "mated in",
             };
-            println!("           longest: {kind} {} plies, e.g. {fen}", s.longest);
+            out!("           longest: {kind} {} plies, e.g. {fen}", s.longest);
         }
         if s.rule_wins + s.rule_losses > 0 {
-            println!(
+            out!(
                 "           by the perpetual-check rule: {} wins, {} losses",
-                s.rule_wins, s.rule_losses
+                s.rule_wins,
+                s.rule_losses
             );
         }
     }
-    println!(
+    out!(
         "size       {} bytes, {:.3} bits per position",
         table.file_len(),
         8.0 * table.file_len() as f64 / positions as f64
@@ -440,7 +452,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool) -> Result<(), String> {
             report.checked
         ));
     }
-    println!(
+    out!(
         "{}: all {} positions agree with their successors ({:.2} s)",
         path.display(),
         report.checked,

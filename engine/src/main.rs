@@ -12,6 +12,17 @@ use xqengine::arena::{
     MoveLimit, Sprt,
 };
 
+/// `println!` that ends the program quietly when stdout is closed (as in
+/// `| head`) instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "xqengine",
@@ -143,7 +154,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
     };
     match xqengine::datagen::generate(&openings, &cfg, &mut file, &progress) {
         Ok(n) => {
-            println!("{n} positions appended to {}", args.out.display());
+            out!("{n} positions appended to {}", args.out.display());
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -231,7 +242,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
         eprintln!("xqengine tune: {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }
-    println!("{note}");
+    out!("{note}");
     ExitCode::SUCCESS
 }
 
@@ -258,10 +269,10 @@ fn perft(depth: u32, fen: Option<&str>) -> ExitCode {
 }
 
 fn bench(depth: i32) -> ExitCode {
-    let r = xqengine::bench::run(depth, |fen, nodes| println!("{nodes:>12} {fen}"));
+    let r = xqengine::bench::run(depth, |fen, nodes| out!("{nodes:>12} {fen}"));
     let secs = r.elapsed.as_secs_f64().max(1e-9);
-    println!("time {:.3} s", secs);
-    println!("{} nodes {} nps", r.nodes, (r.nodes as f64 / secs) as u64);
+    out!("time {:.3} s", secs);
+    out!("{} nodes {} nps", r.nodes, (r.nodes as f64 / secs) as u64);
     ExitCode::SUCCESS
 }
 
@@ -437,15 +448,15 @@ fn play_match(args: &MatchArgs) -> ExitCode {
     };
     let time_control = spec.config.limit.to_string();
     let report = run_match(&spec, |game, tally| {
-        println!("{}", report::game_line(game, tally));
+        out!("{}", report::game_line(game, tally));
         match pgn_out.as_mut() {
             Some((file, path)) => write_pgn(file, path, game, &time_control),
             None => Ok(()),
         }
     });
-    println!("{}", report::summary_line(&report.tally));
+    out!("{}", report::summary_line(&report.tally));
     if let Some(sprt) = &spec.sprt {
-        println!("{}", report::sprt_line(sprt, &report));
+        out!("{}", report::sprt_line(sprt, &report));
     }
     match report.failure {
         Some(e) => {
