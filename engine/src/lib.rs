@@ -10,6 +10,7 @@ pub mod datagen;
 pub mod egtb;
 pub mod engine;
 pub mod eval;
+pub mod huge;
 pub mod perft_cmd;
 pub mod protocol;
 pub mod search;

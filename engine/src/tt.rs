@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use xqcore::Move;
 
+#[cfg(test)]
+use crate::huge::HUGE_PAGE;
+use crate::huge::{HugeArray, Zeroable};
+
 /// What a stored score means relative to the true value. The order of
 /// declaration is the stored code less one ([`pack`], [`unpack`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,68 +51,14 @@ const SLOTS_PER_BUCKET: usize = 4;
 #[repr(align(64))]
 struct Bucket([Slot; SLOTS_PER_BUCKET]);
 
-/// The size of a huge page on x86-64 Linux.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// The buckets, in an anonymous memory map starting at a huge-page boundary.
-/// On Linux the system is asked to back the map with huge pages: probes all
-/// over a large table then rarely miss the TLB, where with 4 KB pages each
-/// would cost a page walk (the bench: median about 4 % faster, paired runs).
-struct Buckets {
-    map: memmap2::MmapMut,
-    /// Where the first bucket starts in `map`.
-    offset: usize,
-    len: usize,
-}
-
-impl Buckets {
-    /// `len` zeroed buckets, every page of them already supplied.
-    fn new(len: usize) -> std::io::Result<Buckets> {
-        let bytes = len * std::mem::size_of::<Bucket>();
-        // Room to move the start to a huge-page boundary, for tables that
-        // can use a huge page at all.
-        let slack = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 0 };
-        let map = memmap2::MmapMut::map_anon(bytes + slack)?;
-        let offset = map.as_ptr().align_offset(HUGE_PAGE).min(slack);
-        #[cfg(target_os = "linux")]
-        if slack > 0 {
-            // Only a hint: where refused, the table works on small pages.
-            let _ = map.advise_range(memmap2::Advice::HugePage, offset, bytes);
-        }
-        let buckets = Buckets { map, offset, len };
-        // The map reads as zeros, its pages supplied on first write: write
-        // them now, so a search does not wait on the system for them.
-        for b in buckets.iter() {
-            b.0[0].check.store(0, Ordering::Relaxed);
-        }
-        Ok(buckets)
-    }
-}
-
-impl std::ops::Deref for Buckets {
-    type Target = [Bucket];
-
-    #[inline]
-    #[allow(unsafe_code)] // the table's memory; the engine's other unsafe is the prefetch below
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: the map holds `offset + len * 64` bytes (`slack` covers the
-        // offset) and lives as long as `self`. It starts on a page boundary
-        // and `offset` is a multiple of the page size, so the pointer is
-        // aligned for `Bucket` (64). All-zero bytes are a valid `Bucket`
-        // (atomics of 0), and the memory is only ever changed through those
-        // atomics. `as_ptr` is the map's own pointer, valid for writes.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.map.as_ptr().add(self.offset).cast::<Bucket>(),
-                self.len,
-            )
-        }
-    }
-}
+// SAFETY: a bucket is atomics, for which zero is a valid value (an empty
+// slot); it needs no drop and is aligned to 64 bytes.
+#[allow(unsafe_code)]
+unsafe impl Zeroable for Bucket {}
 
 /// A table of `2^k` buckets of four entries.
 pub struct TranspositionTable {
-    buckets: Buckets,
+    buckets: HugeArray<Bucket>,
     mask: usize,
     generation: AtomicU8,
 }
@@ -176,7 +126,7 @@ impl TranspositionTable {
         // The largest power of two not above `fit` (at least one bucket).
         let mut count = 1usize << (usize::BITS - 1 - fit.max(1).leading_zeros());
         let buckets = loop {
-            match Buckets::new(count) {
+            match HugeArray::new(count) {
                 Ok(b) => break b,
                 Err(_) if count > 1 => count /= 2,
                 Err(e) => panic!("no memory for a one-bucket hash table: {e}"),
@@ -216,7 +166,7 @@ impl TranspositionTable {
     /// Asks the CPU to start loading the bucket of `key` into the cache, so
     /// the probe a moment later does not wait on memory.
     #[inline]
-    #[allow(unsafe_code)] // a cache hint; the engine's other unsafe is `Buckets`
+    #[allow(unsafe_code)] // a cache hint; the engine's other unsafe is in `huge`
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {

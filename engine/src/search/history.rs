@@ -4,6 +4,8 @@
 
 use xqcore::{Color, Move, Piece, Role, Square, NUM_SQUARES};
 
+use crate::huge::HugeArray;
+
 /// Histories saturate at this magnitude ("gravity" keeps them bounded).
 pub const HISTORY_MAX: i32 = 16_384;
 
@@ -56,7 +58,7 @@ pub struct Histories {
     /// Captures by moving piece, target and captured role.
     capture: Vec<i16>,
     /// Quiet moves as replies to an earlier move: `[earlier][reply]` piece-to.
-    continuation: Vec<i16>,
+    continuation: HugeArray<i16>,
     /// The quiet move that last refuted each piece-to move.
     counter: Vec<Move>,
 }
@@ -66,7 +68,9 @@ impl Default for Histories {
         Histories {
             main: vec![0; 2 * NUM_SQUARES * NUM_SQUARES],
             capture: vec![0; PieceTo::COUNT * 7],
-            continuation: vec![0; PieceTo::COUNT * PieceTo::COUNT],
+            // 3.2 MB read a row at a time all over: huge pages spare the TLB.
+            continuation: HugeArray::new(PieceTo::COUNT * PieceTo::COUNT)
+                .expect("memory for the continuation histories"),
             counter: vec![Move::NULL; PieceTo::COUNT],
         }
     }
