@@ -39,7 +39,6 @@ pub struct Entry {
 /// Stored in place of a static evaluation that was not computed (in check).
 const NO_EVAL: i16 = i16::MIN;
 
-#[derive(Default)]
 struct Slot {
     check: AtomicU64,
     data: AtomicU64,
@@ -47,7 +46,6 @@ struct Slot {
 
 const SLOTS_PER_BUCKET: usize = 4;
 
-#[derive(Default)]
 #[repr(align(64))]
 struct Bucket([Slot; SLOTS_PER_BUCKET]);
 
