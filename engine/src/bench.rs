@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use xqcore::Position;
 
-use crate::search::{search, Histories, Limits, SearchConfig, SearchControl, Silent};
+use crate::search::{search, Limits, SearchConfig, SearchControl, Silent, ThreadMemory};
 use crate::tt::TranspositionTable;
 
 /// Bench positions: the opening, middlegames and endgames.
@@ -33,7 +33,7 @@ pub struct BenchResult {
 }
 
 /// Searches every bench position to `depth` on one thread with a fresh 16 MB
-/// table and fresh histories.
+/// table and fresh thread memory.
 pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
     let config = SearchConfig::default();
     let limits = Limits {
@@ -47,9 +47,9 @@ pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
         let tt = TranspositionTable::new(16);
         let control = SearchControl::new(false);
         let moves = pos.legal_moves().to_vec();
-        // Fresh histories for the one search thread, made here as the search
-        // would make them: zeroing them is setup, like the table's.
-        let mut histories = vec![Histories::default()];
+        // Fresh memory for the one search thread, made here as the engine
+        // would make it: zeroing its histories is setup, like the table's.
+        let mut memory = vec![ThreadMemory::default()];
         // Only the search is timed: allocating and zeroing the table is setup.
         let started = Instant::now();
         let r = search(
@@ -60,7 +60,7 @@ pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
             &tt,
             &control,
             &Silent,
-            &mut histories,
+            &mut memory,
         );
         elapsed += started.elapsed();
         nodes += r.nodes;

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use xqcore::{Color, Move, Position};
 
 use crate::arena::{adjudicate, GameResult};
-use crate::search::{self, Histories, Limits, SearchConfig, SearchControl, Silent, MATE_BOUND};
+use crate::search::{self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND};
 use crate::tt::TranspositionTable;
 
 /// How to generate.
@@ -93,7 +93,7 @@ fn play_game(
         ..Limits::default()
     };
     let tt = TranspositionTable::new(16);
-    let mut histories: Vec<Histories> = Vec::new();
+    let mut memory: Vec<ThreadMemory> = Vec::new();
     let mut kept = Vec::new();
     let mut lopsided = 0usize;
     loop {
@@ -110,7 +110,7 @@ fn play_game(
             &tt,
             &control,
             &Silent,
-            &mut histories,
+            &mut memory,
         );
         let best = r.best?;
         let red_score = if pos.turn() == Color::Red {

@@ -12,8 +12,8 @@ use crate::datagen::Rng;
 use crate::egtb::{RootPlay, Tables};
 use crate::eval::Knowledge;
 use crate::search::{
-    self, Histories, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, MATE,
-    MATE_BOUND, TB_WIN,
+    self, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, ThreadMemory,
+    MATE, MATE_BOUND, TB_WIN,
 };
 use crate::tt::TranspositionTable;
 
@@ -176,8 +176,9 @@ pub struct Engine {
     banned: Vec<Move>,
     tt: Arc<TranspositionTable>,
     tt_mb: usize,
-    /// Move-ordering tables of each search thread, kept between moves of a game.
-    histories: Arc<Mutex<Vec<Histories>>>,
+    /// Each search thread's move-ordering tables, kept between the moves of
+    /// a game, and working memory, kept for the engine's life.
+    thread_memory: Arc<Mutex<Vec<ThreadMemory>>>,
     running: Option<Running>,
     game_seed: u64,
     books: Books,
@@ -201,7 +202,7 @@ impl Engine {
             banned: Vec::new(),
             tt: Arc::new(TranspositionTable::new(1)),
             tt_mb: 0,
-            histories: Arc::new(Mutex::new(Vec::new())),
+            thread_memory: Arc::new(Mutex::new(Vec::new())),
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
             books: Books::default(),
@@ -268,13 +269,13 @@ impl Engine {
         self.clear_hash();
         // Zeroed in place: the tables stay where they are (in huge pages)
         // instead of being unmapped and mapped again every game.
-        for h in self
-            .histories
+        for m in self
+            .thread_memory
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter_mut()
         {
-            h.clear();
+            m.clear();
         }
         self.game_seed = self
             .game_seed
@@ -404,7 +405,7 @@ impl Engine {
         }
         let limits = limits_for(&req);
         let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
-        let histories = self.histories.clone();
+        let thread_memory = self.thread_memory.clone();
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(16 << 20)
@@ -417,7 +418,7 @@ impl Engine {
                         resign: false,
                     }
                 } else {
-                    let mut histories = histories.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut memory = thread_memory.lock().unwrap_or_else(|e| e.into_inner());
                     // A bug in the search must not leave the GUI waiting for a
                     // move forever: answer with a legal move instead.
                     let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -429,7 +430,7 @@ impl Engine {
                             &tt,
                             &ctl,
                             reporter.as_ref(),
-                            &mut histories,
+                            &mut memory,
                         )
                     }));
                     match searched {
@@ -448,7 +449,7 @@ impl Engine {
                             reporter.message(&format!(
                                 "search failed ({why}); playing the first legal move"
                             ));
-                            histories.clear();
+                            memory.clear();
                             BestMove {
                                 mv: root_moves.first().copied(),
                                 ponder: None,

@@ -197,7 +197,7 @@ impl Worker<'_> {
         ];
         let killers = self.frame(ply).killers;
         let counter = self.histories.counter(earlier[0]);
-        let buffers = self.take_buffers(ply);
+        let buffers = self.take_buffers();
         let mut picker = MovePicker::new(buffers, tt_move, killers, counter);
         if self.pruning(Pruning::Large) && depth <= 4 {
             picker.select_quiets(late_move_limit(depth, improving) + 1);
@@ -356,7 +356,7 @@ impl Worker<'_> {
 
         let buffers = picker.into_buffers();
         if move_count == 0 {
-            self.buffers[ply] = Some(buffers);
+            self.give_back_buffers(buffers);
             // No legal move: lost, whether in check or not (or, in a singular
             // search, nothing but the excluded move).
             return if excluded != Move::NULL {
@@ -377,7 +377,7 @@ impl Worker<'_> {
                 );
             }
         }
-        self.buffers[ply] = Some(buffers);
+        self.give_back_buffers(buffers);
         if excluded == Move::NULL {
             let bound = if best_score >= beta {
                 Bound::Lower
@@ -571,7 +571,7 @@ impl Worker<'_> {
             alpha = alpha.max(stand_pat);
             best = stand_pat;
         }
-        let buffers = self.take_buffers(ply);
+        let buffers = self.take_buffers();
         let mut picker = MovePicker::quiescence(buffers, tt_entry.and_then(|e| e.mv), in_check);
         // Made for the first move that gets as far as the legality test:
         // many nodes have no capture, or prune them all.
@@ -622,7 +622,7 @@ impl Worker<'_> {
                 }
             }
         }
-        self.buffers[ply] = Some(picker.into_buffers());
+        self.give_back_buffers(picker.into_buffers());
         let bound = if best >= beta {
             Bound::Lower
         } else if pv_node && best > original_alpha {

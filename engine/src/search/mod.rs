@@ -297,13 +297,56 @@ struct Worker<'a> {
     /// kept up to date by [`Worker::play`], with the values before each move.
     placement: S,
     placement_stack: Vec<S>,
-    /// Move-list buffers for each ply, taken by a node's picker and given back.
-    buffers: Box<[Option<Box<movepick::Buffers>>; MAX_PLY + 8]>,
+    /// Spare move-list buffers: each node takes a set for its picker and
+    /// gives it back, so the pool grows to the deepest nesting of nodes
+    /// (a singular-extension search nests two at a ply) and no further.
+    /// Boxed so that handing a set to a picker moves a pointer, not the lists.
+    #[allow(clippy::vec_box)]
+    buffers: Vec<Box<movepick::Buffers>>,
+}
+
+/// What one search thread keeps from search to search: its move-ordering
+/// tables, learnt over a game, and its working memory, so that a search
+/// allocates nothing big. (Making and freeing the working memory every
+/// `go` fragmented the allocator's per-thread arenas: an engine's memory
+/// crept up over hundreds of games.)
+#[derive(Default)]
+pub struct ThreadMemory {
+    /// The move-ordering tables.
+    pub histories: Histories,
+    /// Working memory, absent until the first search and while one runs.
+    scratch: Option<Scratch>,
+}
+
+impl ThreadMemory {
+    /// Forgets what the move-ordering tables learnt (a new game).
+    pub fn clear(&mut self) {
+        self.histories.clear();
+    }
+}
+
+/// A search thread's working memory: ply frames, the PV triangle and the
+/// move-list buffers of each ply.
+struct Scratch {
+    frames: Box<[Frame; FRAMES]>,
+    pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
+    #[allow(clippy::vec_box)]
+    buffers: Vec<Box<movepick::Buffers>>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            frames: Box::new([Frame::default(); FRAMES]),
+            pv: Box::new([[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1]),
+            buffers: Vec::with_capacity(2 * (MAX_PLY + 8)),
+        }
+    }
 }
 
 /// Runs a search on `pos` among `root_moves` (legal moves minus banned ones).
-/// `histories` holds one set of move-ordering tables per thread, kept from
-/// search to search; missing ones are created.
+/// `memory` holds each thread's [`ThreadMemory`], kept from search to
+/// search; missing ones are created.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     pos: &Position,
@@ -313,11 +356,11 @@ pub fn search(
     tt: &TranspositionTable,
     control: &SearchControl,
     reporter: &dyn Reporter,
-    histories: &mut Vec<Histories>,
+    memory: &mut Vec<ThreadMemory>,
 ) -> SearchResult {
     tt.new_search();
     let threads = config.threads.max(1);
-    histories.resize_with(threads.max(histories.len()), Histories::default);
+    memory.resize_with(threads.max(memory.len()), ThreadMemory::default);
     let counters: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let done = AtomicBool::new(false);
     let tb_hits = AtomicU64::new(0);
@@ -329,18 +372,18 @@ pub fn search(
         counters: &counters,
         tb_hits: &tb_hits,
     };
-    let (first, helpers) = histories.split_at_mut(1);
+    let (first, helpers) = memory.split_at_mut(1);
     let result = std::thread::scope(|scope| {
-        for (i, h) in helpers.iter_mut().take(threads - 1).enumerate() {
+        for (i, m) in helpers.iter_mut().take(threads - 1).enumerate() {
             let done = &done;
             std::thread::Builder::new()
                 .stack_size(8 << 20)
                 .spawn_scoped(scope, move || {
-                    Worker::new(pos, shared, h, i + 1).iterate(root_moves, reporter, done)
+                    Worker::run(pos, shared, m, i + 1, root_moves, reporter, done)
                 })
                 .expect("spawn a search thread");
         }
-        let r = Worker::new(pos, shared, &mut first[0], 0).iterate(root_moves, reporter, &done);
+        let r = Worker::run(pos, shared, &mut first[0], 0, root_moves, reporter, &done);
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -351,7 +394,40 @@ pub fn search(
 }
 
 impl<'a> Worker<'a> {
-    fn new(pos: &Position, shared: Shared<'a>, histories: &'a mut Histories, id: usize) -> Self {
+    /// Searches as thread `id` with the thread's memory, and keeps the
+    /// working memory there for the next search.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        pos: &Position,
+        shared: Shared<'a>,
+        memory: &'a mut ThreadMemory,
+        id: usize,
+        root_moves: &[Move],
+        reporter: &dyn Reporter,
+        done: &AtomicBool,
+    ) -> SearchResult {
+        let mut scratch = memory.scratch.take().unwrap_or_default();
+        // A search starts from clean frames and an empty PV, as from fresh
+        // memory; the buffers are cleared by each node that takes them.
+        scratch.frames.fill(Frame::default());
+        scratch.pv.fill([Move::NULL; MAX_PLY + 1]);
+        let mut worker = Worker::new(pos, shared, &mut memory.histories, scratch, id);
+        let result = worker.iterate(root_moves, reporter, done);
+        memory.scratch = Some(Scratch {
+            frames: worker.frames,
+            pv: worker.pv,
+            buffers: worker.buffers,
+        });
+        result
+    }
+
+    fn new(
+        pos: &Position,
+        shared: Shared<'a>,
+        histories: &'a mut Histories,
+        scratch: Scratch,
+        id: usize,
+    ) -> Self {
         Worker {
             pos: pos.clone(),
             shared,
@@ -362,23 +438,28 @@ impl<'a> Worker<'a> {
             root_color: pos.turn(),
             root_depth: 0,
             seldepth: 0,
-            frames: Box::new([Frame::default(); FRAMES]),
-            pv: Box::new([[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1]),
+            frames: scratch.frames,
+            pv: scratch.pv,
             pv_len: [0; MAX_PLY + 1],
             aborted: false,
             verifying: false,
             losing: Vec::new(),
             placement: eval::placement(pos.board()),
             placement_stack: Vec::with_capacity(MAX_PLY + 8),
-            buffers: Box::new(std::array::from_fn(|_| Some(Box::default()))),
+            buffers: scratch.buffers,
         }
     }
 
-    /// The move-list buffers of `ply` (fresh ones if a node at the same
-    /// ply, such as a singular-extension search, holds them).
+    /// A set of move-list buffers from the pool (a new one if it is empty).
     #[inline]
-    fn take_buffers(&mut self, ply: usize) -> Box<movepick::Buffers> {
-        self.buffers[ply].take().unwrap_or_default()
+    fn take_buffers(&mut self) -> Box<movepick::Buffers> {
+        self.buffers.pop().unwrap_or_default()
+    }
+
+    /// Returns buffers to the pool for the next node.
+    #[inline]
+    fn give_back_buffers(&mut self, buffers: Box<movepick::Buffers>) {
+        self.buffers.push(buffers);
     }
 
     /// Plays a legal move, updating the placement sum.
