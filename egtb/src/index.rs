@@ -300,6 +300,18 @@ impl FreeSet {
     }
 }
 
+/// The groups of `advisors` advisors and `elephants` elephants on Red's
+/// side (folded by mirror image) or Black's, made once and shared by every
+/// indexer: each holds two 36,864-entry arrays, about 300 KB, too much to
+/// repeat in each of the hundreds of tables an engine may open.
+fn shared_group(red: bool, advisors: usize, elephants: usize) -> &'static Group {
+    const KINDS: usize = 3;
+    static GROUPS: [std::sync::OnceLock<Group>; 2 * KINDS * KINDS] =
+        [const { std::sync::OnceLock::new() }; 2 * KINDS * KINDS];
+    let at = (usize::from(red) * KINDS + advisors) * KINDS + elephants;
+    GROUPS[at].get_or_init(|| Group::new(red, advisors, elephants, red))
+}
+
 /// What one slot of a [`Placement`] holds: the side and role of its piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotPiece {
@@ -316,7 +328,7 @@ pub type Placement = Vec<u8>;
 #[derive(Clone, Debug)]
 pub struct Indexer {
     material: Material,
-    groups: [Group; 2],
+    groups: [&'static Group; 2],
     free: Vec<FreeSet>,
     slots: Vec<SlotPiece>,
     /// Indexes per side to move.
@@ -333,11 +345,10 @@ impl Indexer {
     pub fn new(material: Material) -> Indexer {
         assert!(material.piece_count() <= MAX_PIECES, "too many pieces");
         let groups = [0, 1].map(|side| {
-            Group::new(
+            shared_group(
                 side == 0,
                 material.count(side, Role::Advisor),
                 material.count(side, Role::Elephant),
-                side == 0,
             )
         });
         let mut slots = Vec::new();

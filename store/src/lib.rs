@@ -31,12 +31,14 @@ mod error;
 mod format;
 mod map;
 mod reader;
+mod shared;
 mod temp;
 mod writer;
 
 pub use error::StoreError;
 pub use format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
 pub use reader::Reader;
+pub use shared::{cached_bytes, CACHE_BUDGET};
 pub use temp::{remove_stale, remove_unfinished};
 pub use writer::{compress_block, CompressedBlock, Writer};
 

@@ -1,16 +1,17 @@
 //! Reading a container: the file memory-mapped, header and index checked
-//! once, blocks decompressed on demand into a small cache.
+//! once, blocks decompressed on demand into a cache shared by all readers.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
 use crate::map::Map;
-use crate::{StoreError, MAX_BLOCK_LEN};
+use crate::{shared, StoreError, MAX_BLOCK_LEN};
 
-/// Decompressed blocks kept per reader.
-const CACHE_BLOCKS: usize = 16;
+/// Ids of opened readers, telling their blocks apart in the shared cache.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// An open container file.
 pub struct Reader {
@@ -18,11 +19,14 @@ pub struct Reader {
     map: Map,
     header: Header,
     index: Vec<IndexEntry>,
-    /// Recently used blocks, most recent last.
-    cache: Mutex<Vec<(usize, Arc<[u8]>)>>,
-    /// A zstd context kept between blocks: making one costs more than
-    /// decompressing a small block.
-    decompressor: Mutex<zstd::bulk::Decompressor<'static>>,
+    /// This reader's blocks in the shared cache are under this id.
+    id: u64,
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        shared::forget(self.id);
+    }
 }
 
 impl std::fmt::Debug for Reader {
@@ -55,10 +59,7 @@ impl Reader {
             map,
             header,
             index,
-            cache: Mutex::new(Vec::with_capacity(CACHE_BLOCKS)),
-            decompressor: Mutex::new(
-                zstd::bulk::Decompressor::new().map_err(StoreError::io(path))?,
-            ),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -91,22 +92,14 @@ impl Reader {
     }
 
     /// Block `i`, decompressed and checked against its checksum and length.
+    /// Recent blocks come from a cache that all readers share, within
+    /// [`CACHE_BUDGET`](crate::CACHE_BUDGET) bytes.
     pub fn block(&self, i: usize) -> Result<Arc<[u8]>, StoreError> {
-        {
-            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(pos) = cache.iter().position(|(b, _)| *b == i) {
-                let hit = cache.remove(pos);
-                let data = hit.1.clone();
-                cache.push(hit);
-                return Ok(data);
-            }
+        if let Some(data) = shared::cached(self.id, i) {
+            return Ok(data);
         }
         let data = self.decompress(i)?;
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() == CACHE_BLOCKS {
-            cache.remove(0);
-        }
-        cache.push((i, data.clone()));
+        shared::keep(self.id, i, &data);
         Ok(data)
     }
 
@@ -134,11 +127,8 @@ impl Reader {
     fn decompress(&self, i: usize) -> Result<Arc<[u8]>, StoreError> {
         let e = &self.index[i];
         let bytes = self.checked_block_bytes(i)?;
-        let raw = self
-            .decompressor
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .decompress(bytes, e.raw_len as usize)
+        let raw = shared::with_decompressor(|d| d.decompress(bytes, e.raw_len as usize))
+            .map_err(StoreError::io(&self.path))?
             .map_err(|err| {
                 StoreError::corrupt(&self.path, format!("block {i} does not decompress: {err}"))
             })?;
