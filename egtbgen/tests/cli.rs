@@ -205,3 +205,36 @@ fn two_builds_into_one_directory_do_not_spoil_each_other() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn bench_times_cached_first_and_opening_probes() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(egtbgen(&["gen", "-q", "-o", s(dir.path()), "KRK"])
+        .status
+        .success());
+    let out = egtbgen(&[
+        "bench",
+        "--path",
+        s(dir.path()),
+        "KRK",
+        "--positions",
+        "300",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout);
+    // Three medians, each a number of microseconds, none missing.
+    let figures: Vec<f64> = line
+        .split_whitespace()
+        .zip(line.split_whitespace().skip(1))
+        .filter(|(_, unit)| *unit == "us")
+        .map(|(n, _)| n.parse().unwrap())
+        .collect();
+    assert!(line.starts_with("KRK: 300 positions"), "{line}");
+    assert_eq!(figures.len(), 3, "{line}");
+    assert!(figures.iter().all(|f| f.is_finite() && *f > 0.0), "{line}");
+    assert!(line.contains("(200 openings)"), "{line}");
+}
