@@ -262,14 +262,12 @@ pub struct TableFile {
     reader: Reader,
     info: TableInfo,
     indexer: Indexer,
-    /// Tells this file's blocks apart in the per-thread caches.
-    id: u64,
 }
 
 /// Decompressed blocks each thread keeps, most recent last.
 const THREAD_BLOCKS: usize = 8;
 
-/// A thread's cached block: the file's id, the block number, its bytes.
+/// A thread's cached block: the file's reader id, the block number, its bytes.
 type CachedBlock = (u64, usize, std::sync::Arc<[u8]>);
 
 thread_local! {
@@ -278,9 +276,6 @@ thread_local! {
     static BLOCKS: std::cell::RefCell<Vec<CachedBlock>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
-
-/// Ids of opened table files.
-static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl TableFile {
     /// Opens and checks a table file: the container's header, index and
@@ -331,7 +326,6 @@ impl TableFile {
             reader,
             info,
             indexer,
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -372,10 +366,11 @@ impl TableFile {
     /// Block `i`, from this thread's cache or else from the reader (which
     /// decompresses it, or finds it in its own shared cache).
     fn cached_block(&self, i: usize) -> Result<std::sync::Arc<[u8]>, TableError> {
+        let file = self.reader.id();
         let hit = BLOCKS.with_borrow_mut(|cache| {
             let at = cache
                 .iter()
-                .rposition(|(id, b, _)| *id == self.id && *b == i)?;
+                .rposition(|(id, b, _)| *id == file && *b == i)?;
             let entry = cache.remove(at);
             let data = entry.2.clone();
             cache.push(entry);
@@ -389,7 +384,7 @@ impl TableFile {
             if cache.len() == THREAD_BLOCKS {
                 cache.remove(0);
             }
-            cache.push((self.id, i, data.clone()));
+            cache.push((file, i, data.clone()));
         });
         Ok(data)
     }

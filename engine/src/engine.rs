@@ -197,7 +197,8 @@ pub struct Engine {
     position: Position,
     banned: Vec<Move>,
     tt: Arc<TranspositionTable>,
-    tt_mb: usize,
+    /// The `hashsize` (MB, 0 read as the default) the table was made for.
+    tt_asked: usize,
     /// Each search thread's move-ordering tables, kept between the moves of
     /// a game, and working memory, kept for the engine's life.
     thread_memory: Arc<Mutex<Vec<ThreadMemory>>>,
@@ -223,7 +224,7 @@ impl Engine {
             position: Position::start(),
             banned: Vec::new(),
             tt: Arc::new(TranspositionTable::new(1)),
-            tt_mb: 0,
+            tt_asked: 0,
             thread_memory: Arc::new(Mutex::new(Vec::new())),
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
@@ -360,12 +361,12 @@ impl Engine {
         } else {
             self.options.hash_mb
         };
-        let mb = table_mb(asked, memory_cap_mb());
-        if mb == self.tt_mb {
+        if asked == self.tt_asked {
             return None;
         }
+        let mb = table_mb(asked, memory_cap_mb());
         self.tt = Arc::new(TranspositionTable::new(mb));
-        self.tt_mb = mb;
+        self.tt_asked = asked;
         (mb < asked).then(|| {
             format!(
                 "hashsize {asked} MB is more than half this machine's memory: \

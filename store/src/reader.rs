@@ -68,6 +68,12 @@ impl Reader {
         &self.path
     }
 
+    /// A number no other reader opened by this process has: tells this
+    /// file's blocks apart in caches keyed by file.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The file's header.
     pub fn header(&self) -> &Header {
         &self.header

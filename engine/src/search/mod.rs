@@ -326,7 +326,7 @@ impl ThreadMemory {
 }
 
 /// A search thread's working memory: ply frames, the PV triangle and the
-/// move-list buffers of each ply.
+/// pool of move-list buffers.
 struct Scratch {
     frames: Box<[Frame; FRAMES]>,
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
