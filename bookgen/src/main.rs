@@ -13,21 +13,11 @@ use bookgen::{
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
+use xqcli::out;
 use xqcore::Position;
 use xqrecords::encoding::TextEncoding;
 use xqrecords::notation::parse_and_resolve;
 use xqrecords::pgn::SkipReason;
-
-/// `println!` that ends the program quietly when stdout is closed (as in
-/// `| head`) instead of panicking on the broken pipe.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(0);
-        }
-    }};
-}
 
 #[derive(Parser)]
 #[command(
@@ -146,7 +136,7 @@ fn parse_encoding(s: &str) -> Result<TextEncoding, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    remove_unfinished_files_on_interrupt();
+    xqcli::remove_unfinished_files_on_interrupt("bookgen");
     let outcome = match cli.command {
         Command::Build(args) => build(args),
         Command::Import { db, inputs, read } => import(&db, &inputs, &read),
@@ -162,17 +152,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// On Ctrl-C or SIGTERM, removes the files being written before exiting, so
-/// an interrupted run leaves nothing half-written behind. (After SIGKILL,
-/// which cannot be caught, the next run removes them.)
-fn remove_unfinished_files_on_interrupt() {
-    let _ = ctrlc::set_handler(|| {
-        xqstore::remove_unfinished();
-        eprintln!("bookgen: interrupted");
-        std::process::exit(130);
-    });
 }
 
 fn build(args: BuildArgs) -> Result<(), String> {

@@ -9,23 +9,13 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use xqcli::out;
 use xqcore::Position;
 use xqegtb::build::{self, Event};
 use xqegtb::file::TableFile;
 use xqegtb::generate::{Progress, Solutions};
 use xqegtb::orient::board_of;
 use xqegtb::{Material, Placement, Tablebase, Value};
-
-/// `println!` that ends the program quietly when stdout is closed (as in
-/// `| head`) instead of panicking on the broken pipe.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(0);
-        }
-    }};
-}
 
 #[derive(Parser)]
 #[command(
@@ -102,7 +92,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    remove_unfinished_files_on_interrupt();
+    xqcli::remove_unfinished_files_on_interrupt("egtbgen");
     let outcome = match cli.command {
         Command::Gen {
             output,
@@ -127,17 +117,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// On Ctrl-C or SIGTERM, removes the files being written before exiting, so
-/// an interrupted run leaves nothing half-written behind. (After SIGKILL,
-/// which cannot be caught, the next run removes them.)
-fn remove_unfinished_files_on_interrupt() {
-    let _ = ctrlc::set_handler(|| {
-        xqstore::remove_unfinished();
-        eprintln!("egtbgen: interrupted");
-        std::process::exit(130);
-    });
 }
 
 fn parse_materials(names: &[String]) -> Result<Vec<Material>, String> {

@@ -7,21 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use xqcli::out;
 use xqengine::arena::{
     pgn, read_openings, report, run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec,
     MoveLimit, Sprt,
 };
-
-/// `println!` that ends the program quietly when stdout is closed (as in
-/// `| head`) instead of panicking on the broken pipe.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            std::process::exit(0);
-        }
-    }};
-}
 
 #[derive(Parser)]
 #[command(
