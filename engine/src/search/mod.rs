@@ -243,6 +243,9 @@ struct Shared<'a> {
     limits: &'a Limits,
     counters: &'a [AtomicU64],
     tb_hits: &'a AtomicU64,
+    /// Set once the main thread has its answer: helper threads then stop
+    /// at once, mid-iteration, since nobody waits for their results.
+    done: &'a AtomicBool,
 }
 
 /// Search state of one ply.
@@ -371,19 +374,22 @@ pub fn search(
         limits,
         counters: &counters,
         tb_hits: &tb_hits,
+        done: &done,
     };
     let (first, helpers) = memory.split_at_mut(1);
     let result = std::thread::scope(|scope| {
         for (i, m) in helpers.iter_mut().take(threads - 1).enumerate() {
-            let done = &done;
             std::thread::Builder::new()
                 .stack_size(8 << 20)
                 .spawn_scoped(scope, move || {
-                    Worker::run(pos, shared, m, i + 1, root_moves, reporter, done)
+                    Worker::run(pos, shared, m, i + 1, root_moves, reporter)
                 })
                 .expect("spawn a search thread");
         }
-        let r = Worker::run(pos, shared, &mut first[0], 0, root_moves, reporter, &done);
+        let r = Worker::run(pos, shared, &mut first[0], 0, root_moves, reporter);
+        // The scope waits for the helpers: without this they would finish
+        // the iteration they are in, which may take longer than the main
+        // thread's whole search, and the answer would wait with them.
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -404,7 +410,6 @@ impl<'a> Worker<'a> {
         id: usize,
         root_moves: &[Move],
         reporter: &dyn Reporter,
-        done: &AtomicBool,
     ) -> SearchResult {
         let mut scratch = memory.scratch.take().unwrap_or_default();
         // A search starts from clean frames and an empty PV, as from fresh
@@ -412,7 +417,7 @@ impl<'a> Worker<'a> {
         scratch.frames.fill(Frame::default());
         scratch.pv.fill([Move::NULL; MAX_PLY + 1]);
         let mut worker = Worker::new(pos, shared, &mut memory.histories, scratch, id);
-        let result = worker.iterate(root_moves, reporter, done);
+        let result = worker.iterate(root_moves, reporter);
         memory.scratch = Some(Scratch {
             frames: worker.frames,
             pv: worker.pv,
@@ -510,6 +515,9 @@ impl<'a> Worker<'a> {
             return;
         }
         if !self.main {
+            if self.shared.done.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
             return;
         }
         if let Some(n) = self.shared.limits.nodes {
@@ -529,12 +537,7 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn iterate(
-        &mut self,
-        root_moves: &[Move],
-        reporter: &dyn Reporter,
-        done: &AtomicBool,
-    ) -> SearchResult {
+    fn iterate(&mut self, root_moves: &[Move], reporter: &dyn Reporter) -> SearchResult {
         let mut result = SearchResult {
             best: root_moves.first().copied(),
             ponder: None,
@@ -558,7 +561,7 @@ impl<'a> Worker<'a> {
         // Helper threads start one ply deeper on odd ids, so threads spread over depths.
         let mut depth = 1 + (self.id % 2) as i32;
         while depth <= max_depth {
-            if done.load(Ordering::Relaxed) && !self.main {
+            if self.shared.done.load(Ordering::Relaxed) && !self.main {
                 break;
             }
             self.root_depth = depth;
@@ -903,5 +906,62 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
         s + ply as i32
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A helper thread stops within one node-count interval (1,024 nodes)
+    /// of the main thread's end, mid-iteration: the answer does not wait
+    /// for work nobody reads. The main thread does not answer to the flag.
+    #[test]
+    fn helpers_stop_once_the_main_thread_is_done() {
+        let pos = Position::start();
+        let config = SearchConfig::default();
+        let limits = Limits::default();
+        let tt = TranspositionTable::new(1);
+        let control = SearchControl::new(false);
+        let counters = [AtomicU64::new(0), AtomicU64::new(0)];
+        let tb_hits = AtomicU64::new(0);
+        let done = AtomicBool::new(false);
+        let shared = Shared {
+            config: &config,
+            tt: &tt,
+            control: &control,
+            limits: &limits,
+            counters: &counters,
+            tb_hits: &tb_hits,
+            done: &done,
+        };
+        let (mut main_memory, mut helper_memory) =
+            (ThreadMemory::default(), ThreadMemory::default());
+        let mut main = Worker::new(
+            &pos,
+            shared,
+            &mut main_memory.histories,
+            Scratch::default(),
+            0,
+        );
+        let mut helper = Worker::new(
+            &pos,
+            shared,
+            &mut helper_memory.histories,
+            Scratch::default(),
+            1,
+        );
+        for _ in 0..4096 {
+            main.tick();
+            helper.tick();
+        }
+        assert!(!main.aborted && !helper.aborted);
+        done.store(true, Ordering::Relaxed);
+        for _ in 0..1024 {
+            main.tick();
+            helper.tick();
+        }
+        assert!(helper.aborted);
+        assert!(!main.aborted);
     }
 }
