@@ -30,8 +30,11 @@ MIDDLEGAME = "2bakab2/9/2n1c1n2/p1p1p3p/6p2/2P6/P3P1P1P/2N1C1N2/9/2BAKAB2 w - - 
 
 
 def our_nps(engine):
+    """The bench's nps and node count: the count is the search's signature,
+    printed so that a stale or experimental binary shows itself."""
     out = subprocess.run([engine, "bench"], capture_output=True, text=True, check=True).stdout
-    return int(out.strip().splitlines()[-1].split()[2])
+    words = out.strip().splitlines()[-1].split()
+    return int(words[2]), int(words[0])
 
 
 def ucci_search(command, setup, pattern):
@@ -77,13 +80,13 @@ def main():
     args = ap.parse_args()
     ours, theirs, alike = [], [], []
     for r in range(args.rounds):
-        a = our_nps(args.engine)
+        a, signature = our_nps(args.engine)
         b, nodes, ms = eleeye_nps(args.eleeye, args.depth)
         c, our_nodes, our_ms = our_nps_like_eleeye(args.engine, args.our_depth)
         ours.append(a)
         theirs.append(b)
         alike.append(c)
-        print(f"round {r + 1}: bench {a} nps, ElephantEye {b} nps ({nodes} nodes, {ms} ms), "
+        print(f"round {r + 1}: bench {a} nps ({signature} nodes), ElephantEye {b} nps ({nodes} nodes, {ms} ms), "
               f"ours with pruning small {c} nps ({our_nodes} nodes, {our_ms} ms)", flush=True)
     mo, mt, ma = statistics.median(ours), statistics.median(theirs), statistics.median(alike)
     print(f"bench median {mo:.0f} ({min(ours)}..{max(ours)}); ElephantEye median {mt:.0f} "
