@@ -502,6 +502,11 @@ impl Worker<'_> {
 
     /// Quiescence: captures that do not lose material (every move when in
     /// check) until the position is quiet.
+    ///
+    /// It neither probes nor fills the transposition table, as ElephantEye's
+    /// does not: a probe here waits on memory at nearly every node. Without
+    /// it the search needs more nodes but visits them faster, for no
+    /// measurable loss of strength (docs/speed.md has the figures).
     pub(super) fn quiesce(&mut self, mut alpha: i32, beta: i32, ply: usize, pv_node: bool) -> i32 {
         self.tick();
         if self.aborted {
@@ -522,46 +527,12 @@ impl Worker<'_> {
                 self.evaluate(alpha, beta).0
             };
         }
-        let key = self.pos.key();
-        let tt_entry = self.shared.tt.probe(key);
-        let tt_score = tt_entry.map(|e| score_from_tt(e.score, ply));
-        if let (Some(e), Some(s)) = (tt_entry, tt_score) {
-            if !pv_node && bound_allows(e.bound, s, alpha, beta) {
-                return s;
-            }
-        }
-        let original_alpha = alpha;
         let mut best = -MATE + ply as i32;
         let mut static_eval = NO_EVAL;
-        let mut exact_eval = true;
         if !in_check {
-            static_eval = match tt_entry.and_then(|e| e.eval) {
-                Some(e) => e,
-                None => {
-                    let (e, exact) = self.evaluate(alpha, beta);
-                    exact_eval = exact;
-                    e
-                }
-            };
-            let mut stand_pat = static_eval;
-            if let (Some(e), Some(s)) = (tt_entry, tt_score) {
-                if bound_allows(e.bound, s, stand_pat, stand_pat + 1) {
-                    stand_pat = s;
-                }
-            }
+            static_eval = self.evaluate(alpha, beta).0;
+            let stand_pat = static_eval;
             if stand_pat >= beta {
-                if tt_entry.is_none() {
-                    self.shared.tt.store(
-                        key,
-                        Entry {
-                            mv: None,
-                            score: score_to_tt(stand_pat, ply),
-                            eval: exact_eval.then_some(static_eval),
-                            depth: 0,
-                            bound: Bound::Lower,
-                        },
-                    );
-                }
                 return stand_pat;
             }
             // Even winning the enemy's most valuable piece cannot reach alpha.
@@ -572,11 +543,10 @@ impl Worker<'_> {
             best = stand_pat;
         }
         let buffers = self.take_buffers();
-        let mut picker = MovePicker::quiescence(buffers, tt_entry.and_then(|e| e.mv), in_check);
+        let mut picker = MovePicker::quiescence(buffers, in_check);
         // Made for the first move that gets as far as the legality test:
         // many nodes have no capture, or prune them all.
         let mut filter = None;
-        let mut best_move = None;
         loop {
             let ctx = Context {
                 pos: &self.pos,
@@ -595,9 +565,6 @@ impl Worker<'_> {
                     continue;
                 }
             }
-            // Fetched before the legality test, which then hides some of
-            // the wait for memory.
-            self.shared.tt.prefetch(self.pos.key_after(m));
             let filter = filter.get_or_insert_with(|| self.pos.move_filter());
             if !self.pos.is_legal_filtered(filter, m) {
                 continue;
@@ -611,7 +578,6 @@ impl Worker<'_> {
             if score > best {
                 best = score;
                 if score > alpha {
-                    best_move = Some(m);
                     if pv_node {
                         self.update_pv(ply, m);
                     }
@@ -623,23 +589,6 @@ impl Worker<'_> {
             }
         }
         self.give_back_buffers(picker.into_buffers());
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if pv_node && best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.shared.tt.store(
-            key,
-            Entry {
-                mv: best_move,
-                score: score_to_tt(best, ply),
-                eval: (static_eval != NO_EVAL && exact_eval).then_some(static_eval),
-                depth: 0,
-                bound,
-            },
-        );
         best
     }
 }

@@ -913,55 +913,92 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 mod tests {
     use super::*;
 
+    /// Runs `f` with a [`Shared`] over default settings, a 1 MB table and
+    /// the `done` flag.
+    fn with_shared<R>(
+        tt: &TranspositionTable,
+        done: &AtomicBool,
+        f: impl FnOnce(Shared) -> R,
+    ) -> R {
+        let config = SearchConfig::default();
+        let limits = Limits::default();
+        let control = SearchControl::new(false);
+        let counters = [AtomicU64::new(0), AtomicU64::new(0)];
+        let tb_hits = AtomicU64::new(0);
+        f(Shared {
+            config: &config,
+            tt,
+            control: &control,
+            limits: &limits,
+            counters: &counters,
+            tb_hits: &tb_hits,
+            done,
+        })
+    }
+
     /// A helper thread stops within one node-count interval (1,024 nodes)
     /// of the main thread's end, mid-iteration: the answer does not wait
     /// for work nobody reads. The main thread does not answer to the flag.
     #[test]
     fn helpers_stop_once_the_main_thread_is_done() {
         let pos = Position::start();
-        let config = SearchConfig::default();
-        let limits = Limits::default();
         let tt = TranspositionTable::new(1);
-        let control = SearchControl::new(false);
-        let counters = [AtomicU64::new(0), AtomicU64::new(0)];
-        let tb_hits = AtomicU64::new(0);
         let done = AtomicBool::new(false);
-        let shared = Shared {
-            config: &config,
-            tt: &tt,
-            control: &control,
-            limits: &limits,
-            counters: &counters,
-            tb_hits: &tb_hits,
-            done: &done,
-        };
-        let (mut main_memory, mut helper_memory) =
-            (ThreadMemory::default(), ThreadMemory::default());
-        let mut main = Worker::new(
-            &pos,
-            shared,
-            &mut main_memory.histories,
-            Scratch::default(),
-            0,
-        );
-        let mut helper = Worker::new(
-            &pos,
-            shared,
-            &mut helper_memory.histories,
-            Scratch::default(),
-            1,
-        );
-        for _ in 0..4096 {
-            main.tick();
-            helper.tick();
+        with_shared(&tt, &done, |shared| {
+            let (mut main_memory, mut helper_memory) =
+                (ThreadMemory::default(), ThreadMemory::default());
+            let mut main = Worker::new(
+                &pos,
+                shared,
+                &mut main_memory.histories,
+                Scratch::default(),
+                0,
+            );
+            let mut helper = Worker::new(
+                &pos,
+                shared,
+                &mut helper_memory.histories,
+                Scratch::default(),
+                1,
+            );
+            for _ in 0..4096 {
+                main.tick();
+                helper.tick();
+            }
+            assert!(!main.aborted && !helper.aborted);
+            done.store(true, Ordering::Relaxed);
+            for _ in 0..1024 {
+                main.tick();
+                helper.tick();
+            }
+            assert!(helper.aborted);
+            assert!(!main.aborted);
+        });
+    }
+    /// Quiescence neither probes nor fills the transposition table (see
+    /// `Worker::quiesce`): after a capture sequence the table is as empty
+    /// as before, for the position and for every position a capture leads to.
+    #[test]
+    fn quiescence_leaves_the_table_alone() {
+        // Red's rook takes the black rook or horse; black's cannon answers.
+        let pos = Position::from_fen("3k5/9/9/4c4/2r1R1n2/9/9/9/9/4K4 w").unwrap();
+        let tt = TranspositionTable::new(1);
+        let done = AtomicBool::new(false);
+        let nodes = with_shared(&tt, &done, |shared| {
+            let mut memory = ThreadMemory::default();
+            let mut worker =
+                Worker::new(&pos, shared, &mut memory.histories, Scratch::default(), 0);
+            worker.quiesce(-MATE, MATE, 0, true);
+            worker.nodes
+        });
+        assert!(nodes > 2, "captures were searched: {nodes} nodes");
+        assert!(tt.probe(pos.key()).is_none());
+        for m in pos
+            .legal_moves()
+            .iter()
+            .filter(|m| !pos.board().is_empty(m.to()))
+        {
+            assert!(tt.probe(pos.key_after(*m)).is_none(), "{m}");
         }
-        assert!(!main.aborted && !helper.aborted);
-        done.store(true, Ordering::Relaxed);
-        for _ in 0..1024 {
-            main.tick();
-            helper.tick();
-        }
-        assert!(helper.aborted);
-        assert!(!main.aborted);
     }
 }

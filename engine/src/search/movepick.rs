@@ -338,9 +338,10 @@ impl MovePicker {
     }
 
     /// A picker for quiescence: captures that do not lose material, or every
-    /// move when in check.
-    pub fn quiescence(buffers: Box<Buffers>, tt_move: Option<Move>, in_check: bool) -> MovePicker {
-        let mut p = MovePicker::new(buffers, tt_move, [Move::NULL; 2], Move::NULL);
+    /// move when in check. Quiescence keeps nothing in the table, so there
+    /// is no hash move.
+    pub fn quiescence(buffers: Box<Buffers>, in_check: bool) -> MovePicker {
+        let mut p = MovePicker::new(buffers, None, [Move::NULL; 2], Move::NULL);
         p.captures_only = !in_check;
         p
     }
@@ -590,7 +591,8 @@ mod tests {
         let tt = tt.map(|m| pos.parse_move(m).unwrap());
         let buffers = Box::default();
         let mut picker = if in_quiescence {
-            MovePicker::quiescence(buffers, tt, pos.in_check())
+            assert!(tt.is_none(), "quiescence has no hash move");
+            MovePicker::quiescence(buffers, pos.in_check())
         } else {
             MovePicker::new(buffers, tt, [Move::NULL; 2], Move::NULL)
         };
