@@ -530,17 +530,17 @@ impl Worker<'_> {
         let mut best = -MATE + ply as i32;
         let mut static_eval = NO_EVAL;
         if !in_check {
+            // Standing pat: the side to move need not capture.
             static_eval = self.evaluate(alpha, beta).0;
-            let stand_pat = static_eval;
-            if stand_pat >= beta {
-                return stand_pat;
+            if static_eval >= beta {
+                return static_eval;
             }
             // Even winning the enemy's most valuable piece cannot reach alpha.
-            if stand_pat + self.best_victim() + 200 <= alpha {
-                return stand_pat;
+            if static_eval + self.best_victim() + 200 <= alpha {
+                return static_eval;
             }
-            alpha = alpha.max(stand_pat);
-            best = stand_pat;
+            alpha = alpha.max(static_eval);
+            best = static_eval;
         }
         let buffers = self.take_buffers();
         let mut picker = MovePicker::quiescence(buffers, in_check);

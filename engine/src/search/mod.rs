@@ -975,6 +975,7 @@ mod tests {
             assert!(!main.aborted);
         });
     }
+
     /// Quiescence neither probes nor fills the transposition table (see
     /// `Worker::quiesce`): after a capture sequence the table is as empty
     /// as before, for the position and for every position a capture leads to.
