@@ -1,5 +1,6 @@
-//! The work behind `bookgen`: finding record files, reading their games in
-//! parallel, counting them into a book, and reporting what was skipped.
+//! The work behind `bookgen`: finding record files, counting their games
+//! into a book (read by [`xqrecords::read_file`]), and reporting what was
+//! skipped.
 
 pub mod db;
 
@@ -9,9 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use xqbook::{game_fingerprint, retain_unique, BookBuilder, BuildConfig};
-use xqrecords::encoding::{decode, TextEncoding};
-use xqrecords::pgn::{parse_game, split, Game, GameError, SkipReason};
-use xqrecords::xqf::read_xqf;
+use xqrecords::pgn::SkipReason;
 
 /// Record files under `paths`: files named on the command line as they
 /// are, directories searched recursively for `.pgn` and `.xqf` files, in
@@ -47,85 +46,6 @@ fn is_record(p: &Path) -> bool {
     p.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn") || e.eq_ignore_ascii_case("xqf"))
-}
-
-/// Whether a file is XQF: by its `XQ` signature, whatever its name.
-fn is_xqf(bytes: &[u8]) -> bool {
-    bytes.len() >= 0x400 && bytes.starts_with(b"XQ")
-}
-
-/// The games of one file and the ones that could not be read.
-#[derive(Debug)]
-pub struct FileGames {
-    /// The file.
-    pub path: PathBuf,
-    /// Games read.
-    pub games: Vec<Game>,
-    /// Games skipped, with where and why.
-    pub errors: Vec<GameError>,
-    /// The encoding used.
-    pub encoding: TextEncoding,
-}
-
-/// Reads every game of a record file: PGN (games in parallel) or XQF (its
-/// main line, and its other lines with `variations`). `progress` is told
-/// how many bytes of the file are done, as the work goes on; in all, the
-/// file's length.
-pub fn read_records(
-    path: &Path,
-    encoding: Option<TextEncoding>,
-    variations: bool,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<FileGames, String> {
-    let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let total = bytes.len() as u64;
-    if is_xqf(&bytes) {
-        progress(total);
-        let (games, errors) = match read_xqf(&bytes, variations) {
-            Ok(games) => (games, Vec::new()),
-            Err(e) => (
-                Vec::new(),
-                vec![GameError {
-                    index: 1,
-                    line: 0,
-                    reason: SkipReason::BadXqf,
-                    detail: e.0,
-                }],
-            ),
-        };
-        return Ok(FileGames {
-            path: path.to_path_buf(),
-            games,
-            errors,
-            encoding: TextEncoding::Gb18030,
-        });
-    }
-    let decoded = decode(&bytes, encoding);
-    let texts = split(&decoded.text);
-    // Progress in decoded characters, scaled to the file's bytes.
-    let scale = total as f64 / decoded.text.len().max(1) as f64;
-    let parsed: Vec<_> = texts
-        .par_iter()
-        .map(|t| {
-            let game = parse_game(t);
-            progress((t.text.len() as f64 * scale) as u64);
-            game
-        })
-        .collect();
-    let mut games = Vec::with_capacity(parsed.len());
-    let mut errors = Vec::new();
-    for p in parsed {
-        match p {
-            Ok(g) => games.push(g),
-            Err(e) => errors.push(e),
-        }
-    }
-    Ok(FileGames {
-        path: path.to_path_buf(),
-        games,
-        errors,
-        encoding: decoded.encoding,
-    })
 }
 
 /// What a build did, for the summary line.

@@ -6,10 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bookgen::db::GameDb;
-use bookgen::{
-    book_positions, count_games, probe_latency, read_records, record_files, FileGames, GameMoves,
-    Report,
-};
+use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
@@ -18,6 +15,7 @@ use xqcore::Position;
 use xqrecords::encoding::TextEncoding;
 use xqrecords::notation::parse_and_resolve;
 use xqrecords::pgn::SkipReason;
+use xqrecords::{read_file, ReadOptions, Records};
 
 #[derive(Parser)]
 #[command(
@@ -367,7 +365,7 @@ fn read_files(
     read: &ReadArgs,
     show: usize,
     mut skip: impl FnMut(&Path) -> Result<bool, String>,
-    mut each: impl FnMut(&Path, FileGames) -> Result<(), String>,
+    mut each: impl FnMut(&Path, Records) -> Result<(), String>,
 ) -> Result<(), String> {
     let bar = progress(files, read.quiet);
     let mut done = 0;
@@ -375,7 +373,11 @@ fn read_files(
     for path in files {
         bar.set_message(path.display().to_string());
         if !skip(path)? {
-            match read_records(path, read.encoding, read.variations, &|n| bar.inc(n)) {
+            let options = ReadOptions {
+                encoding: read.encoding,
+                variations: read.variations,
+            };
+            match read_file(path, &options, &|n| bar.inc(n)) {
                 Ok(games) => {
                     for e in games.errors.iter().take(show.saturating_sub(shown)) {
                         bar.suspend(|| eprintln!("skipped: {}: {e}", path.display()));

@@ -8,6 +8,9 @@
 //! - [`Position`] generates legal moves, makes and unmakes them with an
 //!   incrementally updated Zobrist key ([`zobrist`], fixed constants), and keeps
 //!   the history the repetition rules need ([`Position::repetition`]).
+//! - [`Position::outcome`] says whether and how the rules end the game
+//!   ([`Outcome`]: no legal move, perpetual check, repetition, the
+//!   natural-move limit).
 //! - [`perft`] counts move-tree leaves to check the generator.
 //!
 //! Squares are named as in ICCS moves: files `a`..`i` from Red's left, ranks
@@ -28,11 +31,11 @@ pub mod zobrist;
 pub use attacks::{squares, Bitboard};
 pub use board::Board;
 pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
-pub use outcome::GameResult;
+pub use outcome::{EndRules, GameResult, Outcome, NATURAL_MOVE_LIMIT};
 pub use perft::{perft, perft_divide};
 pub use position::{
-    CaptureVisitor, CheckFilter, IllegalMove, MoveFilter, Position, PositionError, QuietVisitor,
-    Repetition, RepetitionKind,
+    CaptureVisitor, CheckFilter, IllegalMove, MoveError, MoveFilter, Position, PositionError,
+    QuietVisitor, Repetition, RepetitionKind,
 };
 pub use setup::{FenError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

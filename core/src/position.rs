@@ -4,7 +4,8 @@
 use std::fmt;
 
 use crate::board::{bits, code_color, Board, Code};
-use crate::moves::{IccsMove, Move, MoveList};
+use crate::moves::{IccsMove, Move, MoveList, ParseMoveError};
+use crate::outcome::{EndRules, Outcome};
 use crate::setup::{FenError, Setup};
 use crate::tables::{
     file_points, horse_leg, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF,
@@ -62,6 +63,16 @@ pub enum IllegalMove {
     LeavesKingInCheck { mv: String },
 }
 
+/// Why a move given as text was refused in a position: not a move in ICCS
+/// notation, or a move the position does not allow.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error(transparent)]
+    Parse(#[from] ParseMoveError),
+    #[error(transparent)]
+    Illegal(#[from] IllegalMove),
+}
+
 /// What is undone by [`Position::unmake_move`], and what repetition rules look back at.
 #[derive(Clone, Copy, Debug)]
 struct Undo {
@@ -90,6 +101,17 @@ pub struct Repetition {
     pub kind: RepetitionKind,
     /// Length of the cycle in plies.
     pub plies: usize,
+}
+
+impl Repetition {
+    /// What the rules make of the cycle: perpetual check loses for the
+    /// checker; any other repetition is a draw.
+    pub fn outcome(&self) -> Outcome {
+        match self.kind {
+            RepetitionKind::PerpetualCheck { by } => Outcome::PerpetualCheck { by },
+            RepetitionKind::Idle | RepetitionKind::MutualCheck => Outcome::Repetition,
+        }
+    }
 }
 
 /// Per-position masks for [`Position::is_legal_filtered`], from
@@ -651,9 +673,9 @@ impl Position {
     }
 
     /// Whether a pseudo-legal move keeps the own king safe (not attacked, not
-    /// facing the other king).
+    /// facing the other king), which makes it legal.
     #[inline]
-    pub fn is_legal_pseudo(&self, m: Move) -> bool {
+    pub fn keeps_king_safe(&self, m: Move) -> bool {
         self.is_legal_filtered(&self.move_filter(), m)
     }
 
@@ -819,7 +841,7 @@ impl Position {
         (from, to)
     }
 
-    /// [`Position::is_legal_pseudo`] with this position's [`MoveFilter`].
+    /// [`Position::keeps_king_safe`] with this position's [`MoveFilter`].
     #[inline]
     pub fn is_legal_filtered(&self, filter: &MoveFilter, m: Move) -> bool {
         let (from, to) = (m.from().index(), m.to().index());
@@ -991,9 +1013,9 @@ impl Position {
     }
 
     /// Parses an ICCS move (`h2e2`, `H2-E2`) and resolves it.
-    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
-        let iccs: IccsMove = text.parse().map_err(|e| format!("{e}"))?;
-        self.resolve(iccs).map_err(|e| e.to_string())
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let iccs: IccsMove = text.parse()?;
+        Ok(self.resolve(iccs)?)
     }
 
     fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
@@ -1019,7 +1041,7 @@ impl Position {
                 role: piece.role,
             });
         }
-        if self.is_legal_pseudo(mv) {
+        if self.keeps_king_safe(mv) {
             return Ok(());
         }
         let mut after = self.clone();
@@ -1210,6 +1232,21 @@ impl Position {
             (false, false) => RepetitionKind::Idle,
         };
         Some(Repetition { kind, plies })
+    }
+
+    /// Whether the rules end the game here, and how: no legal move, then a
+    /// repetition at the `rules.occurrences`-th occurrence of the position
+    /// (ruled by [`Repetition::outcome`]), then the natural-move limit.
+    pub fn outcome(&self, rules: &EndRules) -> Option<Outcome> {
+        if self.is_lost() {
+            return Some(Outcome::NoLegalMove { loser: self.turn });
+        }
+        if self.repetition_count() >= rules.occurrences.max(2) {
+            if let Some(repetition) = self.repetition() {
+                return Some(repetition.outcome());
+            }
+        }
+        (self.plies_since_capture >= rules.natural_move_limit).then_some(Outcome::NaturalMoveLimit)
     }
 
     /// How many times the current position has occurred since the last

@@ -19,6 +19,14 @@ impl Color {
         self as usize
     }
 
+    /// The colour's name in lower case: `red`, `black`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::Red => "red",
+            Color::Black => "black",
+        }
+    }
+
     /// The FEN side-to-move letter (`w` for Red, as UCCI writes it, `b` for Black).
     pub const fn fen_char(self) -> char {
         match self {

@@ -6,7 +6,8 @@ mod common;
 use common::{random_playout, Rng};
 use proptest::prelude::*;
 use xqcore::{
-    Color, IccsMove, IllegalMove, Move, MoveList, Position, RepetitionKind, Role, Square,
+    Color, EndRules, GameResult, IccsMove, IllegalMove, Move, MoveError, MoveList, Outcome,
+    ParseMoveError, Position, RepetitionKind, Role, Square, NATURAL_MOVE_LIMIT,
 };
 
 fn play(pos: &mut Position, moves: &str) {
@@ -336,7 +337,15 @@ fn illegal_moves_are_refused_with_their_reason() {
     ));
     assert!(pinned.parse_move("e1e5").is_ok());
     let e = pinned.parse_move("e1d1").unwrap_err();
-    assert!(e.contains("leaves the king in check"), "{e}");
+    assert!(e.to_string().contains("leaves the king in check"), "{e}");
+    assert!(matches!(
+        e,
+        MoveError::Illegal(IllegalMove::LeavesKingInCheck { .. })
+    ));
+    assert!(matches!(
+        pinned.parse_move("e1-d"),
+        Err(MoveError::Parse(ParseMoveError { .. }))
+    ));
 }
 
 #[test]
@@ -427,6 +436,68 @@ fn mutual_check_is_recognised() {
             plies: 4
         }
     );
+}
+
+/// The position after `moves` from `fen`.
+fn after(fen: &str, moves: &str) -> Position {
+    let mut pos = Position::from_fen(fen).unwrap();
+    play(&mut pos, moves);
+    pos
+}
+
+#[test]
+fn no_legal_move_ends_the_game_for_the_side_to_move() {
+    let rules = EndRules::default();
+    let mate = after("3k5/1R7/9/9/9/9/9/9/9/R3K4 w", "a0a9");
+    let outcome = mate.outcome(&rules).expect("mate");
+    assert_eq!(
+        outcome,
+        Outcome::NoLegalMove {
+            loser: Color::Black
+        }
+    );
+    assert_eq!(outcome.result(), GameResult::RedWins);
+    let stalemate = after("3k5/R8/4R4/9/9/9/9/9/9/4K4 b", "");
+    assert_eq!(
+        stalemate.outcome(&rules).map(Outcome::result),
+        Some(GameResult::RedWins)
+    );
+    assert_eq!(Position::start().outcome(&rules), None);
+}
+
+#[test]
+fn repetitions_end_the_game_at_the_chosen_occurrence() {
+    let fen = "3k5/9/9/9/9/9/9/9/9/4K2R1 w";
+    let third = EndRules::default();
+    let first_return = EndRules {
+        occurrences: 2,
+        ..EndRules::default()
+    };
+    let twice = after(fen, "h0h9 d9d8 h9h8 d8d9 h8h9 d9d8");
+    assert_eq!(twice.outcome(&third), None, "second occurrence: play on");
+    let by_red = Outcome::PerpetualCheck { by: Color::Red };
+    assert_eq!(twice.outcome(&first_return), Some(by_red));
+    let thrice = after(fen, "h0h9 d9d8 h9h8 d8d9 h8h9 d9d8 h9h8 d8d9 h8h9 d9d8");
+    assert_eq!(thrice.outcome(&third), Some(by_red));
+    assert_eq!(by_red.result(), GameResult::BlackWins);
+    let idle = after(xqcore::START_FEN, "b0c2 b9c7 c2b0 c7b9 b0c2 b9c7 c2b0 c7b9");
+    assert_eq!(idle.outcome(&third), Some(Outcome::Repetition));
+    assert_eq!(Outcome::Repetition.result(), GameResult::Draw);
+    let mutual = after("9/5k3/9/9/4c4/9/4p4/5C3/5R3/4K4 w", "f2e2 e3f3 e2f2 f3e3");
+    assert_eq!(mutual.outcome(&first_return), Some(Outcome::Repetition));
+}
+
+#[test]
+fn the_natural_move_limit_draws() {
+    let pos = after(xqcore::START_FEN, "b0c2 b9c7 c2b0 c7b9");
+    let four = EndRules {
+        occurrences: 3,
+        natural_move_limit: 4,
+    };
+    assert_eq!(pos.outcome(&four), Some(Outcome::NaturalMoveLimit));
+    assert_eq!(pos.outcome(&EndRules::default()), None);
+    assert_eq!(EndRules::default().natural_move_limit, NATURAL_MOVE_LIMIT);
+    assert_eq!(NATURAL_MOVE_LIMIT, 120);
 }
 
 #[test]

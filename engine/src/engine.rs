@@ -5,16 +5,17 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use xqcore::{Move, Position};
+use xqcore::{Move, Position, NATURAL_MOVE_LIMIT};
 
 use crate::book::{BookVariety, Books};
-use crate::datagen::Rng;
 use crate::egtb::{RootPlay, Tables};
 use crate::eval::Knowledge;
+use crate::rng::SplitMix64;
 use crate::search::{
-    self, Limits, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, ThreadMemory,
-    MATE, MATE_BOUND, TB_WIN,
+    self, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, ThreadMemory, MATE,
+    MATE_BOUND, TB_WIN,
 };
+use crate::time::{limits_for, Clock};
 use crate::tt::TranspositionTable;
 
 /// Engine settings, set through protocol options.
@@ -76,7 +77,7 @@ impl Default for EngineOptions {
             use_book: true,
             use_egtb: true,
             egtb_paths: Vec::new(),
-            draw_plies: 120,
+            draw_plies: NATURAL_MOVE_LIMIT,
             repetition: RepetitionRule::AsianRule,
             pruning: Pruning::Large,
             knowledge: Knowledge::Large,
@@ -86,15 +87,6 @@ impl Default for EngineOptions {
             multipv: 1,
         }
     }
-}
-
-/// A game clock for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Clock {
-    pub remaining: Duration,
-    /// Moves until the next time control (period clocks).
-    pub movestogo: Option<u32>,
-    pub increment: Duration,
 }
 
 /// What `go` asks for, in typed form.
@@ -128,51 +120,6 @@ pub struct BestMove {
 pub const DRAW_ACCEPT_SCORE: i32 = -50;
 /// Resign when the score is at most this (or a mate against is proven).
 pub const RESIGN_SCORE: i32 = -2_000;
-/// Time kept in hand against latency.
-const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
-
-/// Soft and hard time limits for a clock, after the ElephantEye time
-/// strategy: proper time is `remaining / movestogo` or `increment +
-/// remaining / 20`; an iteration may start until proper/2 and the search
-/// stops at 2 × proper, never closer to the flag than the overhead allows.
-pub fn time_limits(clock: &Clock) -> (Duration, Duration) {
-    let usable = clock.remaining.saturating_sub(MOVE_OVERHEAD);
-    let proper = match clock.movestogo {
-        Some(n) if n > 0 => clock.remaining / n,
-        _ => clock.increment + clock.remaining / 20,
-    };
-    let hard = (proper * 2)
-        .min(usable.mul_f64(0.9))
-        .max(Duration::from_millis(1));
-    let soft = (proper / 2).min(hard);
-    (soft, hard)
-}
-
-/// Converts a `go` request into search limits.
-pub fn limits_for(req: &GoRequest) -> Limits {
-    let mut limits = Limits {
-        depth: req.depth.map(|d| d as i32),
-        nodes: req.nodes,
-        mate: req.mate,
-        infinite: req.infinite,
-        ..Limits::default()
-    };
-    if let Some(t) = req.movetime {
-        let t = t
-            .saturating_sub(Duration::from_millis(10))
-            .max(Duration::from_millis(1));
-        limits.soft_time = Some(t);
-        limits.hard_time = Some(t);
-    } else if let Some(clock) = &req.clock {
-        let (soft, hard) = time_limits(clock);
-        limits.soft_time = Some(soft);
-        limits.hard_time = Some(hard);
-    } else if req.depth.is_none() && req.nodes.is_none() && req.mate.is_none() {
-        limits.infinite = true;
-    }
-    limits
-}
-
 /// Whether a `go` is one the book answers: a game move under a clock or
 /// a move time. Pondering, `searchmoves` and the analysis limits (depth,
 /// nodes, mate, infinite) always search.
@@ -206,7 +153,7 @@ pub struct Engine {
     game_seed: u64,
     books: Books,
     /// The generator behind weighted book choices.
-    book_random: Rng,
+    book_random: SplitMix64,
     tables: Tables,
 }
 
@@ -229,7 +176,7 @@ impl Engine {
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
             books: Books::default(),
-            book_random: Rng(0x2545_F491_4F6C_DD1D),
+            book_random: SplitMix64::new(0x2545_F491_4F6C_DD1D),
             tables: Tables::default(),
         }
     }
@@ -270,8 +217,7 @@ impl Engine {
     /// A book move for the current position, if the books have a playable
     /// one; messages report books that cannot be used.
     pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<crate::book::BookChoice> {
-        // A uniform draw in 0..1 from the top 53 bits.
-        let random = (self.book_random.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let random = self.book_random.unit();
         self.books.choose(
             &self.position,
             &self.banned,
@@ -304,7 +250,7 @@ impl Engine {
             .game_seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        self.book_random.0 ^= self.game_seed;
+        self.book_random.mix(self.game_seed);
     }
 
     /// Asks the running search to stop (its result is still reported).
@@ -558,45 +504,5 @@ mod tests {
             let cap = memory_cap_mb().expect("/proc/meminfo gives MemTotal");
             assert!(cap >= 64, "half the memory read as {cap} MB");
         }
-    }
-
-    #[test]
-    fn time_limits_follow_the_clock_kind() {
-        let period = Clock {
-            remaining: Duration::from_secs(300),
-            movestogo: Some(30),
-            increment: Duration::ZERO,
-        };
-        let (soft, hard) = time_limits(&period);
-        assert_eq!(soft, Duration::from_secs(5));
-        assert_eq!(hard, Duration::from_secs(20));
-        let incr = Clock {
-            remaining: Duration::from_secs(10),
-            movestogo: None,
-            increment: Duration::from_millis(100),
-        };
-        let (soft, hard) = time_limits(&incr);
-        assert_eq!(soft, Duration::from_millis(300));
-        assert_eq!(hard, Duration::from_millis(1200));
-        // Nearly out of time: never plan past the flag.
-        let flag = Clock {
-            remaining: Duration::from_millis(200),
-            movestogo: Some(1),
-            increment: Duration::ZERO,
-        };
-        let (_, hard) = time_limits(&flag);
-        assert!(hard < Duration::from_millis(150), "{hard:?}");
-    }
-
-    #[test]
-    fn plain_go_is_infinite() {
-        assert!(limits_for(&GoRequest::default()).infinite);
-        assert!(
-            !limits_for(&GoRequest {
-                depth: Some(3),
-                ..GoRequest::default()
-            })
-            .infinite
-        );
     }
 }

@@ -1,19 +1,20 @@
 //! The xqengine library: everything behind the `xqengine` binary: the
-//! search and evaluation, the engine facade, the UCCI/UCI session, the match
-//! runner, and the tools that tune the evaluation (self-play data, Texel
-//! tuning), perft and bench.
+//! search and evaluation, the transposition table, the engine facade, and
+//! the UCCI/UCI protocol that drives it; `perft` and `bench`.
+//!
+//! The tools around the engine live elsewhere: the match runner in
+//! `xqmatch`, self-play data and tuning in `xqtrain`.
 
-pub mod arena;
 pub mod bench;
 pub mod book;
-pub mod datagen;
 pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod huge;
 pub mod perft_cmd;
 pub mod protocol;
+pub mod rng;
 pub mod search;
 pub mod session;
+pub mod time;
 pub mod tt;
-pub mod tune;

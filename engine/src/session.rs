@@ -10,10 +10,11 @@ use std::time::Duration;
 use xqcore::{Color, Move, Position};
 
 use crate::book::BookVariety;
-use crate::engine::{Clock, Engine, GoRequest};
+use crate::engine::{Engine, GoRequest};
 use crate::eval::Knowledge;
 use crate::protocol::{self, clip, Command, Dialect, GoArgs};
 use crate::search::{Pruning, RepetitionRule, Reporter, SearchInfo};
+use crate::time::{limits_for, Clock};
 
 /// A shared, line-flushed output.
 #[derive(Clone)]
@@ -430,12 +431,12 @@ impl Session {
             }
         }
         if self.debug {
-            self.info_string(&format!("go {:?}", crate::engine::limits_for(&req)));
+            self.info_string(&format!("go {:?}", limits_for(&req)));
         }
         // Batch mode reads nothing until the search ends; a search that only
         // `stop` or `ponderhit` can end would then never end, so those are
         // read as usual during it.
-        let ends_by_itself = !req.ponder && !crate::engine::limits_for(&req).infinite;
+        let ends_by_itself = !req.ponder && !limits_for(&req).infinite;
         if self.batch && !ends_by_itself {
             self.info_string("batch: this search ends only on stop or ponderhit, which are read");
         }

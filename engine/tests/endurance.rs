@@ -9,11 +9,11 @@
 
 use std::time::{Duration, Instant};
 
-use xqcore::Position;
 use xqegtb::build::{build, plan};
 use xqegtb::Material;
-use xqengine::arena::{
-    run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec, Memory, MoveLimit, Termination,
+use xqmatch::{
+    read_openings, run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec, Memory, MoveLimit,
+    Termination, BUNDLED_OPENINGS,
 };
 
 /// Games played; `XQ_ENDURANCE_GAMES` sets fewer for a quick look.
@@ -41,9 +41,9 @@ fn small_tables(dir: &std::path::Path) {
 }
 
 /// The game's moves replayed from the start: each one legal.
-fn replay(game: &FinishedGame) -> Position {
-    let mut pos = Position::start();
-    for m in game.record.all_moves() {
+fn replay(game: &FinishedGame) -> xqcore::Position {
+    let mut pos = game.record.opening.position();
+    for &m in &game.record.moves {
         assert!(pos.is_legal(m), "game {}: {m} is illegal", game.number);
         pos.make_move(m);
     }
@@ -55,16 +55,17 @@ fn replay(game: &FinishedGame) -> Position {
 fn a_thousand_fast_games_with_book_and_tables() {
     let tables = tempfile::tempdir().unwrap();
     small_tables(tables.path());
+    let options = [
+        "usebook=true".to_string(),
+        "useegtb=true".to_string(),
+        format!("egtbpaths={}", tables.path().display()),
+        "hashsize=16".to_string(),
+    ];
     let engine = EngineSpec {
-        command: env!("CARGO_BIN_EXE_xqengine").to_string(),
-        options: vec![
-            "usebook true".into(),
-            "useegtb true".into(),
-            format!("egtbpaths {}", tables.path().display()),
-            "hashsize 16".into(),
-        ],
+        options: options.iter().map(|o| o.parse().unwrap()).collect(),
+        ..EngineSpec::new(env!("CARGO_BIN_EXE_xqengine"))
     };
-    let openings = xqengine::arena::read_openings(include_str!("../../data/openings.txt")).unwrap();
+    let openings = read_openings(BUNDLED_OPENINGS).unwrap();
     let total = games();
     let spec = MatchSpec {
         engines: [engine.clone(), engine],

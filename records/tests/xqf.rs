@@ -3,7 +3,9 @@
 
 use xqcore::{GameResult, Position};
 use xqrecords::notation::parse_and_resolve;
+use xqrecords::pgn::SkipReason;
 use xqrecords::xqf::read_xqf;
+use xqrecords::{read_file, read_records, sniff, ReadOptions, RecordFormat};
 
 /// The sample file printed in XQStudio's "XQF 1.0" format description
 /// (2001): 柳大华 vs 吕钦, 1997, Black wins, 8 moves each. Rebuilt from
@@ -358,6 +360,48 @@ fn damaged_files_give_errors_not_panics() {
     bad[0x408] = 0x18; // first move from a0 ...
     bad[0x409] = 0x20 + 9; // ... to a9: no rook can go through the pawns
     assert!(read_xqf(&bad, false).unwrap_err().0.contains("move 1"));
+}
+
+#[test]
+fn files_are_told_apart_by_their_bytes_whatever_their_name() {
+    let xqf = documented_sample();
+    assert_eq!(sniff(&xqf), RecordFormat::Xqf);
+    assert_eq!(sniff(b"[Event \"x\"]\n1. h2e2 h9g7 *\n"), RecordFormat::Pgn);
+    // "XQ" alone, shorter than an XQF header, is text.
+    assert_eq!(sniff(b"XQ is a game"), RecordFormat::Pgn);
+    let dir = tempfile::tempdir().unwrap();
+    let named_pgn = dir.path().join("game.pgn");
+    std::fs::write(&named_pgn, &xqf).unwrap();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let read = read_file(&named_pgn, &ReadOptions::default(), &|n| {
+        done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(read.format, RecordFormat::Xqf);
+    assert_eq!(read.games.len(), 1);
+    assert_eq!(read.games[0].result, GameResult::BlackWins);
+    assert_eq!(done.into_inner(), xqf.len() as u64);
+    let pgn = read_records(
+        "[Result \"1-0\"]\n1. h2e2 h9g7 2. h0g2 *\n\n[Result \"0-1\"]\n1. h2e9 *\n".as_bytes(),
+        &ReadOptions::default(),
+        &|_| {},
+    );
+    assert_eq!(pgn.format, RecordFormat::Pgn);
+    assert_eq!(pgn.games.len(), 1);
+    assert_eq!(pgn.errors.len(), 1);
+    assert_eq!(pgn.errors[0].index, 2);
+    // A damaged XQF file is one unreadable game, with the reason.
+    let damaged = read_records(&xqf[..0x440], &ReadOptions::default(), &|_| {});
+    assert!(damaged.games.is_empty());
+    assert_eq!(damaged.errors[0].reason, SkipReason::BadXqf);
+    assert!(damaged.errors[0].detail.contains("ends early"));
+    let missing = read_file(
+        &dir.path().join("none.pgn"),
+        &ReadOptions::default(),
+        &|_| {},
+    )
+    .unwrap_err();
+    assert!(missing.to_string().contains("none.pgn"), "{missing}");
 }
 
 /// Writes the files of these tests into the directory `XQF_SEEDS` names,

@@ -95,7 +95,7 @@ impl Worker<'_> {
             self.seldepth = self.seldepth.max(ply as i32);
         }
         if let Some(rep) = self.pos.repetition() {
-            return self.repetition_score(rep.kind, ply);
+            return self.repetition_score(&rep, ply);
         }
         if self.pos.plies_since_capture() >= self.shared.config.draw_plies {
             return if self.pos.is_lost() {
@@ -517,7 +517,7 @@ impl Worker<'_> {
             self.seldepth = self.seldepth.max(ply as i32);
         }
         if let Some(rep) = self.pos.repetition() {
-            return self.repetition_score(rep.kind, ply);
+            return self.repetition_score(&rep, ply);
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 4 {

@@ -9,12 +9,15 @@
 //! It knows nothing of text: results go out through [`Reporter`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use xqcore::{Color, Move, Position, RepetitionKind};
+use xqcore::{Color, Move, Position, Repetition, NATURAL_MOVE_LIMIT};
 
 use crate::eval::{self, evaluate_lazy, Knowledge, S};
+use crate::time::{Iteration, TimeFactors};
 use crate::tt::{Bound, Entry, TranspositionTable};
+
+pub use crate::time::{Limits, SearchControl};
 
 mod alphabeta;
 pub mod history;
@@ -91,75 +94,12 @@ impl Default for SearchConfig {
             randomness: 0,
             random_seed: 0,
             contempt: 0,
-            draw_plies: 120,
+            draw_plies: NATURAL_MOVE_LIMIT,
             repetition: RepetitionRule::AsianRule,
             threads: 1,
             multipv: 1,
             egtb: None,
         }
-    }
-}
-
-/// When to stop.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    pub depth: Option<i32>,
-    pub nodes: Option<u64>,
-    /// Stop after an iteration once this much time has passed.
-    pub soft_time: Option<Duration>,
-    /// Stop at once once this much time has passed.
-    pub hard_time: Option<Duration>,
-    /// Stop once a mate in this many moves (or fewer) is found.
-    pub mate: Option<u32>,
-    /// Search until stopped (no time limit; the depth limit still applies).
-    pub infinite: bool,
-}
-
-/// The clock of a search; pondering holds it until `ponderhit`.
-pub struct SearchControl {
-    stop: AtomicBool,
-    pondering: AtomicBool,
-    base: Instant,
-    start_ns: AtomicU64,
-}
-
-impl SearchControl {
-    /// A running clock; `pondering` holds time limits until [`SearchControl::ponderhit`].
-    pub fn new(pondering: bool) -> SearchControl {
-        SearchControl {
-            stop: AtomicBool::new(false),
-            pondering: AtomicBool::new(pondering),
-            base: Instant::now(),
-            start_ns: AtomicU64::new(0),
-        }
-    }
-
-    /// Asks the search to stop as soon as it can.
-    pub fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether a stop was asked for.
-    pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// The pondered move was played: time limits start now.
-    pub fn ponderhit(&self) {
-        let now = self.base.elapsed().as_nanos() as u64;
-        self.start_ns.store(now, Ordering::Relaxed);
-        self.pondering.store(false, Ordering::Relaxed);
-    }
-
-    /// Whether the search is pondering.
-    pub fn pondering(&self) -> bool {
-        self.pondering.load(Ordering::Relaxed)
-    }
-
-    /// Time since the search (or the ponderhit) started.
-    pub fn elapsed(&self) -> Duration {
-        let now = self.base.elapsed().as_nanos() as u64;
-        Duration::from_nanos(now.saturating_sub(self.start_ns.load(Ordering::Relaxed)))
     }
 }
 
@@ -520,20 +460,13 @@ impl<'a> Worker<'a> {
             }
             return;
         }
-        if let Some(n) = self.shared.limits.nodes {
-            if self.total_nodes() >= n {
-                self.shared.control.stop();
-                self.aborted = true;
-            }
-        }
-        if let Some(hard) = self.shared.limits.hard_time {
-            if !self.shared.control.pondering()
-                && !self.shared.limits.infinite
-                && self.shared.control.elapsed() >= hard
-            {
-                self.shared.control.stop();
-                self.aborted = true;
-            }
+        if self
+            .shared
+            .limits
+            .must_stop(self.shared.control, || self.total_nodes())
+        {
+            self.shared.control.stop();
+            self.aborted = true;
         }
     }
 
@@ -609,7 +542,18 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 break;
             }
-            if self.main && self.should_stop_after_iteration(score, depth, root_moves, &stability) {
+            let done = Iteration {
+                score,
+                depth,
+                root_moves: root_moves.len(),
+                losing: self.losing.len(),
+            };
+            if self.main
+                && self
+                    .shared
+                    .limits
+                    .stop_after_iteration(self.shared.control, &done, &stability)
+            {
                 break;
             }
             depth += 1;
@@ -617,36 +561,6 @@ impl<'a> Worker<'a> {
         self.shared.counters[self.id].store(self.nodes, Ordering::Relaxed);
         result.time = self.shared.control.elapsed();
         result
-    }
-
-    fn should_stop_after_iteration(
-        &self,
-        score: i32,
-        depth: i32,
-        root_moves: &[Move],
-        stability: &TimeFactors,
-    ) -> bool {
-        if let Some(m) = self.shared.limits.mate {
-            if score >= MATE_BOUND && (MATE - score + 1) / 2 <= m as i32 {
-                return true;
-            }
-        }
-        if self.shared.limits.infinite || self.shared.control.pondering() {
-            return false;
-        }
-        let Some(soft) = self.shared.limits.soft_time else {
-            return false;
-        };
-        // A proven mate either way, a single legal move, or a single move
-        // that does not lose by force ends a timed search.
-        let non_losing = root_moves.len().saturating_sub(self.losing.len());
-        if score.abs() >= MATE_BOUND && depth > 1 || root_moves.len() == 1 {
-            return true;
-        }
-        if non_losing <= 1 && depth > 4 {
-            return true;
-        }
-        self.shared.control.elapsed() >= soft.mul_f64(stability.factor())
     }
 
     fn info(&self, depth: i32, multipv: usize, score: i32, pv: &[Move]) -> SearchInfo {
@@ -826,15 +740,18 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The score of a repeated position for the side to move, by the rules in force.
-    fn repetition_score(&self, kind: RepetitionKind, ply: usize) -> i32 {
+    /// The score of a repeated position for the side to move, by the
+    /// rules in force ([`Repetition::outcome`] rules the cycle). A
+    /// repetition in the tree is ruled at its first return, as the game
+    /// would be at the third: the players could repeat it again.
+    fn repetition_score(&self, repetition: &Repetition, ply: usize) -> i32 {
         if self.shared.config.repetition == RepetitionRule::AlwaysDraw {
             return self.draw_score();
         }
-        match kind {
-            RepetitionKind::PerpetualCheck { by } if by == self.pos.turn() => -BAN + ply as i32,
-            RepetitionKind::PerpetualCheck { .. } => BAN - ply as i32,
-            _ => self.draw_score(),
+        match repetition.outcome().winner() {
+            Some(winner) if winner == self.pos.turn() => BAN - ply as i32,
+            Some(_) => -BAN + ply as i32,
+            None => self.draw_score(),
         }
     }
 
@@ -857,34 +774,6 @@ impl<'a> Worker<'a> {
         h ^= h >> 33;
         let r = self.shared.config.randomness as u64;
         (e + (h % (2 * r + 1)) as i32 - r as i32, exact)
-    }
-}
-
-/// How long to keep searching after an iteration, relative to the soft
-/// limit: longer when the best move keeps changing or the score falls.
-#[derive(Default)]
-struct TimeFactors {
-    /// Recent best-move changes, decayed each iteration.
-    changes: f64,
-    /// How far the score fell in the last iteration, in centipawns.
-    fall: i32,
-}
-
-impl TimeFactors {
-    fn update(&mut self, best_changed: bool, previous: i32, score: i32) {
-        self.changes = self.changes / 2.0 + best_changed as i32 as f64;
-        self.fall = if previous.abs() < MATE_BOUND && score.abs() < MATE_BOUND {
-            (previous - score).max(0)
-        } else {
-            0
-        };
-    }
-
-    /// Multiplier of the soft limit, between 0.6 and 2.5.
-    fn factor(&self) -> f64 {
-        let instability = 1.0 + 0.6 * self.changes;
-        let falling = 1.0 + (self.fall as f64 / 100.0).min(1.0) * 0.5;
-        (0.7 * instability * falling).clamp(0.6, 2.5)
     }
 }
 

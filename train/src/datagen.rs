@@ -12,11 +12,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::Mutex;
 
-use xqcore::{Color, Move, Position};
-
-use crate::arena::{adjudicate, GameResult};
-use crate::search::{self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND};
-use crate::tt::TranspositionTable;
+use xqcore::{Color, EndRules, GameResult};
+use xqengine::rng::SplitMix64;
+use xqengine::search::{
+    self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND,
+};
+use xqengine::tt::TranspositionTable;
+use xqmatch::Opening;
 
 /// How to generate.
 #[derive(Clone, Debug)]
@@ -50,35 +52,17 @@ fn label(positions: &[(String, i32)], result: GameResult) -> String {
         .collect()
 }
 
-/// A small deterministic generator (SplitMix64) for the random plies; the
-/// tests use it too.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+/// Games longer than this are scored as draws (a cap, not a rule).
+const MAX_PLIES: usize = 400;
 
 /// Plays one game; returns its kept positions (FEN, score from Red's side)
 /// and result, or `None` when the random start ended the game already.
 fn play_game(
-    opening: &[Move],
+    opening: &Opening,
     cfg: &DatagenConfig,
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
 ) -> Option<(Vec<(String, i32)>, GameResult)> {
-    let mut pos = Position::start();
-    for &m in opening {
-        pos.make_move(m);
-    }
+    let mut pos = opening.position();
     let random = cfg.random_plies / 2 + rng.below(cfg.random_plies / 2 + 1);
     for _ in 0..random {
         let moves = pos.legal_moves();
@@ -97,8 +81,11 @@ fn play_game(
     let mut kept = Vec::new();
     let mut lopsided = 0usize;
     loop {
-        if let Some((result, _)) = adjudicate(&pos, 120, 400) {
-            return Some((kept, result));
+        if let Some(outcome) = pos.outcome(&EndRules::default()) {
+            return Some((kept, outcome.result()));
+        }
+        if pos.ply() >= MAX_PLIES {
+            return Some((kept, GameResult::Draw));
         }
         let moves = pos.legal_moves().to_vec();
         let control = SearchControl::new(false);
@@ -143,7 +130,7 @@ fn play_game(
 /// positions to `out` game by game. `progress` sees (games, positions) after
 /// each game. Returns the number of positions written.
 pub fn generate(
-    openings: &[Vec<Move>],
+    openings: &[Opening],
     cfg: &DatagenConfig,
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -162,7 +149,8 @@ pub fn generate(
             std::thread::Builder::new()
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, move || {
-                    let mut rng = Rng(cfg.seed ^ (t as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+                    let mut rng =
+                        SplitMix64::new(cfg.seed ^ (t as u64).wrapping_mul(0xA076_1D64_78BD_642F));
                     loop {
                         let g = next_game.fetch_add(1, Ordering::Relaxed);
                         if g >= cfg.games || failed.load(Ordering::Relaxed) {
@@ -201,10 +189,11 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xqcore::Position;
 
     #[test]
     fn generated_lines_are_labelled_legal_positions() {
-        let openings = vec![Vec::new()];
+        let openings = vec![Opening::default()];
         let cfg = DatagenConfig {
             games: 2,
             nodes: 300,

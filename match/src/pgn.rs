@@ -1,12 +1,15 @@
 //! Games as PGN: the seven-tag roster with `Red`/`Black` for the players, then
-//! `TimeControl`, `Termination` and `Opening`; moves in ICCS with move numbers,
-//! from the start position (the opening included).
+//! `TimeControl`, `Termination` and `Opening` (and `SetUp`/`FEN` for an
+//! opening from a FEN); moves in ICCS with move numbers, from the opening's
+//! start (its moves included), each engine move followed by a comment
+//! with its score, depth and time as cutechess writes them (`{+0.35/12
+//! 1.204s}`, scores in pawns from the mover's side).
 
 use std::fs::File;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::GameRecord;
+use crate::game::{GameRecord, MoveStats};
 
 /// Longest movetext line written.
 const LINE_WIDTH: usize = 80;
@@ -19,27 +22,31 @@ pub struct PgnTags<'a> {
     pub date: &'a str,
     /// The game number.
     pub round: usize,
-    /// See [`super::MoveLimit`]'s `Display`.
+    /// See [`crate::MoveLimit`]'s `Display`.
     pub time_control: &'a str,
 }
 
 /// The game as PGN text, ending with an empty line.
 pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
-    let opening: Vec<String> = record.opening.iter().map(|m| m.to_string()).collect();
+    let opening = record.opening.moves_text();
     let termination = record.termination.to_string();
     let round = tags.round.to_string();
-    let tag_pairs = [
+    let result = record.result.to_string();
+    let mut tag_pairs = vec![
         ("Event", tags.event),
         ("Site", "?"),
         ("Date", tags.date),
         ("Round", round.as_str()),
         ("Red", record.red.as_str()),
         ("Black", record.black.as_str()),
-        ("Result", &record.result.to_string()),
+        ("Result", &result),
         ("TimeControl", tags.time_control),
         ("Termination", termination.as_str()),
-        ("Opening", &opening.join(" ")),
+        ("Opening", &opening),
     ];
+    if let Some(fen) = &record.opening.fen {
+        tag_pairs.extend([("SetUp", "1"), ("FEN", fen.as_str())]);
+    }
     let mut text = String::new();
     for (name, value) in tag_pairs {
         text.push_str(&format!("[{name} \"{}\"]\n", escape_tag_value(value)));
@@ -50,17 +57,39 @@ pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
     text
 }
 
-/// Numbered moves and the result, wrapped at [`LINE_WIDTH`].
+/// Numbered moves with their comments, and the result, wrapped at
+/// [`LINE_WIDTH`] (a comment may be broken over lines).
 fn movetext(record: &GameRecord) -> String {
+    let start = record.opening.start();
+    let first_number = start.fullmoves() as usize;
+    let first_ply = usize::from(start.turn() == xqcore::Color::Black);
+    let opening_len = record.opening.moves.len();
     let mut tokens = Vec::new();
-    for (ply, mv) in record.all_moves().enumerate() {
+    for (i, mv) in record.all_moves().enumerate() {
+        let ply = first_ply + i;
         if ply % 2 == 0 {
-            tokens.push(format!("{}.", ply / 2 + 1));
+            tokens.push(format!("{}.", first_number + ply / 2));
+        } else if i == 0 {
+            tokens.push(format!("{}...", first_number));
         }
         tokens.push(mv.to_string());
+        if let Some(stats) = i.checked_sub(opening_len).and_then(|j| record.stats.get(j)) {
+            tokens.extend(comment(stats).split(' ').map(String::from));
+        }
     }
     tokens.push(record.result.to_string());
     wrap(&tokens, LINE_WIDTH)
+}
+
+/// `{SCORE/DEPTH TIMEs}`, leaving out what the engine did not say.
+fn comment(stats: &MoveStats) -> String {
+    let evaluation = match (stats.score, stats.depth) {
+        (Some(score), Some(depth)) => format!("{score}/{depth} "),
+        (Some(score), None) => format!("{score} "),
+        (None, Some(depth)) => format!("/{depth} "),
+        (None, None) => String::new(),
+    };
+    format!("{{{evaluation}{:.3}s}}", stats.took.as_secs_f64())
 }
 
 /// Joins `tokens` with spaces, breaking lines before they exceed `width`.
@@ -141,8 +170,11 @@ pub fn append_game(file: &mut File, game_text: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::{GameResult, Termination};
-    use xqcore::{Move, Position};
+    use crate::game::Termination;
+    use crate::openings::Opening;
+    use crate::protocol::EngineScore;
+    use std::time::Duration;
+    use xqcore::{GameResult, Move, Outcome, Position};
 
     fn moves(line: &str) -> Vec<Move> {
         let mut pos = Position::start();
@@ -157,12 +189,14 @@ mod tests {
 
     fn record(opening: &str, game: &str, result: GameResult, why: Termination) -> GameRecord {
         let all = moves(&format!("{opening} {game}"));
-        let opening_len = opening.split_whitespace().count();
+        let opening = Opening::parse(opening).unwrap();
+        let played = all[opening.moves.len()..].to_vec();
         GameRecord {
             red: "xqengine 0.1.0 (engine1)".into(),
             black: "Fairy-Stockfish \"wasm\"".into(),
-            opening: all[..opening_len].to_vec(),
-            moves: all[opening_len..].to_vec(),
+            opening,
+            stats: vec![MoveStats::default(); played.len()],
+            moves: played,
             result,
             termination: why,
             worst_overrun_ms: None,
@@ -178,12 +212,12 @@ mod tests {
             Termination::IllegalMove("b0b9".into()),
         );
         let tags = PgnTags {
-            event: "xqengine match",
+            event: "xqmatch",
             date: "2024.02.29",
             round: 3,
             time_control: "10+0.1",
         };
-        let expected = "[Event \"xqengine match\"]\n\
+        let expected = "[Event \"xqmatch\"]\n\
                         [Site \"?\"]\n\
                         [Date \"2024.02.29\"]\n\
                         [Round \"3\"]\n\
@@ -194,20 +228,64 @@ mod tests {
                         [Termination \"illegal move b0b9\"]\n\
                         [Opening \"h2e2 h9g7\"]\n\
                         \n\
-                        1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 0-1\n\
+                        1. h2e2 h9g7 2. h0g2 {+0.35/12 1.204s} i9h9 {-M3/7 0.010s} 3. i0h0 {0.000s} 0-1\n\
                         \n";
+        let mut game = game;
+        game.stats[0] = MoveStats {
+            score: Some(EngineScore::Cp(35)),
+            depth: Some(12),
+            took: Duration::from_millis(1204),
+        };
+        game.stats[1] = MoveStats {
+            score: Some(EngineScore::Mate(-3)),
+            depth: Some(7),
+            took: Duration::from_millis(10),
+        };
         assert_eq!(format_game(&game, &tags), expected);
+    }
+
+    #[test]
+    fn games_from_a_fen_say_so_and_number_from_it() {
+        let fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 b - - 0 30";
+        let mut game = record("", "", GameResult::Draw, Termination::LengthCap);
+        game.opening = Opening::parse(&format!("fen {fen}")).unwrap();
+        let mut pos = game.opening.position();
+        for m in ["d9d8", "e1e2", "d8d9"] {
+            let mv = pos.parse_move(m).unwrap();
+            pos.make_move(mv);
+            game.moves.push(mv);
+            game.stats.push(MoveStats::default());
+        }
+        let text = format_game(
+            &game,
+            &PgnTags {
+                event: "e",
+                date: "2024.01.01",
+                round: 1,
+                time_control: "depth=3",
+            },
+        );
+        assert!(
+            text.contains(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n30... d9d8 {0.000s} 31. e1e2 {0.000s} d8d9 {0.000s} 1/2-1/2"),
+            "{text}"
+        );
     }
 
     #[test]
     fn long_movetext_wraps_at_80_columns() {
         let shuffle = "b0c2 b9c7 c2b0 c7b9 ".repeat(9);
-        let game = record(
+        let mut game = record(
             "",
             shuffle.trim(),
             GameResult::Draw,
-            Termination::Repetition,
+            Termination::Rules(Outcome::Repetition),
         );
+        // No comments: the moves alone.
+        game.stats.clear();
         let tags = PgnTags {
             event: "e",
             date: "2024.01.01",

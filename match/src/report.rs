@@ -1,13 +1,13 @@
-//! The text lines `xqengine match` prints: one per game, the summary, the SPRT.
+//! The text lines `xqmatch` prints: one per game, the summary, the SPRT.
 
-use super::stats::{elo_estimate, likelihood_of_superiority, Sprt, Tally};
-use super::{FinishedGame, MatchReport};
+use crate::run::{FinishedGame, MatchReport};
+use crate::stats::{elo_estimate, likelihood_of_superiority, Sprt, Tally};
 
 /// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms];
 /// engine1 +W =D -L (S %)[; memory kB anon/peak A/P, A/P]`.
 pub fn game_line(game: &FinishedGame, tally: &Tally) -> String {
     let record = &game.record;
-    let plies = record.opening.len() + record.moves.len();
+    let plies = record.plies();
     let overrun = record
         .worst_overrun_ms
         .map_or(String::new(), |ms| format!(", worst clock overrun {ms} ms"));
@@ -90,7 +90,11 @@ pub fn sprt_line(sprt: &Sprt, report: &MatchReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::{GameRecord, GameResult, SprtDecision, SprtVerdict, Termination};
+    use crate::game::{GameRecord, Termination};
+    use crate::openings::Opening;
+    use crate::run::SprtDecision;
+    use crate::stats::SprtVerdict;
+    use xqcore::GameResult;
 
     fn tally(wins: u32, draws: u32, losses: u32) -> Tally {
         Tally {
@@ -108,8 +112,9 @@ mod tests {
             record: GameRecord {
                 red: "B".into(),
                 black: "A".into(),
-                opening: Vec::new(),
+                opening: Opening::default(),
                 moves: Vec::new(),
+                stats: Vec::new(),
                 result: GameResult::BlackWins,
                 termination: Termination::TimeForfeit,
                 worst_overrun_ms: Some(312),

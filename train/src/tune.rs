@@ -1,6 +1,6 @@
 //! Texel tuning: fits the evaluation weights to labelled positions.
 //!
-//! Each position's evaluation is linear in the weights ([`crate::eval::trace`]),
+//! Each position's evaluation is linear in the weights ([`xqengine::eval::trace`]),
 //! so the tuner keeps only the feature counts, blends midgame and endgame
 //! sums by phase as the engine does, and minimises the squared error between
 //! `sigmoid(K * eval)` and the target: the game result, optionally mixed with
@@ -9,9 +9,9 @@
 
 use std::fmt::Write as _;
 
-use xqcore::Position;
-
-use crate::eval::{self, feature, MAX_PHASE, S};
+use xqcore::{GameResult, Position};
+use xqengine::eval::{self, feature, MAX_PHASE, S};
+use xqrecords::pgn::Game;
 
 /// One position: a slice of the shared feature list and what blends it.
 #[derive(Clone, Copy, Debug)]
@@ -70,75 +70,24 @@ impl Dataset {
         bad
     }
 
-    /// Adds positions from games in PGN with ICCS moves (`h2e2`), labelled
-    /// with their results: from ply 10 on, the side to move not in check and
-    /// the move played not a capture. Games with an unknown result or an
-    /// unreadable move are skipped. Returns (games used, games skipped).
-    pub fn add_iccs_pgn(&mut self, text: &str) -> (usize, usize) {
-        let (mut used, mut skipped) = (0, 0);
-        let mut result: Option<f32> = None;
-        let mut fen: Option<String> = None;
-        let mut moves = String::new();
-        let mut finish =
-            |result: &mut Option<f32>, fen: &mut Option<String>, moves: &mut String| {
-                if !moves.trim().is_empty() || result.is_some() {
-                    match self.add_game(result.take(), fen.take().as_deref(), moves) {
-                        true => used += 1,
-                        false => skipped += 1,
-                    }
-                }
-                *result = None;
-                *fen = None;
-                moves.clear();
-            };
-        for line in text.lines() {
-            let line = line.trim();
-            if let Some(tag) = line.strip_prefix('[') {
-                if !moves.trim().is_empty() {
-                    finish(&mut result, &mut fen, &mut moves);
-                }
-                let value = tag.split('"').nth(1).unwrap_or("");
-                if tag.starts_with("Result ") {
-                    result = match value {
-                        "1-0" => Some(1.0),
-                        "0-1" => Some(0.0),
-                        "1/2-1/2" => Some(0.5),
-                        _ => None,
-                    };
-                } else if tag.starts_with("FEN ") {
-                    fen = Some(value.to_string());
-                }
-            } else {
-                moves.push(' ');
-                moves.push_str(line);
-            }
-        }
-        finish(&mut result, &mut fen, &mut moves);
-        (used, skipped)
-    }
-
-    fn add_game(&mut self, result: Option<f32>, fen: Option<&str>, moves: &str) -> bool {
-        let Some(result) = result else { return false };
-        let Ok(mut pos) = fen.map_or(Ok(Position::start()), Position::from_fen) else {
-            return false;
+    /// Adds the positions of a game record ([`xqrecords`] reads PGN in any
+    /// notation, and XQF), labelled with its result: from ply 10 on, the
+    /// side to move not in check and the move played not a capture.
+    /// Returns false, adding nothing, when the result is unknown.
+    pub fn add_game(&mut self, game: &Game) -> bool {
+        let result = match game.result {
+            GameResult::RedWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            GameResult::Draw => 0.5,
+            GameResult::Unknown => return false,
         };
-        let mut positions = Vec::new();
-        for token in moves.split_whitespace() {
-            if token.ends_with('.') || matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
-                continue;
-            }
-            let Ok(m) = pos.parse_move(token) else {
-                return false;
-            };
+        let mut pos = game.start.clone();
+        for &m in &game.moves {
             let quiet = pos.board().piece_at(m.to()).is_none();
             if pos.ply() >= 10 && !pos.in_check() && quiet {
-                positions.push(pos.fen());
+                self.push(&pos, result, f32::NAN);
             }
             pos.make_move(m);
-        }
-        for fen in positions {
-            let pos = Position::from_fen(&fen).expect("own FEN");
-            self.push(&pos, result, f32::NAN);
         }
         true
     }
@@ -412,7 +361,7 @@ pub fn weights_source(weights: &[S], note: &str) -> String {
     let mut out = String::new();
     out.push_str(
         "//! Evaluation weights: `(midgame, endgame)` pairs in centipawns, laid out as\n\
-         //! [`super::feature`] says. Written by `xqengine tune`; do not edit by hand.\n",
+         //! [`super::feature`] says. Written by `xqtrain tune`; do not edit by hand.\n",
     );
     for line in note.lines() {
         let _ = writeln!(out, "//! {line}");
@@ -470,13 +419,10 @@ rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
     #[test]
     fn game_records_give_labelled_quiet_positions() {
         let mut d = Dataset::default();
-        let pgn = "[Result \"1-0\"]\n\n1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 g6g5 4. h0h6 b9c7 5. b2d2 a9b9 6. b0c2 b7a7 7. e3e4 h7h8 1-0\n\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n\n[Result \"0-1\"]\n\n1. h2e2 e2e3 0-1\n";
-        let (used, skipped) = d.add_iccs_pgn(pgn);
-        assert_eq!(
-            (used, skipped),
-            (1, 2),
-            "unknown result and illegal move skipped"
-        );
+        let pgn = "[Result \"1-0\"]\n\n1. h2e2 h9g7 2. h0g2 i9h9 3. i0h0 g6g5 4. h0h6 b9c7 5. b2d2 a9b9 6. b0c2 b7a7 7. e3e4 h7h8 1-0\n\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n";
+        let read = xqrecords::read_records(pgn.as_bytes(), &Default::default(), &|_| {});
+        let used: Vec<bool> = read.games.iter().map(|g| d.add_game(g)).collect();
+        assert_eq!(used, [true, false], "unknown result skipped");
         // Plies 10 to 13 of the first game, all quiet and not in check.
         assert_eq!(d.len(), 4);
         assert!(d

@@ -1,0 +1,329 @@
+//! Time management, all of it: the clock a `go` brings ([`Clock`]), the
+//! time a move may take (ElephantEye's proper time, [`time_limits`]), the
+//! limits of a search ([`Limits`], from a `go` by [`limits_for`]), the
+//! running clock of a search with its stop flag ([`SearchControl`]), and
+//! the rules that stop it: mid-iteration ([`Limits::must_stop`]) and
+//! between iterations ([`Limits::stop_after_iteration`], stretched by
+//! [`TimeFactors`] when the search is unsure).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::engine::GoRequest;
+use crate::search::{MATE, MATE_BOUND};
+
+/// A game clock for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub remaining: Duration,
+    /// Moves until the next time control (period clocks).
+    pub movestogo: Option<u32>,
+    pub increment: Duration,
+}
+
+/// Time kept in hand against latency.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
+
+/// Soft and hard time limits for a clock, after the ElephantEye time
+/// strategy: proper time is `remaining / movestogo` or `increment +
+/// remaining / 20`; an iteration may start until proper/2 and the search
+/// stops at 2 × proper, never closer to the flag than the overhead allows.
+pub fn time_limits(clock: &Clock) -> (Duration, Duration) {
+    let usable = clock.remaining.saturating_sub(MOVE_OVERHEAD);
+    let proper = match clock.movestogo {
+        Some(n) if n > 0 => clock.remaining / n,
+        _ => clock.increment + clock.remaining / 20,
+    };
+    let hard = (proper * 2)
+        .min(usable.mul_f64(0.9))
+        .max(Duration::from_millis(1));
+    let soft = (proper / 2).min(hard);
+    (soft, hard)
+}
+
+/// When to stop.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Stop after an iteration once this much time has passed.
+    pub soft_time: Option<Duration>,
+    /// Stop at once once this much time has passed.
+    pub hard_time: Option<Duration>,
+    /// Stop once a mate in this many moves (or fewer) is found.
+    pub mate: Option<u32>,
+    /// Search until stopped (no time limit; the depth limit still applies).
+    pub infinite: bool,
+}
+
+/// Converts a `go` request into search limits: a move time is used whole
+/// (less 10 ms), a clock by [`time_limits`]; a `go` with no limit at all
+/// searches until stopped.
+pub fn limits_for(req: &GoRequest) -> Limits {
+    let mut limits = Limits {
+        depth: req.depth.map(|d| d as i32),
+        nodes: req.nodes,
+        mate: req.mate,
+        infinite: req.infinite,
+        ..Limits::default()
+    };
+    if let Some(t) = req.movetime {
+        let t = t
+            .saturating_sub(Duration::from_millis(10))
+            .max(Duration::from_millis(1));
+        limits.soft_time = Some(t);
+        limits.hard_time = Some(t);
+    } else if let Some(clock) = &req.clock {
+        let (soft, hard) = time_limits(clock);
+        limits.soft_time = Some(soft);
+        limits.hard_time = Some(hard);
+    } else if req.depth.is_none() && req.nodes.is_none() && req.mate.is_none() {
+        limits.infinite = true;
+    }
+    limits
+}
+
+/// Where a search stands after an iteration, for
+/// [`Limits::stop_after_iteration`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Iteration {
+    pub score: i32,
+    pub depth: i32,
+    /// Root moves searched.
+    pub root_moves: usize,
+    /// Root moves whose last result was a proven loss.
+    pub losing: usize,
+}
+
+impl Limits {
+    /// Whether the search must stop now, mid-iteration: the node budget
+    /// is spent (`total_nodes` is asked only under a node limit), or the
+    /// hard time has passed (a pondering or infinite search has none).
+    pub(crate) fn must_stop(
+        &self,
+        control: &SearchControl,
+        total_nodes: impl FnOnce() -> u64,
+    ) -> bool {
+        let out_of_nodes = self.nodes.is_some_and(|n| total_nodes() >= n);
+        let out_of_time = self.hard_time.is_some_and(|hard| {
+            !control.pondering() && !self.infinite && control.elapsed() >= hard
+        });
+        out_of_nodes || out_of_time
+    }
+
+    /// Whether to start no further iteration: the mate asked for is found;
+    /// or, in a timed search, a mate is proven either way, there is one
+    /// legal move or one that does not lose by force, or the soft limit
+    /// (stretched by `factors`) has passed.
+    pub(crate) fn stop_after_iteration(
+        &self,
+        control: &SearchControl,
+        done: &Iteration,
+        factors: &TimeFactors,
+    ) -> bool {
+        if let Some(m) = self.mate {
+            if done.score >= MATE_BOUND && (MATE - done.score + 1) / 2 <= m as i32 {
+                return true;
+            }
+        }
+        if self.infinite || control.pondering() {
+            return false;
+        }
+        let Some(soft) = self.soft_time else {
+            return false;
+        };
+        let non_losing = done.root_moves.saturating_sub(done.losing);
+        if done.score.abs() >= MATE_BOUND && done.depth > 1 || done.root_moves == 1 {
+            return true;
+        }
+        if non_losing <= 1 && done.depth > 4 {
+            return true;
+        }
+        control.elapsed() >= soft.mul_f64(factors.factor())
+    }
+}
+
+/// The clock of a search and its stop flag; pondering holds the clock
+/// until `ponderhit`.
+pub struct SearchControl {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+    base: Instant,
+    start_ns: AtomicU64,
+}
+
+impl SearchControl {
+    /// A running clock; `pondering` holds time limits until [`SearchControl::ponderhit`].
+    pub fn new(pondering: bool) -> SearchControl {
+        SearchControl {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            base: Instant::now(),
+            start_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Asks the search to stop as soon as it can.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The pondered move was played: time limits start now.
+    pub fn ponderhit(&self) {
+        let now = self.base.elapsed().as_nanos() as u64;
+        self.start_ns.store(now, Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the search is pondering.
+    pub fn pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search (or the ponderhit) started.
+    pub fn elapsed(&self) -> Duration {
+        let now = self.base.elapsed().as_nanos() as u64;
+        Duration::from_nanos(now.saturating_sub(self.start_ns.load(Ordering::Relaxed)))
+    }
+}
+
+/// How long to keep searching after an iteration, relative to the soft
+/// limit: longer when the best move keeps changing or the score falls.
+#[derive(Default)]
+pub(crate) struct TimeFactors {
+    /// Recent best-move changes, decayed each iteration.
+    changes: f64,
+    /// How far the score fell in the last iteration, in centipawns.
+    fall: i32,
+}
+
+impl TimeFactors {
+    /// Takes in an iteration's result: whether the best move changed, and
+    /// the score before and after.
+    pub(crate) fn update(&mut self, best_changed: bool, previous: i32, score: i32) {
+        self.changes = self.changes / 2.0 + best_changed as i32 as f64;
+        self.fall = if previous.abs() < MATE_BOUND && score.abs() < MATE_BOUND {
+            (previous - score).max(0)
+        } else {
+            0
+        };
+    }
+
+    /// Multiplier of the soft limit, between 0.6 and 2.5.
+    fn factor(&self) -> f64 {
+        let instability = 1.0 + 0.6 * self.changes;
+        let falling = 1.0 + (self.fall as f64 / 100.0).min(1.0) * 0.5;
+        (0.7 * instability * falling).clamp(0.6, 2.5)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limits_follow_the_clock_kind() {
+        let period = Clock {
+            remaining: Duration::from_secs(300),
+            movestogo: Some(30),
+            increment: Duration::ZERO,
+        };
+        let (soft, hard) = time_limits(&period);
+        assert_eq!(soft, Duration::from_secs(5));
+        assert_eq!(hard, Duration::from_secs(20));
+        let incr = Clock {
+            remaining: Duration::from_secs(10),
+            movestogo: None,
+            increment: Duration::from_millis(100),
+        };
+        let (soft, hard) = time_limits(&incr);
+        assert_eq!(soft, Duration::from_millis(300));
+        assert_eq!(hard, Duration::from_millis(1200));
+        // Nearly out of time: never plan past the flag.
+        let flag = Clock {
+            remaining: Duration::from_millis(200),
+            movestogo: Some(1),
+            increment: Duration::ZERO,
+        };
+        let (_, hard) = time_limits(&flag);
+        assert!(hard < Duration::from_millis(150), "{hard:?}");
+    }
+
+    #[test]
+    fn plain_go_is_infinite() {
+        assert!(limits_for(&GoRequest::default()).infinite);
+        assert!(
+            !limits_for(&GoRequest {
+                depth: Some(3),
+                ..GoRequest::default()
+            })
+            .infinite
+        );
+    }
+
+    #[test]
+    fn iterations_stop_by_the_rules() {
+        let control = SearchControl::new(false);
+        let timed = Limits {
+            soft_time: Some(Duration::from_secs(100)),
+            ..Limits::default()
+        };
+        let steady = TimeFactors::default();
+        let done = |score, depth, root_moves, losing| Iteration {
+            score,
+            depth,
+            root_moves,
+            losing,
+        };
+        assert!(!timed.stop_after_iteration(&control, &done(10, 5, 30, 0), &steady));
+        assert!(timed.stop_after_iteration(&control, &done(MATE - 5, 5, 30, 0), &steady));
+        assert!(timed.stop_after_iteration(&control, &done(10, 1, 1, 0), &steady));
+        assert!(timed.stop_after_iteration(&control, &done(-200, 5, 30, 29), &steady));
+        assert!(!timed.stop_after_iteration(&control, &done(-200, 4, 30, 29), &steady));
+        // Untimed (depth, nodes) and infinite searches run on.
+        let depth = Limits {
+            depth: Some(9),
+            ..Limits::default()
+        };
+        assert!(!depth.stop_after_iteration(&control, &done(MATE - 5, 5, 1, 0), &steady));
+        let mate = Limits {
+            mate: Some(3),
+            ..Limits::default()
+        };
+        assert!(mate.stop_after_iteration(&control, &done(MATE - 5, 5, 30, 0), &steady));
+        assert!(!mate.stop_after_iteration(&control, &done(MATE - 9, 9, 30, 0), &steady));
+        // A pondering search holds its clock.
+        let pondering = SearchControl::new(true);
+        let spent = Limits {
+            soft_time: Some(Duration::ZERO),
+            hard_time: Some(Duration::ZERO),
+            ..Limits::default()
+        };
+        assert!(!spent.stop_after_iteration(&pondering, &done(10, 5, 30, 0), &steady));
+        assert!(!spent.must_stop(&pondering, || 0));
+        pondering.ponderhit();
+        assert!(spent.must_stop(&pondering, || 0));
+        let budget = Limits {
+            nodes: Some(1000),
+            ..Limits::default()
+        };
+        assert!(!budget.must_stop(&control, || 999));
+        assert!(budget.must_stop(&control, || 1000));
+    }
+
+    #[test]
+    fn unsure_searches_get_longer() {
+        let mut factors = TimeFactors::default();
+        assert!((factors.factor() - 0.7).abs() < 1e-9);
+        factors.update(true, 50, -50);
+        assert!(factors.factor() > 1.5, "{}", factors.factor());
+        factors.update(false, -50, -50);
+        factors.update(false, -50, -50);
+        assert!(factors.factor() < 1.0, "{}", factors.factor());
+    }
+}

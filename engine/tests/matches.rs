@@ -1,0 +1,135 @@
+//! The engine against itself through the match runner (`xqmatch`'s
+//! library), spoken to in UCCI and in UCI: every game ends by the rules,
+//! every move replays legally, and the scores the engine reports are read.
+
+use std::time::Duration;
+
+use xqengine::search::MATE;
+use xqmatch::{
+    read_openings, run_match, EngineScore, EngineSpec, FinishedGame, MatchConfig, MatchSpec,
+    MoveLimit, Protocol, Termination, BUNDLED_OPENINGS,
+};
+
+fn engine(protocol: Option<Protocol>) -> EngineSpec {
+    let option = match protocol {
+        Some(Protocol::Uci) => "Hash=16",
+        _ => "hashsize=16",
+    };
+    EngineSpec {
+        protocol,
+        options: vec![option.parse().unwrap()],
+        ..EngineSpec::new(env!("CARGO_BIN_EXE_xqengine"))
+    }
+}
+
+/// Plays `games` games of `spec`'s engines at `limit`, two at once.
+fn play(engines: [EngineSpec; 2], games: usize, limit: MoveLimit) -> Vec<FinishedGame> {
+    let spec = MatchSpec {
+        engines,
+        openings: read_openings(BUNDLED_OPENINGS).unwrap(),
+        games,
+        concurrency: 2,
+        config: MatchConfig::new(limit),
+        sprt: None,
+        keep_engines: false,
+    };
+    let mut finished = Vec::new();
+    let report = run_match(&spec, |game, _| {
+        finished.push(game.clone());
+        Ok(())
+    });
+    assert_eq!(report.failure, None);
+    assert_eq!(report.tally.games() as usize, games);
+    finished.sort_by_key(|g| g.number);
+    finished
+}
+
+/// Checks that a game replays legally and ended by the rules or a
+/// resignation, never by a fault.
+fn check(game: &FinishedGame) {
+    let mut pos = game.record.opening.position();
+    for &m in &game.record.moves {
+        assert!(pos.is_legal(m), "game {}: {m} is illegal", game.number);
+        pos.make_move(m);
+    }
+    assert_eq!(game.record.stats.len(), game.record.moves.len());
+    match &game.record.termination {
+        Termination::Rules(outcome) => {
+            assert_eq!(
+                pos.outcome(&MatchConfig::new(MoveLimit::Depth(1)).rules),
+                Some(*outcome)
+            )
+        }
+        Termination::Resignation | Termination::LengthCap => {}
+        other => panic!("game {}: {other}", game.number),
+    }
+}
+
+#[test]
+fn games_in_both_protocols_end_by_the_rules() {
+    let games = play(
+        [engine(Some(Protocol::Uci)), engine(Some(Protocol::Ucci))],
+        4,
+        MoveLimit::Depth(3),
+    );
+    for game in &games {
+        check(game);
+        // Both engines' scores were read: UCI's `score cp`, UCCI's `score`.
+        let scored = game
+            .record
+            .stats
+            .iter()
+            .filter(|s| s.score.is_some())
+            .count();
+        assert!(
+            scored * 10 >= game.record.moves.len() * 9,
+            "game {}",
+            game.number
+        );
+        assert!(game.record.stats.iter().all(|s| s.depth.is_some()));
+    }
+}
+
+#[test]
+fn the_protocol_is_found_at_the_handshake() {
+    let mut spec = engine(None);
+    spec.options = vec!["hashsize=1".parse().unwrap()];
+    let mut process = xqmatch::EngineProcess::start(&spec).unwrap();
+    // UCCI is tried first, and the engine speaks it.
+    assert_eq!(process.protocol(), Protocol::Ucci);
+    assert!(process.millis());
+    assert!(process.name.starts_with("xqengine"));
+    assert!(process.new_game().is_ok());
+}
+
+#[test]
+fn a_clock_game_is_played_in_time() {
+    let games = play(
+        [engine(Some(Protocol::Uci)), engine(None)],
+        2,
+        MoveLimit::Clock {
+            base: Duration::from_millis(600),
+            increment: Duration::from_millis(20),
+            tolerance: Duration::from_millis(1000),
+        },
+    );
+    for game in &games {
+        check(game);
+        assert!(
+            game.record.worst_overrun_ms.is_some_and(|ms| ms < 0),
+            "game {}",
+            game.number
+        );
+        // Mates are reported to the UCI engine's side as mates, never as
+        // huge centipawns. engine1 plays Red in odd games; the openings
+        // are from the start position.
+        let uci_is_red = game.first_is_red;
+        let opening = game.record.opening.moves.len();
+        for (i, stats) in game.record.stats.iter().enumerate() {
+            let red_moved = (opening + i) % 2 == 0;
+            if let (true, Some(EngineScore::Cp(cp))) = (red_moved == uci_is_red, stats.score) {
+                assert!(cp.abs() < MATE - 1000, "game {}: cp {cp}", game.number);
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Engine-against-engine matches for xiangqi, the library behind `xqmatch`.
+//!
+//! - [`protocol`]: the text of UCCI and UCI as a match runner speaks it.
+//! - [`engine`]: engine processes, the protocol told or found out at the
+//!   handshake ([`EngineSpec`], [`EngineProcess`]).
+//! - [`game`]: one game with its clock, ended by the rules
+//!   ([`xqcore::Position::outcome`]) or by the referee ([`Termination`]).
+//! - [`openings`]: where games start.
+//! - [`run`]: a whole match, games on several threads, counted as they
+//!   finish, stopped by an SPRT ([`run_match`]).
+//! - [`stats`], [`report`], [`pgn`]: the score with its Elo interval, the
+//!   lines the command prints, and the games as PGN.
+
+pub mod engine;
+pub mod game;
+pub mod openings;
+pub mod pgn;
+pub mod protocol;
+pub mod report;
+pub mod run;
+pub mod stats;
+
+pub use engine::{EngineProcess, EngineSpec, Memory};
+pub use game::{adjudicate, play_game, GameRecord, MatchConfig, MoveLimit, MoveStats, Termination};
+pub use openings::{load_openings, read_openings, Opening, BUNDLED_OPENINGS};
+pub use protocol::{EngineOption, EngineScore, Protocol};
+pub use run::{run_match, FinishedGame, MatchReport, MatchSpec, SprtDecision};
+pub use stats::{GameScore, Sprt, SprtVerdict, Tally};

@@ -1,0 +1,349 @@
+//! The text the match runner and an engine exchange, in UCCI and in UCI:
+//! handshakes, option lines, `go` commands, and the `info` and `bestmove`
+//! lines read back. Nothing here talks to a process.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use xqcore::Color;
+
+/// The protocol an engine speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// The Universal Chinese Chess Protocol (ElephantEye, our engine).
+    Ucci,
+    /// The Universal Chess Interface, as xiangqi engines speak it
+    /// (Pikafish, Fairy-Stockfish): ICCS moves, files a-i, ranks 0-9.
+    Uci,
+}
+
+impl Protocol {
+    /// The first command, which asks the engine to identify itself.
+    pub fn hello(self) -> &'static str {
+        match self {
+            Protocol::Ucci => "ucci",
+            Protocol::Uci => "uci",
+        }
+    }
+
+    /// The line that ends the engine's answer to [`Protocol::hello`].
+    pub fn hello_done(self) -> &'static str {
+        match self {
+            Protocol::Ucci => "ucciok",
+            Protocol::Uci => "uciok",
+        }
+    }
+
+    /// The command that tells the engine a new game starts.
+    pub fn new_game(self) -> &'static str {
+        match self {
+            Protocol::Ucci => "setoption newgame",
+            Protocol::Uci => "ucinewgame",
+        }
+    }
+
+    /// The `setoption` line for `option`.
+    pub fn set_option(self, option: &EngineOption) -> String {
+        match (self, &option.value) {
+            (Protocol::Ucci, Some(value)) => format!("setoption {} {value}", option.name),
+            (Protocol::Ucci, None) => format!("setoption {}", option.name),
+            (Protocol::Uci, Some(value)) => {
+                format!("setoption name {} value {value}", option.name)
+            }
+            (Protocol::Uci, None) => format!("setoption name {}", option.name),
+        }
+    }
+
+    /// The `go` command of a clock game for `side`, with both sides'
+    /// remaining time. UCCI engines are given their own clock only (`go
+    /// time T increment I`), in milliseconds when `millis` (the engine
+    /// took `usemillisec`), else in seconds; UCI engines both clocks in
+    /// milliseconds (`go wtime W btime B winc I binc I`).
+    pub fn go_clock(
+        self,
+        side: Color,
+        clocks: [Duration; 2],
+        increment: Duration,
+        millis: bool,
+    ) -> String {
+        match self {
+            Protocol::Ucci if millis => format!(
+                "go time {} increment {}",
+                clocks[side.index()].as_millis(),
+                increment.as_millis()
+            ),
+            Protocol::Ucci => format!(
+                "go time {:.3} increment {:.3}",
+                clocks[side.index()].as_secs_f64(),
+                increment.as_secs_f64()
+            ),
+            Protocol::Uci => {
+                let [red, black] = clocks.map(|c| c.as_millis());
+                let inc = increment.as_millis();
+                format!("go wtime {red} btime {black} winc {inc} binc {inc}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.hello())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+
+    /// `ucci` or `uci`, in any case.
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "ucci" => Ok(Protocol::Ucci),
+            "uci" => Ok(Protocol::Uci),
+            _ => Err(format!("'{s}' is not a protocol (ucci or uci)")),
+        }
+    }
+}
+
+/// An option to set in an engine: its name as the engine announces it, and
+/// its value (none for a button).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineOption {
+    pub name: String,
+    pub value: Option<String>,
+}
+
+impl FromStr for EngineOption {
+    type Err = String;
+
+    /// `NAME=VALUE`, or `NAME` alone for a button. UCI names may hold
+    /// spaces (`Clear Hash`), so the value starts after the first `=`, and
+    /// `NAME=` with nothing after it is a button too; a text without `=`
+    /// is also read UCCI's way, `NAME VALUE`.
+    fn from_str(s: &str) -> Result<EngineOption, String> {
+        let s = s.trim();
+        let (name, value) = match s.split_once('=') {
+            Some((name, value)) => (name.trim(), Some(value.trim()).filter(|v| !v.is_empty())),
+            None => match s.split_once(char::is_whitespace) {
+                Some((name, value)) => (name, Some(value.trim())),
+                None => (s, None),
+            },
+        };
+        if name.is_empty() {
+            return Err(format!("'{s}' names no option (NAME=VALUE)"));
+        }
+        Ok(EngineOption {
+            name: name.to_string(),
+            value: value.map(str::to_string),
+        })
+    }
+}
+
+/// A score as an engine reports it, from the side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineScore {
+    /// Centipawns (UCCI scores, which have no mate form, are read as these).
+    Cp(i32),
+    /// Mate in this many moves; negative when the engine is being mated.
+    Mate(i32),
+}
+
+impl fmt::Display for EngineScore {
+    /// Pawns with a sign (`+0.35`), or `+M5` / `-M3` for mates.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            EngineScore::Cp(cp) => write!(f, "{:+.2}", f64::from(cp) / 100.0),
+            EngineScore::Mate(n) if n < 0 => write!(f, "-M{}", -n),
+            EngineScore::Mate(n) => write!(f, "+M{n}"),
+        }
+    }
+}
+
+/// The depth and score of an `info` line, where it gives them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfoLine {
+    pub depth: Option<u32>,
+    pub score: Option<EngineScore>,
+}
+
+/// Reads an `info` line: `info depth D ... score S` in UCCI, `info depth D
+/// ... score cp N | score mate N` in UCI. `None` for any other line, and
+/// for an `info` line that gives neither depth nor score.
+pub fn read_info(protocol: Protocol, line: &str) -> Option<InfoLine> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    let mut info = InfoLine::default();
+    while let Some(word) = words.next() {
+        match word {
+            "depth" => info.depth = words.next().and_then(|d| d.parse().ok()),
+            "score" => info.score = read_score(protocol, &mut words),
+            // The rest of the line is text or moves.
+            "string" | "pv" => break,
+            _ => {}
+        }
+    }
+    (info.depth.is_some() || info.score.is_some()).then_some(info)
+}
+
+fn read_score<'a>(
+    protocol: Protocol,
+    words: &mut impl Iterator<Item = &'a str>,
+) -> Option<EngineScore> {
+    match protocol {
+        Protocol::Ucci => words.next()?.parse().ok().map(EngineScore::Cp),
+        Protocol::Uci => match words.next()? {
+            "cp" => words.next()?.parse().ok().map(EngineScore::Cp),
+            "mate" => words.next()?.parse().ok().map(EngineScore::Mate),
+            _ => None,
+        },
+    }
+}
+
+/// An engine's answer to `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `bestmove M [ponder P] [draw | resign]`.
+    Move {
+        mv: String,
+        /// The engine resigns (UCCI).
+        resign: bool,
+    },
+    /// `nobestmove` (UCCI) or `bestmove (none)` (UCI).
+    NoMove,
+}
+
+/// Reads a `bestmove` or `nobestmove` line; `None` for any other line.
+pub fn read_answer(line: &str) -> Option<Answer> {
+    let mut words = line.split_whitespace();
+    match words.next()? {
+        "nobestmove" => Some(Answer::NoMove),
+        "bestmove" => Some(match words.next() {
+            None | Some("(none)") => Answer::NoMove,
+            Some(mv) => Answer::Move {
+                mv: mv.to_string(),
+                resign: words.any(|w| w == "resign"),
+            },
+        }),
+        _ => None,
+    }
+}
+
+/// Whether a line an engine printed after `ucci` says it does not know the
+/// command: such an engine speaks UCI (Pikafish prints `Unknown command:
+/// 'ucci'`).
+pub fn refuses_command(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.contains("unknown command")
+        || lower.contains("unrecognized")
+        || lower.contains("unrecognised")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_read_as_name_and_value() {
+        let option = |s: &str| s.parse::<EngineOption>().unwrap();
+        assert_eq!(option("Hash=64").value.as_deref(), Some("64"));
+        assert_eq!(option("Clear Hash").name, "Clear");
+        assert_eq!(option("Clear Hash=").name, "Clear Hash");
+        assert_eq!(option("Clear Hash=").value, None);
+        assert_eq!(option("hashsize 16").name, "hashsize");
+        assert_eq!(option("hashsize 16").value.as_deref(), Some("16"));
+        assert_eq!(
+            option("bookfiles=my books/a.xqb").value.as_deref(),
+            Some("my books/a.xqb")
+        );
+        assert_eq!(option("newgame").value, None);
+        assert!("=5".parse::<EngineOption>().is_err());
+        let hash = option("Hash=64");
+        assert_eq!(Protocol::Ucci.set_option(&hash), "setoption Hash 64");
+        assert_eq!(
+            Protocol::Uci.set_option(&hash),
+            "setoption name Hash value 64"
+        );
+        assert_eq!(
+            Protocol::Uci.set_option(&option("Clear Hash=")),
+            "setoption name Clear Hash"
+        );
+        assert_eq!(
+            Protocol::Ucci.set_option(&option("clearhash")),
+            "setoption clearhash"
+        );
+    }
+
+    #[test]
+    fn go_commands_follow_the_protocol() {
+        let clocks = [Duration::from_millis(9_500), Duration::from_millis(10_250)];
+        let inc = Duration::from_millis(100);
+        assert_eq!(
+            Protocol::Ucci.go_clock(Color::Black, clocks, inc, true),
+            "go time 10250 increment 100"
+        );
+        assert_eq!(
+            Protocol::Ucci.go_clock(Color::Red, clocks, inc, false),
+            "go time 9.500 increment 0.100"
+        );
+        assert_eq!(
+            Protocol::Uci.go_clock(Color::Black, clocks, inc, true),
+            "go wtime 9500 btime 10250 winc 100 binc 100"
+        );
+    }
+
+    #[test]
+    fn info_lines_give_depth_and_score() {
+        let uci = read_info(
+            Protocol::Uci,
+            "info depth 12 seldepth 18 multipv 1 score cp -35 nodes 100 pv h2e2 h9g7",
+        );
+        assert_eq!(
+            uci,
+            Some(InfoLine {
+                depth: Some(12),
+                score: Some(EngineScore::Cp(-35))
+            })
+        );
+        let mate = read_info(Protocol::Uci, "info depth 9 score mate -3 pv a0a1");
+        assert_eq!(mate.unwrap().score, Some(EngineScore::Mate(-3)));
+        let ucci = read_info(Protocol::Ucci, "info depth 7 score 120 pv b9c7 h0i2");
+        assert_eq!(ucci.unwrap().score, Some(EngineScore::Cp(120)));
+        assert_eq!(
+            read_info(Protocol::Uci, "info string depth 3 score cp 5"),
+            None
+        );
+        assert_eq!(read_info(Protocol::Ucci, "info time 78 nodes 261629"), None);
+        assert_eq!(read_info(Protocol::Ucci, "bestmove h2e2"), None);
+        assert_eq!(EngineScore::Cp(35).to_string(), "+0.35");
+        assert_eq!(EngineScore::Cp(-120).to_string(), "-1.20");
+        assert_eq!(EngineScore::Mate(-3).to_string(), "-M3");
+    }
+
+    #[test]
+    fn answers_are_read_in_both_protocols() {
+        assert_eq!(
+            read_answer("bestmove h2e2 ponder h9g7"),
+            Some(Answer::Move {
+                mv: "h2e2".into(),
+                resign: false
+            })
+        );
+        assert_eq!(
+            read_answer("bestmove h2e2 resign"),
+            Some(Answer::Move {
+                mv: "h2e2".into(),
+                resign: true
+            })
+        );
+        assert_eq!(read_answer("nobestmove"), Some(Answer::NoMove));
+        assert_eq!(read_answer("bestmove (none)"), Some(Answer::NoMove));
+        assert_eq!(read_answer("info depth 3"), None);
+        assert!(refuses_command(
+            "Unknown command: 'ucci'. Type help for more information."
+        ));
+        assert!(!refuses_command("id name ElephantEye 3.3"));
+    }
+}

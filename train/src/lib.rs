@@ -1,0 +1,11 @@
+//! Tools that train the engine's evaluation, kept out of the engine: the
+//! engine crate knows nothing of them, and its default build has none of
+//! their code.
+//!
+//! - [`datagen`]: self-play games searched in-process, their quiet
+//!   positions labelled with score and result.
+//! - [`tune`]: Texel tuning of the evaluation weights against such data
+//!   and game records.
+
+pub mod datagen;
+pub mod tune;
