@@ -82,6 +82,13 @@ impl EleeyeBook {
         self.records.len()
     }
 
+    /// Positions in the book (distinct locks; a position and its mirror
+    /// image are two).
+    pub fn positions(&self) -> usize {
+        self.records.windows(2).filter(|w| w[0].0 != w[1].0).count()
+            + usize::from(!self.records.is_empty())
+    }
+
     /// Whether the book has no records.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()

@@ -3,7 +3,9 @@
 //!
 //! - [`BookBuilder`] replays games and counts, [`BookBuilder::write`] writes
 //!   a book file in the [`xqstore`] container ([`BOOK_KIND`]).
-//! - [`Book`] opens a book file (memory-mapped, checked) and probes it.
+//! - [`Book`] opens a book file (memory-mapped, checked) and probes it;
+//!   [`open`] opens ours or ElephantEye's `BOOK.DAT` ([`eleeye`]), told
+//!   apart by their first bytes.
 //! - Positions and their left-right mirror images share one entry, stored
 //!   under the smaller of the two Zobrist keys; moves are mirrored back on
 //!   probe. A symmetric position keeps its moves as they are.
@@ -12,11 +14,13 @@
 //! scheme is [`xqcore::zobrist::KEY_SCHEME_VERSION`], stamped in its header,
 //! so a book built with other keys is refused instead of misread.
 
+mod any;
 mod builder;
 mod codec;
 pub mod eleeye;
 mod reader;
 
+pub use any::{open, AnyBook, BookFormat, OpenError, WeightedMove};
 pub use builder::{
     game_fingerprint, retain_unique, write_book, BookBuilder, BuildConfig, BuildSummary,
     GameResult, SideFilter,

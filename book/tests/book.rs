@@ -339,3 +339,43 @@ fn malformed_elephant_eye_books_are_refused() {
     let err = EleeyeBook::open(&path).unwrap_err();
     assert!(err.to_string().contains("out of lock order"), "{err}");
 }
+
+#[test]
+fn either_kind_of_book_opens_by_its_first_bytes() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let ours = xqbook::open(&data.join("book.xqb")).unwrap();
+    assert_eq!(ours.format(), xqbook::BookFormat::Xqbook);
+    let start = ours.probe(&Position::start()).unwrap();
+    assert_eq!(start[0].mv.to_string(), "h2e2");
+    assert!(start[0]
+        .stats
+        .is_some_and(|s| s.weight() == start[0].weight));
+    let eleeye = xqbook::open(&data.join("eleeye/BOOK.DAT")).unwrap();
+    assert_eq!(eleeye.format(), xqbook::BookFormat::Eleeye);
+    let start = eleeye.probe(&Position::start()).unwrap();
+    assert_eq!(
+        (start[0].mv.to_string(), start[0].weight),
+        ("b2e2".into(), 1473)
+    );
+    assert!(start.windows(2).all(|w| w[0].weight >= w[1].weight));
+    // Our container holding something else is refused as ours, with the
+    // container's reason; a file of neither kind as not a BOOK.DAT.
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table.xqb");
+    let mut bytes = b"XQEGTB\0\0".to_vec();
+    bytes.resize(200, 0);
+    fs::write(&table, bytes).unwrap();
+    let e = xqbook::open(&table).unwrap_err().to_string();
+    assert!(e.contains("table.xqb") && e.contains("xqbook"), "{e}");
+    let odd = dir.path().join("odd.dat");
+    fs::write(&odd, b"12345").unwrap();
+    let e = xqbook::open(&odd).unwrap_err().to_string();
+    assert!(
+        e.contains("odd.dat") && e.contains("not an ElephantEye book"),
+        "{e}"
+    );
+    let e = xqbook::open(&dir.path().join("none.xqb"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("none.xqb"), "{e}");
+}

@@ -9,7 +9,10 @@ use bookgen::db::GameDb;
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use xqbook::{write_book, Book, BookMove, BuildConfig, SideFilter};
+use xqbook::eleeye::EleeyeBook;
+use xqbook::{
+    write_book, AnyBook, Book, BookFormat, BookMove, BuildConfig, SideFilter, WeightedMove,
+};
 use xqcli::out;
 use xqcore::Position;
 use xqrecords::encoding::TextEncoding;
@@ -103,6 +106,11 @@ struct BuildArgs {
     /// Drop moves scoring below this for the mover (0.0 to 1.0).
     #[arg(long, default_value_t = 0.0)]
     min_score: f64,
+    /// Write the book even when it would hold nothing (no game could be
+    /// read, or no position passes the filters); without this, that is an
+    /// error and no file is written.
+    #[arg(long)]
+    allow_empty: bool,
     #[command(flatten)]
     read: ReadArgs,
 }
@@ -174,6 +182,10 @@ fn build(args: BuildArgs) -> Result<(), String> {
     };
     let (builder, duplicates) = count_games(games, config);
     report.duplicates = duplicates;
+    let entries = builder.entries();
+    if !args.allow_empty {
+        refuse_empty(&report, entries.is_empty(), &args)?;
+    }
     let describe = format!(
         "built by bookgen {} from {} games; min-games {} max-ply {} side {:?} min-score {}",
         env!("CARGO_PKG_VERSION"),
@@ -183,10 +195,42 @@ fn build(args: BuildArgs) -> Result<(), String> {
         config.side,
         args.min_score
     );
-    report.book = builder
-        .write(&args.output, &describe)
-        .map_err(|e| e.to_string())?;
+    report.book = write_book(&args.output, &entries, &describe).map_err(|e| e.to_string())?;
     print_report(&report, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// An error, naming why, when the book would hold nothing: no game was
+/// read, or no position passes the filters.
+fn refuse_empty(report: &Report, no_entries: bool, args: &BuildArgs) -> Result<(), String> {
+    let skipped: usize = report.skipped.values().sum();
+    if report.games == 0 {
+        let reasons: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let why = if skipped == 0 {
+            "no games found".to_string()
+        } else {
+            format!("all {skipped} games were skipped ({})", reasons.join(", "))
+        };
+        return Err(format!(
+            "{}: not written: {why}; nothing to build a book from (--allow-empty writes an empty book)",
+            args.output.display()
+        ));
+    }
+    if no_entries {
+        return Err(format!(
+            "{}: not written: no position of the {} games read passes the filters (--min-games {}, \
+             --max-ply {}, --side, --min-score {}); --allow-empty writes an empty book",
+            args.output.display(),
+            report.games,
+            args.min_games,
+            args.max_ply,
+            args.min_score
+        ));
+    }
     Ok(())
 }
 
@@ -236,7 +280,7 @@ fn open(path: &Path) -> Result<Book, String> {
 }
 
 fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
-    let book = open(path)?;
+    let book = xqbook::open(path).map_err(|e| e.to_string())?;
     let mut pos = match fen {
         Some(f) => Position::from_fen(f).map_err(|e| format!("--fen: {e}"))?,
         None => Position::start(),
@@ -256,20 +300,28 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String>
     Ok(())
 }
 
-fn print_move(m: &BookMove) {
-    out!(
-        "{} games {} wdl {}/{}/{} weight {}",
-        m.mv,
-        m.games,
-        m.wins,
-        m.draws,
-        m.losses,
-        m.weight()
-    );
+/// `MOVE games G wdl W/D/L weight X`, or `MOVE weight X` for a book that
+/// keeps no game counts (ElephantEye's).
+fn print_move(m: &WeightedMove) {
+    match m.stats {
+        Some(s) => out!(
+            "{} games {} wdl {}/{}/{} weight {}",
+            m.mv,
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+            m.weight
+        ),
+        None => out!("{} weight {}", m.mv, m.weight),
+    }
 }
 
 fn stats(path: &Path) -> Result<(), String> {
-    let book = open(path)?;
+    let book = match xqbook::open(path).map_err(|e| e.to_string())? {
+        AnyBook::Ours(book) => book,
+        AnyBook::Eleeye(book) => return eleeye_stats(&book),
+    };
     let info = book.info();
     let mut positions = 0u64;
     let mut games = 0u64;
@@ -286,6 +338,7 @@ fn stats(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?
         .len();
     out!("file {}", path.display());
+    out!("format {}", BookFormat::Xqbook);
     out!("positions {positions}");
     out!("entries {}", info.entries);
     out!("blocks {}", info.blocks);
@@ -295,6 +348,23 @@ fn stats(path: &Path) -> Result<(), String> {
         bytes as f64 / info.entries.max(1) as f64
     );
     out!("description {}", info.description);
+    Ok(())
+}
+
+/// `stats` of an ElephantEye book: what such a file holds.
+fn eleeye_stats(book: &EleeyeBook) -> Result<(), String> {
+    let path = book.path();
+    let bytes = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    out!("file {}", path.display());
+    out!("format {}", BookFormat::Eleeye);
+    out!(
+        "positions {} (a position and its mirror image count apart)",
+        book.positions()
+    );
+    out!("entries {}", book.len());
+    out!("bytes {bytes} (8 per entry)");
     Ok(())
 }
 

@@ -153,6 +153,93 @@ fn bad_inputs_give_errors_and_leave_no_book() {
     assert!(err.contains("g.pgn: game 2, line 5"), "{err}");
 }
 
+/// ElephantEye's BOOK.DAT, which the engine plays from, is read by
+/// `probe` and `stats` too.
+#[test]
+fn elephant_eye_books_are_probed_and_described() {
+    let eleeye = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/eleeye/BOOK.DAT");
+    let probe = stdout(&bookgen(&["probe", s(&eleeye)]));
+    // b2e2 and h2e2 weigh 1473 each at the start.
+    let lines: Vec<&str> = probe.lines().collect();
+    assert_eq!(
+        &lines[..2],
+        ["b2e2 weight 1473", "h2e2 weight 1473"],
+        "{probe}"
+    );
+    let reply = stdout(&bookgen(&["probe", s(&eleeye), "--moves", "h2e2"]));
+    assert!(reply.lines().count() >= 3, "{reply}");
+    let stats = stdout(&bookgen(&["stats", s(&eleeye)]));
+    let bytes = std::fs::metadata(&eleeye).unwrap().len();
+    assert!(stats.contains("format ElephantEye BOOK.DAT"), "{stats}");
+    assert!(
+        stats.contains(&format!("entries {}\n", bytes / 8)),
+        "{stats}"
+    );
+    assert!(stats.contains(&format!("bytes {bytes} ")), "{stats}");
+    let ours = stdout(&bookgen(&[
+        "stats",
+        s(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/book.xqb")),
+    ]));
+    assert!(ours.contains("format xqbook opening book"), "{ours}");
+    // A file of neither kind is refused, naming it and why.
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.dat");
+    std::fs::write(&odd, b"12345").unwrap();
+    let out = bookgen(&["probe", s(&odd)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("odd.dat") && err.contains("8-byte records"),
+        "{err}"
+    );
+}
+
+/// A build that would write an empty book is refused (no file written)
+/// unless asked for with --allow-empty.
+#[test]
+fn an_empty_book_is_written_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("bad.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n1. h2h8\n\n[Event \"b\"]\n1. zz99\n").unwrap();
+    let book = dir.path().join("empty.xqb");
+    let out = bookgen(&["build", "-q", "-o", s(&book), s(&pgn)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("empty.xqb: not written: all 2 games were skipped"),
+        "{err}"
+    );
+    assert!(!book.exists());
+    // Games read, but no position reached by 1,000 of them.
+    let good = fixture("ccpd-first-200.big5.pgn");
+    let out = bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        "--min-games",
+        "1000",
+        s(&good),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("passes the filters (--min-games 1000"),
+        "{err}"
+    );
+    assert!(!book.exists());
+    let summary = stdout(&bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        "--allow-empty",
+        s(&pgn),
+    ]));
+    assert!(summary.contains("positions 0, entries 0"), "{summary}");
+    assert!(book.exists());
+}
+
 /// The book built from the game database `db` is the one built from the
 /// 3,000-game record file: the same games are in it, each once.
 fn assert_db_book_matches_records(dir: &Path, db: &Path) {

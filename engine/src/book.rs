@@ -1,59 +1,17 @@
 //! Opening books as the engine uses them: the files of `bookfiles`, opened
-//! lazily, probed in order; a move chosen by weight, never a banned move or
-//! one that repeats a position.
+//! when set (or on first use), probed in order; a move chosen by weight,
+//! never a banned move or one that repeats a position.
 //!
-//! Two kinds of file are read, told apart by their first bytes: our own
-//! books (built by `bookgen`, [`xqbook::Book`]) and ElephantEye's
-//! `BOOK.DAT` ([`xqbook::eleeye::EleeyeBook`]).
+//! Our own books and ElephantEye's `BOOK.DAT` are both read
+//! ([`xqbook::open`] tells them apart).
 
 use std::path::{Path, PathBuf};
 
-use xqbook::eleeye::EleeyeBook;
-use xqbook::Book;
+use xqbook::AnyBook;
 use xqcore::{Move, Position};
 
 /// The default book's file name in data/.
 pub const DEFAULT_BOOK: &str = "data/book.xqb";
-
-/// One open book file.
-#[derive(Debug)]
-enum OpenBook {
-    Ours(Box<Book>),
-    Eleeye(EleeyeBook),
-}
-
-impl OpenBook {
-    fn open(path: &Path) -> Result<OpenBook, String> {
-        let mut magic = [0u8; 8];
-        let head = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut magic))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if head == 8 && magic == xqbook::BOOK_KIND.magic {
-            Book::open(path)
-                .map(|b| OpenBook::Ours(Box::new(b)))
-                .map_err(|e| e.to_string())
-        } else {
-            EleeyeBook::open(path)
-                .map(OpenBook::Eleeye)
-                .map_err(|e| e.to_string())
-        }
-    }
-
-    /// Legal book moves of `pos` with their weights.
-    fn probe(&self, pos: &Position) -> Result<Vec<(Move, u32)>, String> {
-        match self {
-            OpenBook::Ours(b) => b
-                .probe(pos)
-                .map(|moves| moves.iter().map(|m| (m.mv, m.weight())).collect())
-                .map_err(|e| e.to_string()),
-            OpenBook::Eleeye(b) => Ok(b
-                .probe(pos)
-                .into_iter()
-                .map(|(m, w)| (m, u32::from(w)))
-                .collect()),
-        }
-    }
-}
 
 /// How much chance picks among book moves (UCCI `selectivity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +39,7 @@ pub struct BookChoice {
 #[derive(Debug, Default)]
 pub struct Books {
     files: Vec<String>,
-    open: Option<Vec<OpenBook>>,
+    open: Option<Vec<AnyBook>>,
 }
 
 impl Books {
@@ -107,7 +65,7 @@ impl Books {
         let mut open = Vec::new();
         let mut errors = Vec::new();
         for path in self.files() {
-            match OpenBook::open(&path) {
+            match xqbook::open(&path) {
                 Ok(b) => open.push(b),
                 Err(e) => errors.push(format!("book not used: {e}")),
             }
@@ -146,6 +104,7 @@ impl Books {
             };
             let mut candidates: Vec<(Move, u32)> = moves
                 .into_iter()
+                .map(|m| (m.mv, m.weight))
                 .filter(|(m, w)| *w > 0 && !banned.contains(m) && !repeats(pos, *m))
                 .collect();
             if candidates.is_empty() {

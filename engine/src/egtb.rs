@@ -62,6 +62,83 @@ pub enum RootPlay {
     Search,
 }
 
+/// The longest line reported from the tables, in plies.
+const MAX_LINE: usize = 128;
+
+/// The tables' best move at `pos` and the value it leads to: the fastest
+/// mate, the longest defence, or a move that keeps the draw; `None` when
+/// the side to move has no move, or a move leads out of the tables.
+fn best_by_tables(
+    tb: &Tablebase,
+    pos: &Position,
+    perpetual_check_loses: bool,
+) -> Option<(Move, Value)> {
+    let moves = pos.legal_moves();
+    let mut scored = tb.move_values(pos, &moves).ok()??;
+    if !perpetual_check_loses {
+        for (_, v) in &mut scored {
+            *v = v.without_rule();
+        }
+    }
+    scored
+        .into_iter()
+        .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
+}
+
+/// The line the tables play from `pos` after `first`: both sides' best
+/// moves, to the mate (or to the first repetition, for a result of the
+/// perpetual-check rule), at most [`MAX_LINE`] plies.
+pub fn table_line(
+    tb: &Tablebase,
+    pos: &Position,
+    first: Move,
+    perpetual_check_loses: bool,
+) -> Vec<Move> {
+    let mut line = vec![first];
+    let mut pos = pos.clone();
+    pos.make_move(first);
+    while line.len() < MAX_LINE && pos.repetition().is_none() {
+        let Some((mv, _)) = best_by_tables(tb, &pos, perpetual_check_loses) else {
+            break;
+        };
+        pos.make_move(mv);
+        line.push(mv);
+    }
+    line
+}
+
+/// The longest start of `pv` along which the tables confirm the draw of
+/// `pos`: each position it reaches is a drawn table position (results of
+/// the perpetual-check rule count as draws unless it applies).
+pub fn drawn_prefix(
+    tb: &Tablebase,
+    pos: &Position,
+    pv: &[Move],
+    perpetual_check_loses: bool,
+) -> Vec<Move> {
+    let mut pos = pos.clone();
+    let mut kept = Vec::new();
+    for &mv in pv {
+        if !pos.is_legal(mv) {
+            break;
+        }
+        pos.make_move(mv);
+        let value = tb.probe(&pos).ok().flatten();
+        let value = value.map(|v| {
+            if perpetual_check_loses {
+                v
+            } else {
+                v.without_rule()
+            }
+        });
+        if value.map(Value::wdl) != Some(Wdl::Draw) {
+            break;
+        }
+        kept.push(mv);
+    }
+    kept
+}
+
 /// The root decision for `pos` among `root_moves` (legal, not banned).
 /// `perpetual_check_loses`: whether the game is played under a repetition
 /// rule that makes endless checking lose, as the tables assume; if not,

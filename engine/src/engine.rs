@@ -12,11 +12,12 @@ use crate::egtb::{RootPlay, Tables};
 use crate::eval::Knowledge;
 use crate::rng::SplitMix64;
 use crate::search::{
-    self, Pruning, RepetitionRule, Reporter, SearchConfig, SearchControl, ThreadMemory, MATE,
-    MATE_BOUND, TB_WIN,
+    self, Pruning, RepetitionRule, Reporter, Score, SearchConfig, SearchControl, SearchInfo,
+    ThreadMemory, MATE, MATE_BOUND, TB_WIN,
 };
 use crate::time::{limits_for, Clock};
 use crate::tt::TranspositionTable;
+use xqegtb::{Tablebase, Value};
 
 /// Engine settings, set through protocol options.
 #[derive(Clone, Debug)]
@@ -71,7 +72,7 @@ fn memory_cap_mb() -> Option<usize> {
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
-            hash_mb: 0,
+            hash_mb: AUTO_HASH_MB,
             threads: 1,
             ponder: false,
             use_book: true,
@@ -207,6 +208,15 @@ impl Engine {
         self.books.set_files(files);
     }
 
+    /// Sets the endgame table directories (none: the default one) and
+    /// reads them now; returns a message for each that cannot be read.
+    pub fn set_egtb_paths(&mut self, paths: Vec<String>) -> Vec<String> {
+        self.options.egtb_paths = paths;
+        let mut messages = Vec::new();
+        self.tables.get(&self.options.egtb_paths, &mut messages);
+        messages
+    }
+
     /// Opens the book files now (UCCI `loadbook`). Returns a message for
     /// each file that cannot be used, and how many are open.
     pub fn load_books(&mut self) -> (Vec<String>, usize) {
@@ -334,6 +344,11 @@ impl Engine {
 
     /// Starts a search on its own thread. `done` receives the answer once the
     /// search has ended and, when pondering or infinite, once it was told to end.
+    ///
+    /// The book answers first (a game move under a clock), then the tables:
+    /// a won or lost root is played from them with the table's value and
+    /// line; a drawn one is searched among the moves that keep the draw,
+    /// and reported as the draw it is.
     pub fn go(
         &mut self,
         req: GoRequest,
@@ -341,31 +356,18 @@ impl Engine {
         done: Box<dyn FnOnce(BestMove) + Send>,
     ) {
         self.stop_and_wait();
-        if self.options.use_book && plays_from_book(&req) {
-            let mut messages = Vec::new();
-            let choice = self.book_move(&mut messages);
-            for m in &messages {
-                reporter.message(m);
-            }
-            if let Some(choice) = choice {
-                for &(mv, weight) in &choice.candidates {
-                    reporter.book_move(mv, weight);
-                }
-                done(BestMove {
-                    mv: Some(choice.mv),
-                    ponder: None,
-                    draw: false,
-                    resign: false,
-                });
-                return;
-            }
+        if let Some(answer) = self.book_answer(&req, reporter.as_ref()) {
+            done(answer);
+            return;
         }
         if let Some(note) = self.ensure_table() {
             reporter.message(&note);
         }
         let control = Arc::new(SearchControl::new(req.ponder));
+        let limits = limits_for(&req);
         let mut root_moves = self.root_moves(&req.search_moves);
         let mut config = self.config();
+        let mut reporter = reporter;
         if self.options.use_egtb {
             let mut messages = Vec::new();
             let tb = self.tables.get(&self.options.egtb_paths, &mut messages);
@@ -374,74 +376,115 @@ impl Engine {
             }
             let rule = self.options.repetition != RepetitionRule::AlwaysDraw;
             match crate::egtb::root_play(&tb, &self.position, &root_moves, rule) {
-                Ok(RootPlay::Play(mv, value)) if !req.ponder && !req.infinite => {
-                    answer_from_tables(mv, value, root_moves.len(), reporter.as_ref(), done);
+                Ok(RootPlay::Play(mv, value)) => {
+                    let answer =
+                        answer_from_tables(&tb, &self.position, mv, value, rule, reporter.as_ref());
+                    self.answer_on_thread(control, limits.infinite, move || answer, done);
                     return;
                 }
-                Ok(RootPlay::Restrict(keep)) => root_moves = keep,
-                Ok(_) => {}
+                Ok(RootPlay::Restrict(keep)) => {
+                    root_moves = keep;
+                    reporter = Arc::new(DrawnRoot {
+                        inner: reporter,
+                        tables: tb.clone(),
+                        root: self.position.clone(),
+                        perpetual_check_loses: rule,
+                    });
+                }
+                Ok(RootPlay::Search) => {}
                 Err(e) => reporter.message(&format!("endgame tables: {e}")),
             }
             config.egtb = Some(tb);
         }
-        let limits = limits_for(&req);
         let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
         let thread_memory = self.thread_memory.clone();
+        let infinite = limits.infinite;
+        let work = move || {
+            if root_moves.is_empty() || req.depth == Some(0) {
+                return BestMove::NONE;
+            }
+            let mut memory = thread_memory.lock().unwrap_or_else(|e| e.into_inner());
+            // A bug in the search must not leave the GUI waiting for a
+            // move forever: answer with a legal move instead.
+            let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                search::search(
+                    &pos,
+                    &root_moves,
+                    &config,
+                    &limits,
+                    &tt,
+                    &ctl,
+                    reporter.as_ref(),
+                    &mut memory,
+                )
+            }));
+            match searched {
+                Ok(r) => BestMove {
+                    mv: r.best,
+                    ponder: r.ponder,
+                    draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
+                    resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
+                },
+                Err(panic) => {
+                    let why = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    reporter.message(&format!(
+                        "search failed ({why}); playing the first legal move"
+                    ));
+                    memory.clear();
+                    BestMove {
+                        mv: root_moves.first().copied(),
+                        ..BestMove::NONE
+                    }
+                }
+            }
+        };
+        self.answer_on_thread(control, infinite, work, done);
+    }
+
+    /// The book's move, when this `go` is one the book answers and the
+    /// books have a playable move; the candidates are reported as `info
+    /// string` lines (a weight is no score), and books that cannot be
+    /// used are named.
+    fn book_answer(&mut self, req: &GoRequest, reporter: &dyn Reporter) -> Option<BestMove> {
+        if !self.options.use_book || !plays_from_book(req) {
+            return None;
+        }
+        let mut messages = Vec::new();
+        let choice = self.book_move(&mut messages);
+        for m in &messages {
+            reporter.message(m);
+        }
+        let choice = choice?;
+        for &(mv, weight) in &choice.candidates {
+            reporter.book_move(mv, weight);
+        }
+        Some(BestMove {
+            mv: Some(choice.mv),
+            ..BestMove::NONE
+        })
+    }
+
+    /// Runs `work` on the search thread and hands its answer to `done`; a
+    /// pondering or infinite search answers only once told to (`stop`,
+    /// or `ponderhit` for pondering).
+    fn answer_on_thread(
+        &mut self,
+        control: Arc<SearchControl>,
+        infinite: bool,
+        work: impl FnOnce() -> BestMove + Send + 'static,
+        done: Box<dyn FnOnce(BestMove) + Send>,
+    ) {
+        let ctl = control.clone();
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(16 << 20)
             .spawn(move || {
-                let answer = if root_moves.is_empty() || req.depth == Some(0) {
-                    BestMove {
-                        mv: None,
-                        ponder: None,
-                        draw: false,
-                        resign: false,
-                    }
-                } else {
-                    let mut memory = thread_memory.lock().unwrap_or_else(|e| e.into_inner());
-                    // A bug in the search must not leave the GUI waiting for a
-                    // move forever: answer with a legal move instead.
-                    let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        search::search(
-                            &pos,
-                            &root_moves,
-                            &config,
-                            &limits,
-                            &tt,
-                            &ctl,
-                            reporter.as_ref(),
-                            &mut memory,
-                        )
-                    }));
-                    match searched {
-                        Ok(r) => BestMove {
-                            mv: r.best,
-                            ponder: r.ponder,
-                            draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
-                            resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
-                        },
-                        Err(panic) => {
-                            let why = panic
-                                .downcast_ref::<&str>()
-                                .map(|s| s.to_string())
-                                .or_else(|| panic.downcast_ref::<String>().cloned())
-                                .unwrap_or_default();
-                            reporter.message(&format!(
-                                "search failed ({why}); playing the first legal move"
-                            ));
-                            memory.clear();
-                            BestMove {
-                                mv: root_moves.first().copied(),
-                                ponder: None,
-                                draw: false,
-                                resign: false,
-                            }
-                        }
-                    }
-                };
-                // A pondering or infinite search answers only when told to.
-                while (ctl.pondering() || limits.infinite) && !ctl.stopped() {
+                let answer = work();
+                while (ctl.pondering() || infinite) && !ctl.stopped() {
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 done(answer);
@@ -451,43 +494,102 @@ impl Engine {
     }
 }
 
-/// Plays the tables' move at once, with an `info` line giving the mate
-/// distance (`tbhits`: one probe per root move).
-fn answer_from_tables(
-    mv: Move,
-    value: xqegtb::Value,
-    probes: usize,
-    reporter: &dyn Reporter,
-    done: Box<dyn FnOnce(BestMove) + Send>,
-) {
-    // A result of the perpetual-check rule is no mate: it scores as a
-    // table win, its distance counted from the rule's first distance.
-    let rule_distance = |d: u16| d.saturating_sub(xqegtb::value::RULE_DTM).min(400) as i32;
-    let score = match value {
-        xqegtb::Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
-        xqegtb::Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),
-        xqegtb::Value::Win(d) => MATE - d as i32,
-        xqegtb::Value::Loss(d) => -MATE + d as i32,
-        xqegtb::Value::Draw => 0,
+impl BestMove {
+    /// No move, no offer.
+    pub const NONE: BestMove = BestMove {
+        mv: None,
+        ponder: None,
+        draw: false,
+        resign: false,
     };
-    reporter.info(&crate::search::SearchInfo {
-        depth: 1,
-        seldepth: 1,
+}
+
+/// The score of a table value for the side to move: a mate in its distance,
+/// a table win below mates for a result of the perpetual-check rule (no
+/// mate: its distance is counted from the rule's first distance), 0 for a
+/// draw.
+fn table_score(value: Value) -> i32 {
+    let rule_distance = |d: u16| d.saturating_sub(xqegtb::value::RULE_DTM).min(400) as i32;
+    match value {
+        Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
+        Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),
+        Value::Win(d) => MATE - d as i32,
+        Value::Loss(d) => -MATE + d as i32,
+        Value::Draw => 0,
+    }
+}
+
+/// The answer at a won or lost table root: the tables' move, reported
+/// with the position's value and the line the tables play from it.
+fn answer_from_tables(
+    tb: &Tablebase,
+    root: &Position,
+    mv: Move,
+    value: Value,
+    perpetual_check_loses: bool,
+    reporter: &dyn Reporter,
+) -> BestMove {
+    let score = table_score(value);
+    let pv = crate::egtb::table_line(tb, root, mv, perpetual_check_loses);
+    let depth = pv.len() as i32;
+    reporter.info(&SearchInfo {
+        depth,
+        seldepth: depth,
         multipv: 1,
-        score: crate::search::Score::from_internal(score),
+        score: Score::from_internal(score),
         raw_score: score,
         nodes: 0,
         time: Duration::ZERO,
         hashfull: 0,
-        tbhits: probes as u64,
-        pv: vec![mv],
+        tbhits: pv.len() as u64,
+        pv: pv.clone(),
     });
-    done(BestMove {
+    BestMove {
         mv: Some(mv),
-        ponder: None,
+        ponder: pv.get(1).copied(),
         draw: false,
         resign: score <= -MATE_BOUND,
-    });
+    }
+}
+
+/// Reports a search among the moves that keep a table draw as the draw it
+/// is: score 0, and the line cut where the tables no longer confirm the
+/// draw (the search's own scores there are its evaluation's, which the
+/// tables overrule).
+struct DrawnRoot {
+    inner: Arc<dyn Reporter>,
+    tables: Arc<Tablebase>,
+    root: Position,
+    perpetual_check_loses: bool,
+}
+
+impl Reporter for DrawnRoot {
+    fn info(&self, info: &SearchInfo) {
+        let pv = crate::egtb::drawn_prefix(
+            &self.tables,
+            &self.root,
+            &info.pv,
+            self.perpetual_check_loses,
+        );
+        self.inner.info(&SearchInfo {
+            score: Score::Cp(0),
+            raw_score: 0,
+            pv,
+            ..info.clone()
+        });
+    }
+
+    fn currmove(&self, mv: Move, number: usize, depth: i32) {
+        self.inner.currmove(mv, number, depth);
+    }
+
+    fn message(&self, text: &str) {
+        self.inner.message(text);
+    }
+
+    fn book_move(&self, mv: Move, weight: u32) {
+        self.inner.book_move(mv, weight);
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod huge;
+pub mod options;
 pub mod perft_cmd;
 pub mod protocol;
 pub mod rng;

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use xqcore::Move;
 
 use crate::engine::BestMove;
+use crate::options::{OptionKind, OptionSpec};
 use crate::search::{Score, SearchInfo};
 
 /// Which protocol the GUI speaks, decided by its first command.
@@ -201,6 +202,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "ucinewgame" => Command::NewGame,
         "setoption" => parse_setoption(line["setoption".len()..].trim())?,
         "position" => parse_position(args)?,
+        // XBoard's UCI adapter in its xiangqi (Cyclone) dialect leaves out
+        // `position`: `fen <FEN> [moves ...]`.
+        "fen" => parse_position(&words)?,
         "banmoves" => Command::BanMoves(args.iter().map(|s| s.to_string()).collect()),
         "go" => Command::Go(parse_go(args)?),
         "ponderhit" => Command::PonderHit {
@@ -267,17 +271,54 @@ pub fn format_bestmove(dialect: Dialect, best: &BestMove) -> String {
     s
 }
 
-/// An `info currmove` line.
-/// A book candidate: UCCI's `info depth 0 score W pv M` (the score is the
-/// move's weight); UCI GUIs would read a score as centipawns, so they get
-/// it as a string.
-pub fn format_book_move(dialect: Dialect, mv: Move, weight: u32) -> String {
-    match dialect {
-        Dialect::Ucci => format!("info depth 0 score {weight} pv {mv}"),
-        Dialect::Uci => format!("info string book move {mv} weight {weight}"),
-    }
+/// A book candidate, as a string in both protocols: its weight is how
+/// often the book plays it, not an evaluation, and a GUI would show a
+/// `score` as one.
+pub fn format_book_move(mv: Move, weight: u32) -> String {
+    format!("info string book move {mv} weight {weight}")
 }
 
+/// The `option` line announcing `spec`, or `None` when the dialect does
+/// not have the option.
+pub fn format_option(dialect: Dialect, spec: &OptionSpec) -> Option<String> {
+    let mut s = match dialect {
+        Dialect::Ucci => format!("option {}", spec.ucci?),
+        Dialect::Uci => format!("option name {}", spec.uci?),
+    };
+    let _ = match (spec.kind, dialect) {
+        (OptionKind::Check { default }, _) => write!(s, " type check default {default}"),
+        (OptionKind::Spin { default, min, max }, Dialect::Ucci) => {
+            write!(s, " type spin min {min} max {max} default {default}")
+        }
+        (OptionKind::Spin { default, min, max }, Dialect::Uci) => {
+            write!(s, " type spin default {default} min {min} max {max}")
+        }
+        (OptionKind::Combo { default, vars }, Dialect::Ucci) => {
+            let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+            write!(s, " type combo{vars} default {default}")
+        }
+        (OptionKind::Combo { default, vars }, Dialect::Uci) => {
+            let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+            write!(s, " type combo default {default}{vars}")
+        }
+        (OptionKind::Text { default }, Dialect::Ucci) => {
+            write!(s, " type string default {default}")
+        }
+        (OptionKind::Text { default }, Dialect::Uci) => {
+            let default = if default.is_empty() {
+                "<empty>"
+            } else {
+                default
+            };
+            write!(s, " type string default {default}")
+        }
+        (OptionKind::Button, _) => write!(s, " type button"),
+        (OptionKind::Label, _) => write!(s, " type label"),
+    };
+    Some(s.trim_end().to_string())
+}
+
+/// An `info currmove` line.
 pub fn format_currmove(mv: Move, number: usize) -> String {
     format!("info currmove {mv} currmovenumber {number}")
 }
@@ -332,6 +373,14 @@ mod tests {
         );
         assert_eq!(parse("quit").unwrap(), Command::Quit);
         assert_eq!(parse("bye").unwrap(), Command::Quit);
+        assert_eq!(
+            parse("fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 moves d0e0").unwrap(),
+            Command::Position {
+                fen: Some("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1".into()),
+                moves: vec!["d0e0".into()]
+            }
+        );
+        assert!(parse("fen").is_err());
     }
 
     #[test]
@@ -363,6 +412,45 @@ mod tests {
             panic!()
         };
         assert_eq!(g.search_moves, vec!["h2e2", "b2e2"]);
+    }
+
+    #[test]
+    fn options_are_announced_in_each_dialect() {
+        let line = |dialect, name| format_option(dialect, crate::options::find(name).unwrap());
+        assert_eq!(
+            line(Dialect::Ucci, "hashsize").as_deref(),
+            Some("option hashsize type spin min 0 max 65536 default 64")
+        );
+        assert_eq!(
+            line(Dialect::Uci, "hashsize").as_deref(),
+            Some("option name Hash type spin default 64 min 0 max 65536")
+        );
+        assert_eq!(
+            line(Dialect::Ucci, "style").as_deref(),
+            Some("option style type combo var solid var normal var risky default normal")
+        );
+        assert_eq!(
+            line(Dialect::Uci, "style").as_deref(),
+            Some("option name Style type combo default normal var solid var normal var risky")
+        );
+        assert_eq!(
+            line(Dialect::Ucci, "bookfiles").as_deref(),
+            Some("option bookfiles type string default")
+        );
+        assert_eq!(
+            line(Dialect::Uci, "bookfiles").as_deref(),
+            Some("option name BookFiles type string default <empty>")
+        );
+        assert_eq!(
+            line(Dialect::Uci, "UCI_Variant").as_deref(),
+            Some("option name UCI_Variant type combo default xiangqi var xiangqi")
+        );
+        assert_eq!(line(Dialect::Ucci, "UCI_Variant"), None);
+        assert_eq!(line(Dialect::Uci, "usemillisec"), None);
+        assert_eq!(
+            line(Dialect::Uci, "clearhash").as_deref(),
+            Some("option name Clear Hash type button")
+        );
     }
 
     #[test]

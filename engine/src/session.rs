@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use xqcore::{Color, Move, Position};
 
-use crate::book::BookVariety;
 use crate::engine::{Engine, GoRequest};
-use crate::eval::Knowledge;
+use crate::options::{self, ProtocolFlags, Target, OPTIONS};
 use crate::protocol::{self, clip, Command, Dialect, GoArgs};
-use crate::search::{Pruning, RepetitionRule, Reporter, SearchInfo};
+use crate::search::{Reporter, SearchInfo};
 use crate::time::{limits_for, Clock};
 
 /// A shared, line-flushed output.
@@ -53,8 +52,7 @@ impl Reporter for LineReporter {
     }
 
     fn book_move(&self, mv: Move, weight: u32) {
-        self.out
-            .line(&protocol::format_book_move(self.dialect, mv, weight));
+        self.out.line(&protocol::format_book_move(mv, weight));
     }
 }
 
@@ -68,9 +66,8 @@ pub struct Session {
     out: Output,
     dialect: Dialect,
     booted: bool,
-    use_millisec: bool,
-    batch: bool,
-    debug: bool,
+    /// The options that are the protocol's, not the engine's.
+    flags: ProtocolFlags,
 }
 
 /// Whether the session goes on after a command.
@@ -79,8 +76,6 @@ enum Flow {
     Continue,
     Quit,
 }
-
-const LEVELS: [&str; 4] = ["none", "small", "medium", "large"];
 
 impl Session {
     /// A session writing to `out`.
@@ -91,9 +86,7 @@ impl Session {
             out,
             dialect: Dialect::Ucci,
             booted: false,
-            use_millisec: false,
-            batch: false,
-            debug: false,
+            flags: ProtocolFlags::default(),
         }
     }
 
@@ -215,7 +208,10 @@ impl Session {
                 out.line(&format!("id name xqengine {version}"));
                 out.line("id copyright 2026 the xiangqi toolkit authors, MIT or Apache-2.0");
                 out.line("id author the xiangqi toolkit authors");
-                for line in ucci_options() {
+                for line in OPTIONS
+                    .iter()
+                    .filter_map(|o| protocol::format_option(dialect, o))
+                {
                     out.line(&line);
                 }
                 out.line("ucciok");
@@ -223,7 +219,10 @@ impl Session {
             Dialect::Uci => {
                 out.line(&format!("id name xqengine {version}"));
                 out.line("id author the xiangqi toolkit authors");
-                for line in uci_options() {
+                for line in OPTIONS
+                    .iter()
+                    .filter_map(|o| protocol::format_option(dialect, o))
+                {
                     out.line(&line);
                 }
                 out.line("uciok");
@@ -231,132 +230,34 @@ impl Session {
         }
     }
 
+    /// `setoption`: looked up in the option table, the value checked
+    /// against the option's kind, then set; a bad value changes nothing
+    /// and says why. Unknown options are ignored, as UCCI says (noted in
+    /// debug mode).
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let key = name.to_ascii_lowercase().replace(' ', "");
-        // UCI GUIs send `<empty>` for an empty string option.
-        let v = value.unwrap_or("").trim();
-        let v = if v == "<empty>" { "" } else { v };
-        let flag = || matches!(v.to_ascii_lowercase().as_str(), "true" | "on" | "1" | "yes");
-        let level = || LEVELS.iter().position(|l| v.eq_ignore_ascii_case(l));
-        let opts = &mut self.engine.options;
-        let ok = match key.as_str() {
-            "usemillisec" => {
-                self.use_millisec = flag();
-                true
+        let Some(spec) = options::find(name) else {
+            if self.flags.debug {
+                self.info_string(&format!("unknown option '{}' ignored", clip(name)));
             }
-            "batch" => {
-                self.batch = flag();
-                true
-            }
-            "debug" => {
-                self.debug = flag();
-                true
-            }
-            "ponder" => {
-                opts.ponder = flag();
-                true
-            }
-            "usebook" => {
-                opts.use_book = flag();
-                true
-            }
-            "useegtb" => {
-                opts.use_egtb = flag();
-                true
-            }
-            "bookfiles" => {
-                let files = split_paths(v);
-                self.engine.set_book_files(files);
-                true
-            }
-            "egtbpaths" => {
-                opts.egtb_paths = split_paths(v);
-                true
-            }
-            "hashsize" | "hash" => v
-                .parse()
-                .map(|mb: usize| opts.hash_mb = mb.min(65_536))
-                .is_ok(),
-            "threads" => v.parse().map(|n: usize| opts.threads = n.min(256)).is_ok(),
-            "multipv" => v
-                .parse()
-                .map(|n: usize| opts.multipv = n.clamp(1, 128))
-                .is_ok(),
-            "drawmoves" => v.parse().map(|n: u32| opts.draw_plies = n.max(1)).is_ok(),
-            "repetition" => match v.to_ascii_lowercase().as_str() {
-                "alwaysdraw" => Some(RepetitionRule::AlwaysDraw),
-                "checkban" => Some(RepetitionRule::CheckBan),
-                "asianrule" => Some(RepetitionRule::AsianRule),
-                "chineserule" => Some(RepetitionRule::ChineseRule),
-                _ => None,
-            }
-            .map(|r| opts.repetition = r)
-            .is_some(),
-            "pruning" => level()
-                .map(|l| {
-                    opts.pruning = [
-                        Pruning::None,
-                        Pruning::Small,
-                        Pruning::Medium,
-                        Pruning::Large,
-                    ][l]
-                })
-                .is_some(),
-            "knowledge" => level()
-                .map(|l| {
-                    opts.knowledge = [
-                        Knowledge::None,
-                        Knowledge::Small,
-                        Knowledge::Medium,
-                        Knowledge::Large,
-                    ][l]
-                })
-                .is_some(),
-            "selectivity" => level()
-                .map(|l| {
-                    opts.randomness = [0, 10, 25, 50][l];
-                    opts.book_variety = [
-                        BookVariety::None,
-                        BookVariety::Small,
-                        BookVariety::Medium,
-                        BookVariety::Large,
-                    ][l];
-                })
-                .is_some(),
-            "style" => match v.to_ascii_lowercase().as_str() {
-                "solid" => Some(0),
-                "normal" => Some(10),
-                "risky" => Some(30),
-                _ => None,
-            }
-            .map(|c| opts.contempt = c)
-            .is_some(),
-            "clearhash" => {
-                self.engine.clear_hash();
-                true
-            }
-            "newgame" => {
-                self.engine.new_game();
-                true
-            }
-            "loadbook" => {
-                let (errors, open) = self.engine.load_books();
-                for e in errors {
-                    self.info_string(&e);
-                }
-                self.info_string(&format!("loadbook: {open} book file(s) open"));
-                true
-            }
-            "dualtime" => true,
-            _ => {
-                if self.debug {
-                    self.info_string(&format!("unknown option '{}' ignored", clip(name)));
-                }
-                true
+            return;
+        };
+        let value = match spec.parse(value) {
+            Ok(v) => v,
+            Err(takes) => {
+                let given = clip(value.unwrap_or("").trim());
+                self.info_string(&format!(
+                    "option {}: bad value '{given}' (takes {takes})",
+                    clip(name)
+                ));
+                return;
             }
         };
-        if !ok {
-            self.info_string(&format!("option {}: bad value '{}'", clip(name), clip(v)));
+        let mut target = Target {
+            engine: &mut self.engine,
+            protocol: &mut self.flags,
+        };
+        for note in spec.apply(&mut target, value) {
+            self.info_string(&note);
         }
     }
 
@@ -397,7 +298,7 @@ impl Session {
     /// Converts a protocol time to a duration (UCCI: seconds unless usemillisec).
     fn duration(&self, t: f64) -> Duration {
         let ms = match self.dialect {
-            Dialect::Ucci if !self.use_millisec => t * 1000.0,
+            Dialect::Ucci if !self.flags.use_millisec => t * 1000.0,
             _ => t,
         };
         Duration::from_secs_f64((ms / 1000.0).clamp(0.0, 1e9))
@@ -430,14 +331,14 @@ impl Session {
                 Err(e) => self.info_string(&format!("searchmoves: {e}")),
             }
         }
-        if self.debug {
+        if self.flags.debug {
             self.info_string(&format!("go {:?}", limits_for(&req)));
         }
         // Batch mode reads nothing until the search ends; a search that only
         // `stop` or `ponderhit` can end would then never end, so those are
         // read as usual during it.
         let ends_by_itself = !req.ponder && !limits_for(&req).infinite;
-        if self.batch && !ends_by_itself {
+        if self.flags.batch && !ends_by_itself {
             self.info_string("batch: this search ends only on stop or ponderhit, which are read");
         }
         let reporter = Arc::new(LineReporter {
@@ -455,65 +356,10 @@ impl Session {
                 *busy = false;
             }),
         );
-        if self.batch && ends_by_itself {
+        if self.flags.batch && ends_by_itself {
             self.engine.wait();
         }
     }
-}
-
-fn split_paths(v: &str) -> Vec<String> {
-    v.split(';')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect()
-}
-
-fn ucci_options() -> Vec<String> {
-    let levels = "var none var small var medium var large";
-    vec![
-        "option usemillisec type check default false".into(),
-        "option batch type check default false".into(),
-        "option debug type check default false".into(),
-        "option ponder type check default false".into(),
-        "option usebook type check default true".into(),
-        "option useegtb type check default true".into(),
-        "option bookfiles type string default".into(),
-        "option egtbpaths type string default".into(),
-        "option hashsize type spin min 0 max 65536 default 0".into(),
-        "option threads type spin min 0 max 256 default 1".into(),
-        "option drawmoves type spin min 1 max 10000 default 120".into(),
-        "option repetition type combo var alwaysdraw var checkban var asianrule var chineserule default asianrule".into(),
-        format!("option pruning type combo {levels} default large"),
-        format!("option knowledge type combo {levels} default large"),
-        format!("option selectivity type combo {levels} default none"),
-        "option style type combo var solid var normal var risky default normal".into(),
-        "option loadbook type button".into(),
-        "option clearhash type button".into(),
-        "option newgame type button".into(),
-        "option dualtime type label".into(),
-    ]
-}
-
-fn uci_options() -> Vec<String> {
-    let levels = "var none var small var medium var large";
-    vec![
-        "option name Hash type spin default 64 min 1 max 65536".into(),
-        "option name Threads type spin default 1 min 1 max 256".into(),
-        "option name Ponder type check default false".into(),
-        "option name MultiPV type spin default 1 min 1 max 128".into(),
-        "option name Clear Hash type button".into(),
-        "option name UseBook type check default true".into(),
-        "option name BookFiles type string default <empty>".into(),
-        "option name UseEGTB type check default true".into(),
-        "option name EGTBPaths type string default <empty>".into(),
-        "option name DrawMoves type spin default 120 min 1 max 10000".into(),
-        "option name Repetition type combo default asianrule var alwaysdraw var checkban var asianrule var chineserule".into(),
-        format!("option name Pruning type combo default large {levels}"),
-        format!("option name Knowledge type combo default large {levels}"),
-        format!("option name Selectivity type combo default none {levels}"),
-        "option name Style type combo default normal var solid var normal var risky".into(),
-    ]
 }
 
 /// Runs a session on standard input and output.

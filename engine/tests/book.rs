@@ -1,5 +1,6 @@
 //! The opening book as a GUI sees it: moves at once from the default book,
-//! by weight, never banned; other books; broken books reported.
+//! by weight, never banned, announced as strings (a weight is no score);
+//! other books; broken books reported once, when set.
 
 mod common;
 
@@ -33,13 +34,19 @@ fn in_book_the_answer_comes_at_once_with_the_candidates() {
     assert_eq!(best_of(lines.last().unwrap()), "h2e2");
     let candidates: Vec<&String> = lines
         .iter()
-        .filter(|l| l.starts_with("info depth 0 score "))
+        .filter(|l| l.starts_with("info string book move "))
         .collect();
     assert!(candidates.len() >= 5, "{lines:?}");
-    assert!(candidates[0].ends_with("pv h2e2"), "{lines:?}");
-    // No search ran.
     assert!(
-        !lines.iter().any(|l| l.starts_with("info depth 1 ")),
+        candidates[0].starts_with("info string book move h2e2 weight "),
+        "{lines:?}"
+    );
+    // No search ran, and no line gives a score a client could take for an
+    // evaluation.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains(" score ") || l.starts_with("info depth")),
         "{lines:?}"
     );
     // Out of the book: a search.
@@ -71,7 +78,7 @@ fn banned_moves_usebook_and_analysis_limits() {
     e.send("go time 2 increment 0");
     let lines = e.collect_until("bestmove", SECS(10));
     assert!(
-        !lines.iter().any(|l| l.starts_with("info depth 0 ")),
+        !lines.iter().any(|l| l.starts_with("info string book move")),
         "{lines:?}"
     );
     assert!(
@@ -105,6 +112,62 @@ fn elephant_eye_books_and_broken_books() {
     std::fs::remove_file(&broken).unwrap();
 }
 
+/// A book file that cannot be used is named once, when `bookfiles` is
+/// set, with the reason; a table directory that cannot be read too, when
+/// `egtbpaths` is set. Neither is said again at the next `go`.
+#[test]
+fn unusable_books_and_table_paths_are_named_when_set() {
+    for dialect in ["ucci", "uci"] {
+        let mut e = Engine::start();
+        e.send(dialect);
+        e.expect(&format!("{dialect}ok"), SECS(5));
+        let dir = tempfile::tempdir().unwrap();
+        let corrupt = dir.path().join("corrupt.xqb");
+        std::fs::write(&corrupt, b"XQBOOK\0\0 truncated").unwrap();
+        let missing = dir.path().join("missing.xqb");
+        let set = |name: &str, value: String| match dialect {
+            "ucci" => format!("setoption {} {value}", name.to_lowercase()),
+            _ => format!("setoption name {name} value {value}"),
+        };
+        e.send(&set(
+            "BookFiles",
+            format!("{};{}", corrupt.display(), missing.display()),
+        ));
+        e.send(&set(
+            "EGTBPaths",
+            dir.path().join("no-tables").display().to_string(),
+        ));
+        e.send("isready");
+        let lines = e.collect_until("readyok", SECS(10));
+        let said = |what: &str| lines.iter().filter(|l| l.contains(what)).count();
+        assert_eq!(said("corrupt.xqb"), 1, "{lines:?}");
+        assert_eq!(said("missing.xqb"), 1, "{lines:?}");
+        assert_eq!(said("no-tables"), 1, "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .filter(|l| l.contains(".xqb") || l.contains("no-tables"))
+                .all(|l| l.starts_with("info string ")),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("missing.xqb") && l.contains("No such file")),
+            "{lines:?}"
+        );
+        e.send("position startpos");
+        e.send("go depth 3");
+        let lines = e.collect_until("bestmove", SECS(10));
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains(".xqb") || l.contains("no-tables")),
+            "said again: {lines:?}"
+        );
+    }
+}
+
 #[test]
 fn selectivity_varies_the_book_moves() {
     let mut e = Engine::ucci();
@@ -118,7 +181,7 @@ fn selectivity_varies_the_book_moves() {
         assert!(
             lines
                 .iter()
-                .any(|l| l.starts_with("info depth 0 ") && l.ends_with(&format!("pv {best}"))),
+                .any(|l| l.starts_with(&format!("info string book move {best} weight "))),
             "{lines:?}"
         );
         seen.insert(best);

@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::{best_of, Engine, SECS};
 use xqcore::{Move, Position};
 use xqegtb::build::{build, plan, table_path};
@@ -192,4 +194,117 @@ fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional()
     after.make_move(best);
     let value = tb.probe(&after).unwrap().expect("still KRKN");
     assert_eq!(value.without_rule(), Value::Draw, "{best}: {value}");
+}
+
+/// Lines of `go` at `fen`, spoken in `dialect`, with the tables of `dir`.
+fn analyse(dir: &std::path::Path, dialect: &str, fen: &str, go: &str) -> Vec<String> {
+    let mut e = Engine::start();
+    e.send(dialect);
+    e.expect(&format!("{dialect}ok"), SECS(5));
+    match dialect {
+        "ucci" => e.send(&format!("setoption egtbpaths {}", dir.display())),
+        _ => e.send(&format!("setoption name EGTBPaths value {}", dir.display())),
+    }
+    e.send(&format!("position fen {fen}"));
+    e.send(go);
+    e.collect_until("bestmove", SECS(30))
+}
+
+/// The moves after ` pv ` in an `info` line.
+fn pv_of(line: &str) -> Vec<String> {
+    line.split(" pv ")
+        .nth(1)
+        .map(|pv| pv.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// A root the tables call drawn is reported as a draw at every depth, in
+/// both protocols, with a line the tables confirm move by move; the move
+/// played keeps the draw. (It was reported as five pawns up.)
+#[test]
+fn a_table_draw_is_reported_as_a_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let m: Material = "KRKAABB".parse().unwrap();
+    build(dir.path(), &plan(&[m]), &|_| {}).unwrap();
+    let mut tb = Tablebase::new();
+    tb.add_dir(dir.path()).unwrap();
+    let fen = "3akab2/9/4b4/9/9/9/9/9/4R4/4K4 w";
+    let root = Position::from_fen(fen).unwrap();
+    assert_eq!(tb.probe(&root).unwrap(), Some(Value::Draw));
+    for (dialect, draw, timed) in [
+        ("ucci", " score 0 ", "go time 3 increment 0"),
+        ("uci", " score cp 0 ", "go movetime 300"),
+    ] {
+        for go in ["go depth 8", timed] {
+            let lines = analyse(dir.path(), dialect, fen, go);
+            let infos: Vec<&String> = lines
+                .iter()
+                .filter(|l| l.starts_with("info depth"))
+                .collect();
+            assert!(infos.len() >= 2, "{lines:#?}");
+            for info in &infos {
+                assert!(info.contains(draw), "{dialect} {go}: {info}");
+                let mut pos = root.clone();
+                let pv = pv_of(info);
+                assert!(!pv.is_empty(), "{info}");
+                for mv in pv {
+                    pos.make_move(pos.parse_move(&mv).unwrap());
+                    assert_eq!(tb.probe(&pos).unwrap(), Some(Value::Draw), "{info}");
+                }
+            }
+            let mut after = root.clone();
+            after.make_move(after.parse_move(&best_of(lines.last().unwrap())).unwrap());
+            assert_eq!(tb.probe(&after).unwrap(), Some(Value::Draw));
+        }
+    }
+}
+
+/// A won root is reported as the mate the tables give, in plies as UCCI
+/// counts them and in moves as UCI does, with the tables' line to the
+/// mate; analysis (`go infinite`) says the same and waits for `stop`.
+#[test]
+fn a_table_win_is_reported_as_its_mate_with_the_line_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m: Material = "KRKA".parse().unwrap();
+    build(dir.path(), &plan(&[m]), &|_| {}).unwrap();
+    let file = TableFile::open(&table_path(dir.path(), m)).unwrap();
+    let (start, dtm) = won_positions(&file).remove(0);
+    assert!(dtm >= 9, "{dtm}");
+    let fen = start.fen();
+    let ucci = analyse(dir.path(), "ucci", &fen, "go depth 3");
+    let info = ucci.iter().find(|l| l.starts_with("info depth")).unwrap();
+    assert!(
+        info.contains(&format!(" score {} ", 30_000 - dtm as i32)),
+        "{info}"
+    );
+    let uci = analyse(dir.path(), "uci", &fen, "go movetime 1000");
+    let info = uci.iter().find(|l| l.starts_with("info depth")).unwrap();
+    assert!(
+        info.contains(&format!(" score mate {} ", dtm.div_ceil(2))),
+        "{info}"
+    );
+    // The line is the mate: dtm plies, ending with Black to move and no move.
+    let pv = pv_of(info);
+    assert_eq!(pv.len(), dtm as usize, "{info}");
+    let mut pos = start.clone();
+    for mv in &pv {
+        pos.make_move(pos.parse_move(mv).unwrap());
+    }
+    assert!(pos.is_lost(), "{info}");
+    assert_eq!(best_of(uci.last().unwrap()), pv[0]);
+
+    let mut e = Engine::start();
+    e.send("uci");
+    e.expect("uciok", SECS(5));
+    e.send(&format!(
+        "setoption name EGTBPaths value {}",
+        dir.path().display()
+    ));
+    e.send(&format!("position fen {fen}"));
+    e.send("go infinite");
+    let info = e.expect("info depth", SECS(5));
+    assert!(info.contains(" score mate "), "{info}");
+    e.expect_silence(Duration::from_millis(300));
+    e.send("stop");
+    assert_eq!(best_of(&e.expect("bestmove", SECS(5))), pv[0]);
 }

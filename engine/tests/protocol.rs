@@ -34,6 +34,7 @@ fn ucci_handshake_lists_every_option() {
         "clearhash",
         "newgame",
         "dualtime",
+        "multipv",
     ] {
         assert!(
             lines
@@ -341,6 +342,17 @@ fn uci_dialect_speaks_uci() {
     assert!(lines
         .iter()
         .any(|l| l.starts_with("option name MultiPV type spin")));
+    // GUIs that play several variants are told this one plays xiangqi.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name UCI_Variant type combo default xiangqi var xiangqi"),
+        "{lines:#?}"
+    );
+    e.send("setoption name UCI_Variant value chess");
+    let refused = e.expect("info string", SECS(5));
+    assert!(refused.contains("xiangqi"), "{refused}");
+    e.send("setoption name UCI_Variant value xiangqi");
     e.send("setoption name Hash value 8");
     e.send("setoption name MultiPV value 3");
     e.send("ucinewgame");
@@ -375,4 +387,31 @@ fn uci_dialect_speaks_uci() {
     assert_eq!(best_of(&e.expect("bestmove", SECS(5))), "d2d1");
     e.send("quit");
     assert!(e.wait_exit(SECS(5)));
+}
+
+/// XBoard's UCI adapter in its xiangqi (Cyclone) dialect sends the
+/// position as `fen <FEN> [moves ...]`, without `position`.
+#[test]
+fn a_position_given_as_fen_alone_is_taken() {
+    let mut e = Engine::start();
+    e.send("uci");
+    e.expect("uciok", SECS(5));
+    // Red mates at once by h7e7 from here, and only from here.
+    e.send(&format!("fen {UNIQUE_MATE}"));
+    e.send("go depth 3");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string")),
+        "{lines:#?}"
+    );
+    assert_eq!(best_of(lines.last().unwrap()), "h7e7");
+    e.send("fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w moves h2e2");
+    e.send("go depth 1");
+    let best = best_of(&e.expect("bestmove", SECS(10)));
+    let mut pos = Position::start();
+    pos.make_move(pos.parse_move("h2e2").unwrap());
+    assert!(pos.parse_move(&best).is_ok(), "{best} is Black's move");
+    // A bad one changes nothing, and says why.
+    e.send("fen 9/9 w");
+    assert!(e.expect("info string", SECS(5)).contains("FEN"));
 }

@@ -1,0 +1,510 @@
+//! Every option the engine announces, declared once ([`OPTIONS`]): its
+//! UCCI and UCI names, its kind with default and range, what it sets, and
+//! the code that sets it. The protocol prints both option lists from this
+//! table and looks `setoption` up in it; nothing else names an option.
+
+use crate::book::BookVariety;
+use crate::engine::Engine;
+use crate::eval::Knowledge;
+use crate::search::{Pruning, RepetitionRule};
+
+/// The kind of an option, with its default and range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    Check {
+        default: bool,
+    },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
+    /// A string (UCI `string`).
+    Text {
+        default: &'static str,
+    },
+    Button,
+    /// Announced, takes no value (UCCI `dualtime`: both clocks understood).
+    Label,
+}
+
+/// A `setoption` value, checked against its option's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionValue<'a> {
+    Check(bool),
+    Spin(i64),
+    /// The index of the chosen `var`.
+    Combo(usize),
+    Text(&'a str),
+    /// A button pressed (or a label set, which does nothing).
+    Press,
+}
+
+/// Protocol settings that are options too (UCCI `usemillisec`, `batch`,
+/// `debug`): the session keeps them, the engine never sees them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProtocolFlags {
+    /// UCCI times are milliseconds, not seconds.
+    pub use_millisec: bool,
+    /// Read nothing while a search that ends by itself runs.
+    pub batch: bool,
+    /// Say more (`info string`) about what is ignored.
+    pub debug: bool,
+}
+
+/// What an option's setter may change.
+pub struct Target<'a> {
+    pub engine: &'a mut Engine,
+    pub protocol: &'a mut ProtocolFlags,
+}
+
+/// One option.
+pub struct OptionSpec {
+    /// The UCCI name (one lower-case word); `None` for an option only UCI has.
+    pub ucci: Option<&'static str>,
+    /// The UCI name; `None` for an option only UCCI has.
+    pub uci: Option<&'static str>,
+    pub kind: OptionKind,
+    /// What it sets, in words.
+    pub effect: &'static str,
+    /// Sets it; returns notes for the user (`info string`).
+    apply: fn(&mut Target, OptionValue) -> Vec<String>,
+}
+
+/// The search and evaluation levels of `pruning`, `knowledge`, `selectivity`.
+const LEVELS: &[&str] = &["none", "small", "medium", "large"];
+
+/// Every option, in the order they are announced.
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        ucci: Some("usemillisec"),
+        uci: None,
+        kind: OptionKind::Check { default: false },
+        effect: "UCCI times (go time, increment, movetime) in milliseconds instead of seconds",
+        apply: |t, v| set_flag(v, &mut t.protocol.use_millisec),
+    },
+    OptionSpec {
+        ucci: Some("batch"),
+        uci: None,
+        kind: OptionKind::Check { default: false },
+        effect: "read no command while a search that ends by itself runs",
+        apply: |t, v| set_flag(v, &mut t.protocol.batch),
+    },
+    OptionSpec {
+        ucci: Some("debug"),
+        uci: None,
+        kind: OptionKind::Check { default: false },
+        effect: "info strings on ignored options and on each go's limits",
+        apply: |t, v| set_flag(v, &mut t.protocol.debug),
+    },
+    OptionSpec {
+        ucci: Some("ponder"),
+        uci: Some("Ponder"),
+        kind: OptionKind::Check { default: false },
+        effect: "the GUI may ask the engine to think on the opponent's time (go ponder)",
+        apply: |t, v| set_flag(v, &mut t.engine.options.ponder),
+    },
+    OptionSpec {
+        ucci: Some("usebook"),
+        uci: Some("UseBook"),
+        kind: OptionKind::Check { default: true },
+        effect: "play book moves under a clock or move time",
+        apply: |t, v| set_flag(v, &mut t.engine.options.use_book),
+    },
+    OptionSpec {
+        ucci: Some("bookfiles"),
+        uci: Some("BookFiles"),
+        kind: OptionKind::Text { default: "" },
+        effect: "book files, ';'-separated, probed in order: ours (.xqb) or ElephantEye's BOOK.DAT \
+                 (empty: data/book.xqb); each is opened at once, and one that cannot be used is named",
+        apply: |t, v| {
+            t.engine.set_book_files(split_paths(text(v)));
+            t.engine.load_books().0
+        },
+    },
+    OptionSpec {
+        ucci: Some("useegtb"),
+        uci: Some("UseEGTB"),
+        kind: OptionKind::Check { default: true },
+        effect: "probe the endgame tables at the root and after captures",
+        apply: |t, v| set_flag(v, &mut t.engine.options.use_egtb),
+    },
+    OptionSpec {
+        ucci: Some("egtbpaths"),
+        uci: Some("EGTBPaths"),
+        kind: OptionKind::Text { default: "" },
+        effect: "directories of endgame tables, ';'-separated (empty: data/egtb); each is read \
+                 at once, and one that cannot be read is named",
+        apply: |t, v| t.engine.set_egtb_paths(split_paths(text(v))),
+    },
+    OptionSpec {
+        ucci: Some("hashsize"),
+        uci: Some("Hash"),
+        kind: OptionKind::Spin {
+            default: 64,
+            min: 0,
+            max: 65_536,
+        },
+        effect: "transposition table size in MB (0: 64), at most half the machine's memory",
+        apply: |t, v| {
+            t.engine.options.hash_mb = spin(v) as usize;
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("threads"),
+        uci: Some("Threads"),
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 0,
+            max: 256,
+        },
+        effect: "search threads (0: one per core)",
+        apply: |t, v| {
+            t.engine.options.threads = spin(v) as usize;
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("multipv"),
+        uci: Some("MultiPV"),
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 128,
+        },
+        effect: "principal variations reported",
+        apply: |t, v| {
+            t.engine.options.multipv = spin(v) as usize;
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("drawmoves"),
+        uci: Some("DrawMoves"),
+        kind: OptionKind::Spin {
+            default: xqcore::NATURAL_MOVE_LIMIT as i64,
+            min: 1,
+            max: 10_000,
+        },
+        effect: "plies without a capture after which the game is drawn",
+        apply: |t, v| {
+            t.engine.options.draw_plies = spin(v) as u32;
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("repetition"),
+        uci: Some("Repetition"),
+        kind: OptionKind::Combo {
+            default: "asianrule",
+            vars: &["alwaysdraw", "checkban", "asianrule", "chineserule"],
+        },
+        effect: "repetition rule: every repetition draws, or perpetual check loses (checkban, \
+                 asianrule, chineserule: perpetual chase is not ruled yet)",
+        apply: |t, v| {
+            t.engine.options.repetition = [
+                RepetitionRule::AlwaysDraw,
+                RepetitionRule::CheckBan,
+                RepetitionRule::AsianRule,
+                RepetitionRule::ChineseRule,
+            ][combo(v)];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("pruning"),
+        uci: Some("Pruning"),
+        kind: OptionKind::Combo {
+            default: "large",
+            vars: LEVELS,
+        },
+        effect: "search pruning: none (full width), small (null move), medium (and reductions), \
+                 large (and futility and late-move pruning)",
+        apply: |t, v| {
+            t.engine.options.pruning =
+                [Pruning::None, Pruning::Small, Pruning::Medium, Pruning::Large][combo(v)];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("knowledge"),
+        uci: Some("Knowledge"),
+        kind: OptionKind::Combo {
+            default: "large",
+            vars: LEVELS,
+        },
+        effect: "evaluation terms: none (material), small, medium, large (all)",
+        apply: |t, v| {
+            t.engine.options.knowledge = [
+                Knowledge::None,
+                Knowledge::Small,
+                Knowledge::Medium,
+                Knowledge::Large,
+            ][combo(v)];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("selectivity"),
+        uci: Some("Selectivity"),
+        kind: OptionKind::Combo {
+            default: "none",
+            vars: LEVELS,
+        },
+        effect: "randomness: evaluation noise of 0, 10, 25 or 50 cp, and book moves chosen \
+                 by weight squared, weight or its square root instead of the heaviest",
+        apply: |t, v| {
+            let level = combo(v);
+            t.engine.options.randomness = [0, 10, 25, 50][level];
+            t.engine.options.book_variety = [
+                BookVariety::None,
+                BookVariety::Small,
+                BookVariety::Medium,
+                BookVariety::Large,
+            ][level];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("style"),
+        uci: Some("Style"),
+        kind: OptionKind::Combo {
+            default: "normal",
+            vars: &["solid", "normal", "risky"],
+        },
+        effect: "draw aversion: a draw scores 0, 10 or 30 cp below even for the engine",
+        apply: |t, v| {
+            t.engine.options.contempt = [0, 10, 30][combo(v)];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("loadbook"),
+        uci: None,
+        kind: OptionKind::Button,
+        effect: "open the book files again now, and say how many are open",
+        apply: |t, _| {
+            let (mut notes, open) = t.engine.load_books();
+            notes.push(format!("loadbook: {open} book file(s) open"));
+            notes
+        },
+    },
+    OptionSpec {
+        ucci: Some("clearhash"),
+        uci: Some("Clear Hash"),
+        kind: OptionKind::Button,
+        effect: "empty the transposition table",
+        apply: |t, _| {
+            t.engine.clear_hash();
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("newgame"),
+        uci: None,
+        kind: OptionKind::Button,
+        effect: "a new game starts: forget what was learnt (UCI: ucinewgame)",
+        apply: |t, _| {
+            t.engine.new_game();
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("dualtime"),
+        uci: None,
+        kind: OptionKind::Label,
+        effect: "go wtime W btime B is understood as well as go time T",
+        apply: |_, _| Vec::new(),
+    },
+    OptionSpec {
+        ucci: None,
+        uci: Some("UCI_Variant"),
+        kind: OptionKind::Combo {
+            default: "xiangqi",
+            vars: &["xiangqi"],
+        },
+        effect: "the variant played, for GUIs that play several: xiangqi only",
+        apply: |_, _| Vec::new(),
+    },
+];
+
+impl OptionSpec {
+    /// Whether `name` (as a GUI writes it, in any case, spaces or not)
+    /// names this option.
+    pub fn is_named(&self, name: &str) -> bool {
+        let key = normalise(name);
+        [self.ucci, self.uci]
+            .into_iter()
+            .flatten()
+            .any(|n| key == normalise(n))
+    }
+
+    /// Reads a `setoption` value for this option; the error says what it
+    /// takes. Spins outside their range are clamped into it.
+    pub fn parse<'a>(&self, value: Option<&'a str>) -> Result<OptionValue<'a>, String> {
+        let v = value.unwrap_or("").trim();
+        match self.kind {
+            OptionKind::Check { .. } => match v.to_ascii_lowercase().as_str() {
+                "true" | "on" | "1" | "yes" => Ok(OptionValue::Check(true)),
+                "false" | "off" | "0" | "no" => Ok(OptionValue::Check(false)),
+                _ => Err("true or false".into()),
+            },
+            OptionKind::Spin { min, max, .. } => v
+                .parse::<i64>()
+                .map(|n| OptionValue::Spin(n.clamp(min, max)))
+                .map_err(|_| format!("a number from {min} to {max}")),
+            OptionKind::Combo { vars, .. } => vars
+                .iter()
+                .position(|var| v.eq_ignore_ascii_case(var))
+                .map(OptionValue::Combo)
+                .ok_or_else(|| format!("one of {}", vars.join(", "))),
+            // UCI GUIs send `<empty>` for an empty string.
+            OptionKind::Text { .. } if v == "<empty>" => Ok(OptionValue::Text("")),
+            OptionKind::Text { .. } => Ok(OptionValue::Text(v)),
+            OptionKind::Button | OptionKind::Label => Ok(OptionValue::Press),
+        }
+    }
+
+    /// Sets the option to `value` (from [`OptionSpec::parse`]); returns
+    /// notes for the user.
+    pub fn apply(&self, target: &mut Target, value: OptionValue) -> Vec<String> {
+        (self.apply)(target, value)
+    }
+
+    /// The option's default as a value, for a button nothing.
+    pub fn default_value(&self) -> Option<OptionValue<'static>> {
+        match self.kind {
+            OptionKind::Check { default } => Some(OptionValue::Check(default)),
+            OptionKind::Spin { default, .. } => Some(OptionValue::Spin(default)),
+            OptionKind::Combo { default, vars } => vars
+                .iter()
+                .position(|v| *v == default)
+                .map(OptionValue::Combo),
+            OptionKind::Text { default } => Some(OptionValue::Text(default)),
+            OptionKind::Button | OptionKind::Label => None,
+        }
+    }
+}
+
+/// The option `name` names, if any.
+pub fn find(name: &str) -> Option<&'static OptionSpec> {
+    OPTIONS.iter().find(|spec| spec.is_named(name))
+}
+
+/// Lower case without spaces or underscores: `Clear Hash` and `clearhash`
+/// are one name, as are `UCI_Variant` and `ucivariant`.
+fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_whitespace() && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn set_flag(value: OptionValue, flag: &mut bool) -> Vec<String> {
+    if let OptionValue::Check(on) = value {
+        *flag = on;
+    }
+    Vec::new()
+}
+
+fn spin(value: OptionValue) -> i64 {
+    match value {
+        OptionValue::Spin(n) => n,
+        _ => unreachable!("a spin option is given a number"),
+    }
+}
+
+fn combo(value: OptionValue) -> usize {
+    match value {
+        OptionValue::Combo(i) => i,
+        _ => unreachable!("a combo option is given one of its vars"),
+    }
+}
+
+fn text<'a>(value: OptionValue<'a>) -> &'a str {
+    match value {
+        OptionValue::Text(s) => s,
+        _ => "",
+    }
+}
+
+/// `;`-separated paths, trimmed, empty ones left out.
+fn split_paths(v: &str) -> Vec<String> {
+    v.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_in_each_protocol() {
+        for (i, a) in OPTIONS.iter().enumerate() {
+            for b in &OPTIONS[i + 1..] {
+                for name in [a.ucci, a.uci].into_iter().flatten() {
+                    assert!(!b.is_named(name), "{name} twice");
+                }
+            }
+        }
+        assert_eq!(find("Clear Hash").unwrap().ucci, Some("clearhash"));
+        assert_eq!(find("HASH").unwrap().ucci, Some("hashsize"));
+        assert_eq!(find("uci_variant").unwrap().uci, Some("UCI_Variant"));
+        assert!(find("nosuchoption").is_none());
+    }
+
+    #[test]
+    fn values_are_checked_against_the_kind() {
+        let hash = find("hashsize").unwrap();
+        assert_eq!(hash.parse(Some("32")), Ok(OptionValue::Spin(32)));
+        assert_eq!(hash.parse(Some("1000000")), Ok(OptionValue::Spin(65_536)));
+        assert!(hash.parse(Some("big")).unwrap_err().contains("0 to 65536"));
+        let rule = find("repetition").unwrap();
+        assert_eq!(rule.parse(Some("AsianRule")), Ok(OptionValue::Combo(2)));
+        assert!(rule.parse(Some("fide")).is_err());
+        let flag = find("usebook").unwrap();
+        assert_eq!(flag.parse(Some("off")), Ok(OptionValue::Check(false)));
+        assert!(flag.parse(Some("maybe")).is_err());
+        let files = find("bookfiles").unwrap();
+        assert_eq!(files.parse(Some("<empty>")), Ok(OptionValue::Text("")));
+        assert_eq!(
+            find("clearhash").unwrap().parse(None),
+            Ok(OptionValue::Press)
+        );
+        let variant = find("UCI_Variant").unwrap();
+        assert!(variant
+            .parse(Some("chess"))
+            .unwrap_err()
+            .contains("xiangqi"));
+    }
+
+    /// The table's defaults are the engine's: setting every option to its
+    /// default changes nothing.
+    #[test]
+    fn defaults_are_the_engines() {
+        let mut engine = Engine::new();
+        let mut protocol = ProtocolFlags::default();
+        let before = format!("{:?}", engine.options);
+        for spec in OPTIONS {
+            let Some(value) = spec.default_value() else {
+                continue;
+            };
+            let mut target = Target {
+                engine: &mut engine,
+                protocol: &mut protocol,
+            };
+            let notes = spec.apply(&mut target, value);
+            assert!(notes.iter().all(|n| !n.contains("not used")), "{notes:?}");
+        }
+        assert_eq!(before, format!("{:?}", engine.options));
+        assert_eq!(protocol, ProtocolFlags::default());
+    }
+}
