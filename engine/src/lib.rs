@@ -1,6 +1,6 @@
 //! The xqengine library: everything behind the `xqengine` binary: the
 //! search and evaluation, the transposition table, the engine facade, and
-//! the UCCI/UCI protocol that drives it; `perft` and `bench`.
+//! the UCCI/UCI protocol that drives it; `bench`, the search's signature.
 //!
 //! The tools around the engine live elsewhere: the match runner in
 //! `xqmatch`, self-play data and tuning in `xqtrain`.
@@ -12,7 +12,6 @@ pub mod engine;
 pub mod eval;
 pub mod huge;
 pub mod options;
-pub mod perft_cmd;
 pub mod protocol;
 pub mod rng;
 pub mod search;

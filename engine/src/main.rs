@@ -1,10 +1,14 @@
 //! `xqengine`: with no arguments, the UCCI protocol loop (UCI when the first
-//! command is `uci`); `perft` checks move generation; `bench` the search.
+//! command is `uci`); `perft` checks move generation, `bench` the search,
+//! `options` lists the options.
 
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use xqcli::out;
+use xqcore::{perft_divide, Position};
+use xqengine::options::OPTIONS;
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +38,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+    /// List every option: its UCCI and UCI names, kind, default and range,
+    /// and what it sets.
+    Options,
     /// Search the fixed bench positions; the last line is `N nodes K nps`.
     Bench {
         /// Search depth.
@@ -42,26 +49,52 @@ enum Command {
     },
 }
 
+/// `move: count` for each root move, then `nodes N`; the time on stderr.
 fn perft(depth: u32, fen: Option<&str>) -> ExitCode {
-    match xqengine::perft_cmd::run(fen, depth) {
-        Ok(report) => {
-            let mut out = std::io::stdout().lock();
-            if xqengine::perft_cmd::print(&report, &mut out).is_err() {
-                return ExitCode::FAILURE;
-            }
-            let secs = report.elapsed.as_secs_f64();
-            eprintln!(
-                "time {:.3} s, {:.0} nodes/s",
-                secs,
-                report.nodes as f64 / secs.max(1e-9)
-            );
-            ExitCode::SUCCESS
-        }
+    let mut pos = match fen.map(Position::from_fen).transpose() {
+        Ok(pos) => pos.unwrap_or_else(Position::start),
         Err(e) => {
             eprintln!("xqengine perft: bad --fen: {e}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
+    };
+    let started = Instant::now();
+    let divide = if depth == 0 {
+        Vec::new()
+    } else {
+        perft_divide(&mut pos, depth)
+    };
+    let nodes = if depth == 0 {
+        1
+    } else {
+        divide.iter().map(|(_, n)| n).sum()
+    };
+    let secs = started.elapsed().as_secs_f64();
+    for (m, n) in &divide {
+        out!("{m}: {n}");
     }
+    out!("nodes {nodes}");
+    eprintln!(
+        "time {secs:.3} s, {:.0} nodes/s",
+        nodes as f64 / secs.max(1e-9)
+    );
+    ExitCode::SUCCESS
+}
+
+/// One line an option: UCCI name, UCI name, kind with default and range,
+/// and what it sets.
+fn options() -> ExitCode {
+    out!("{:<12} {:<12} {:<46} effect", "UCCI", "UCI", "kind");
+    for spec in OPTIONS {
+        out!(
+            "{:<12} {:<12} {:<46} {}",
+            spec.ucci.unwrap_or("-"),
+            spec.uci.unwrap_or("-"),
+            spec.kind.to_string(),
+            spec.effect
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn bench(depth: i32) -> ExitCode {
@@ -96,6 +129,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
         Some(Command::Bench { depth }) => bench(depth),
+        Some(Command::Options) => options(),
         Some(Command::Match { args }) => run_xqmatch(&args),
         None => {
             xqengine::session::run_stdio();

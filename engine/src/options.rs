@@ -32,6 +32,25 @@ pub enum OptionKind {
     Label,
 }
 
+impl std::fmt::Display for OptionKind {
+    /// `check, default false`, `spin 0..65536, default 64`, `combo a|b,
+    /// default a`, `string, default ''`, `button`, `label`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionKind::Check { default } => write!(f, "check, default {default}"),
+            OptionKind::Spin { default, min, max } => {
+                write!(f, "spin {min}..{max}, default {default}")
+            }
+            OptionKind::Combo { default, vars } => {
+                write!(f, "combo {}, default {default}", vars.join("|"))
+            }
+            OptionKind::Text { default } => write!(f, "string, default '{default}'"),
+            OptionKind::Button => f.write_str("button"),
+            OptionKind::Label => f.write_str("label"),
+        }
+    }
+}
+
 /// A `setoption` value, checked against its option's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptionValue<'a> {

@@ -1,0 +1,29 @@
+//! `xqengine options` lists the option table, and README.md's table of
+//! options names every option in it.
+
+use std::process::Command;
+
+use xqengine::options::OPTIONS;
+
+#[test]
+fn every_option_is_listed_and_documented() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xqengine"))
+        .arg("options")
+        .output()
+        .expect("run xqengine options");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), OPTIONS.len() + 1, "{text}");
+    let readme = include_str!("../../README.md");
+    for spec in OPTIONS {
+        for name in [spec.ucci, spec.uci].into_iter().flatten() {
+            assert!(text.contains(name), "{name} not listed:\n{text}");
+            assert!(
+                readme.contains(&format!("`{name}`")),
+                "README.md does not name the option {name}"
+            );
+        }
+        assert!(text.contains(spec.effect), "{}", spec.effect);
+    }
+    assert!(text.contains("spin 0..65536, default 64"), "{text}");
+}
