@@ -18,6 +18,7 @@
 
 pub mod attacks;
 mod board;
+pub mod chase;
 mod moves;
 mod outcome;
 pub mod perft;

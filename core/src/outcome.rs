@@ -75,6 +75,10 @@ pub enum Outcome {
     /// A position repeated while `by` gave check on every one of its moves
     /// of the cycle: `by` loses.
     PerpetualCheck { by: Color },
+    /// A position repeated while `by` chased one and the same piece on
+    /// every one of its moves of the cycle, and the other side did no
+    /// worse: `by` loses.
+    PerpetualChase { by: Color },
     /// A position repeated and no rule forbids the cycle (idle moves, or
     /// both sides checking on every move): a draw.
     Repetition,
@@ -87,7 +91,7 @@ impl Outcome {
     pub fn winner(self) -> Option<Color> {
         match self {
             Outcome::NoLegalMove { loser } => Some(!loser),
-            Outcome::PerpetualCheck { by } => Some(!by),
+            Outcome::PerpetualCheck { by } | Outcome::PerpetualChase { by } => Some(!by),
             Outcome::Repetition | Outcome::NaturalMoveLimit => None,
         }
     }
@@ -95,6 +99,27 @@ impl Outcome {
     /// The game's result, as records write it.
     pub fn result(self) -> GameResult {
         self.winner().map_or(GameResult::Draw, GameResult::win_for)
+    }
+
+    /// The rule that ended the game: `no legal move`, `perpetual check`,
+    /// `perpetual chase`, `repetition`, `natural-move limit`.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Outcome::NoLegalMove { .. } => "no legal move",
+            Outcome::PerpetualCheck { .. } => "perpetual check",
+            Outcome::PerpetualChase { .. } => "perpetual chase",
+            Outcome::Repetition => "repetition",
+            Outcome::NaturalMoveLimit => "natural-move limit",
+        }
+    }
+
+    /// The ruling as a referee says it: `red loses: perpetual chase`,
+    /// `draw: repetition`.
+    pub fn ruling(self) -> String {
+        match self.winner() {
+            Some(winner) => format!("{} loses: {}", (!winner).name(), self.rule()),
+            None => format!("draw: {}", self.rule()),
+        }
     }
 }
 
@@ -105,6 +130,7 @@ impl fmt::Display for Outcome {
         match self {
             Outcome::NoLegalMove { .. } => f.write_str("checkmate or stalemate"),
             Outcome::PerpetualCheck { by } => write!(f, "perpetual check by {}", by.name()),
+            Outcome::PerpetualChase { by } => write!(f, "perpetual chase by {}", by.name()),
             Outcome::Repetition => f.write_str("repetition"),
             Outcome::NaturalMoveLimit => f.write_str("natural-move limit"),
         }
@@ -161,5 +187,13 @@ mod tests {
         assert_eq!(check.to_string(), "perpetual check by red");
         assert_eq!(Outcome::Repetition.result(), GameResult::Draw);
         assert_eq!(Outcome::NaturalMoveLimit.winner(), None);
+        assert_eq!(mate.ruling(), "black loses: no legal move");
+        let chase = Outcome::PerpetualChase { by: Color::Red };
+        assert_eq!(chase.ruling(), "red loses: perpetual chase");
+        assert_eq!(chase.to_string(), "perpetual chase by red");
+        assert_eq!(
+            Outcome::NaturalMoveLimit.ruling(),
+            "draw: natural-move limit"
+        );
     }
 }

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::board::{bits, code_color, Board, Code};
+use crate::chase;
 use crate::moves::{IccsMove, Move, MoveList, ParseMoveError};
 use crate::outcome::{EndRules, Outcome};
 use crate::setup::{FenError, Setup};
@@ -83,16 +84,25 @@ struct Undo {
     plies_since_capture: u32,
 }
 
-/// The kind of a repetition cycle, by who gave check on every move of it.
+/// The kind of a repetition cycle, by how each side played it (see
+/// [`crate::chase`]'s levels): checks on every move outrank a chase of one
+/// piece on every move, which outranks anything else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RepetitionKind {
-    /// Neither side checked on every move: a plain repetition.
+    /// Neither side checked or chased on every move: a plain repetition.
     Idle,
-    /// One side checked on every one of its moves in the cycle.
+    /// One side checked on every one of its moves in the cycle (whatever
+    /// the other did, unless it checked on every move too).
     PerpetualCheck { by: Color },
     /// Both sides checked on every move.
     MutualCheck,
+    /// One side chased one and the same piece on every move, and the other
+    /// did not (or only chased a piece while its own chased rook stood
+    /// pinned, which ranks higher: then that side is `by`).
+    PerpetualChase { by: Color },
+    /// Both sides chased on every move, at the same level.
+    MutualChase,
 }
 
 /// A repetition of the current position.
@@ -105,11 +115,15 @@ pub struct Repetition {
 
 impl Repetition {
     /// What the rules make of the cycle: perpetual check loses for the
-    /// checker; any other repetition is a draw.
+    /// checker, perpetual chase for the chaser; any other repetition is a
+    /// draw.
     pub fn outcome(&self) -> Outcome {
         match self.kind {
             RepetitionKind::PerpetualCheck { by } => Outcome::PerpetualCheck { by },
-            RepetitionKind::Idle | RepetitionKind::MutualCheck => Outcome::Repetition,
+            RepetitionKind::PerpetualChase { by } => Outcome::PerpetualChase { by },
+            RepetitionKind::Idle | RepetitionKind::MutualCheck | RepetitionKind::MutualChase => {
+                Outcome::Repetition
+            }
         }
     }
 }
@@ -1229,9 +1243,37 @@ impl Position {
             (true, true) => RepetitionKind::MutualCheck,
             (true, false) => RepetitionKind::PerpetualCheck { by: self.turn },
             (false, true) => RepetitionKind::PerpetualCheck { by: !self.turn },
-            (false, false) => RepetitionKind::Idle,
+            // Only now, with a cycle found and no side checking throughout,
+            // are the cycle's attacks looked at.
+            (false, false) => self.chase_kind(plies),
         };
         Some(Repetition { kind, plies })
+    }
+
+    /// The kind of a cycle of the last `plies` plies in which no side
+    /// checked on every move: who, if anyone, chased throughout.
+    fn chase_kind(&self, plies: usize) -> RepetitionKind {
+        let cycle = &self.history[self.history.len() - plies..];
+        // No move of the cycle captures: undo them on a copy of the board.
+        let mut start = self.board.clone();
+        for u in cycle.iter().rev() {
+            let (from, to) = (u.mv.from().index(), u.mv.to().index());
+            let code = start.squares[to];
+            start.shift(to, from, code);
+        }
+        let moves: Vec<chase::CycleMove> = (0..plies)
+            .map(|k| chase::CycleMove {
+                mv: cycle[k].mv,
+                check: self.past(plies - 1 - k).1,
+            })
+            .collect();
+        let [red, black] = chase::levels(&start, &moves);
+        match red.cmp(&black) {
+            std::cmp::Ordering::Equal if red == chase::Level::Idle => RepetitionKind::Idle,
+            std::cmp::Ordering::Equal => RepetitionKind::MutualChase,
+            std::cmp::Ordering::Greater => RepetitionKind::PerpetualChase { by: Color::Red },
+            std::cmp::Ordering::Less => RepetitionKind::PerpetualChase { by: Color::Black },
+        }
     }
 
     /// Whether the rules end the game here, and how: no legal move, then a
@@ -1452,7 +1494,7 @@ fn line_checks(
 /// never reach the other side's palace, so they are not looked at: this is
 /// meant for king squares.
 #[inline]
-fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
+pub(crate) fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
     let [king, _, _, horse, rook, cannon, pawn] = codes(by);
     let pieces = |c: Code| board.by_piece[c as usize - 1];
     if pieces(pawn) & PAWN_REACH[by.index()][target] != 0 {

@@ -119,7 +119,9 @@ pub struct BestMove {
 
 /// Accept a draw offer when the engine's score is at most this.
 pub const DRAW_ACCEPT_SCORE: i32 = -50;
-/// Resign when the score is at most this (or a mate against is proven).
+/// Resign when the score is at most this (or a mate against is proven),
+/// but not on a result of the repetition rules: the opponent may still
+/// leave the cycle.
 pub const RESIGN_SCORE: i32 = -2_000;
 /// Whether a `go` is one the book answers: a game move under a clock or
 /// a move time. Pondering, `searchmoves` and the analysis limits (depth,
@@ -423,7 +425,8 @@ impl Engine {
                     mv: r.best,
                     ponder: r.ponder,
                     draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
-                    resign: r.score <= -MATE_BOUND || r.score <= RESIGN_SCORE,
+                    resign: r.score <= -MATE_BOUND
+                        || (r.score <= RESIGN_SCORE && !search::is_rule_score(r.score)),
                 },
                 Err(panic) => {
                     let why = panic

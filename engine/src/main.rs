@@ -1,13 +1,13 @@
 //! `xqengine`: with no arguments, the UCCI protocol loop (UCI when the first
 //! command is `uci`); `perft` checks move generation, `bench` the search,
-//! `options` lists the options.
+//! `options` lists the options, `judge` rules a game.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use xqcli::out;
-use xqcore::{perft_divide, Position};
+use xqcore::{perft_divide, EndRules, Position};
 use xqengine::options::OPTIONS;
 
 #[derive(Parser)]
@@ -41,6 +41,17 @@ enum Command {
     /// List every option: its UCCI and UCI names, kind, default and range,
     /// and what it sets.
     Options,
+    /// Rule a game: replay the moves from the start (or --fen) and say how
+    /// the game stands by the rules after the last one (`red loses:
+    /// perpetual chase`, `draw: repetition`, `ongoing`, ...): Asian rules, a
+    /// repetition ruled at its third occurrence.
+    Judge {
+        /// Start from this FEN instead of the initial position.
+        #[arg(long)]
+        fen: Option<String>,
+        /// The moves, in ICCS (`h2e2`).
+        moves: Vec<String>,
+    },
     /// Search the fixed bench positions; the last line is `N nodes K nps`.
     Bench {
         /// Search depth.
@@ -78,6 +89,39 @@ fn perft(depth: u32, fen: Option<&str>) -> ExitCode {
         "time {secs:.3} s, {:.0} nodes/s",
         nodes as f64 / secs.max(1e-9)
     );
+    ExitCode::SUCCESS
+}
+
+/// The ruling after `moves` from `fen` (or the start), or why the input
+/// cannot be ruled.
+fn judge(fen: Option<&str>, moves: &[String]) -> ExitCode {
+    let mut pos = match fen.map(Position::from_fen).transpose() {
+        Ok(pos) => pos.unwrap_or_else(Position::start),
+        Err(e) => {
+            eprintln!("xqengine judge: bad --fen: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for (i, text) in moves.iter().enumerate() {
+        if pos.outcome(&EndRules::default()).is_some() {
+            eprintln!(
+                "xqengine judge: move {} ({text}): the game was already over",
+                i + 1
+            );
+            return ExitCode::from(2);
+        }
+        match pos.parse_move(text) {
+            Ok(mv) => pos.make_move(mv),
+            Err(e) => {
+                eprintln!("xqengine judge: move {} ({text}): {e}", i + 1);
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match pos.outcome(&EndRules::default()) {
+        Some(outcome) => out!("{}", outcome.ruling()),
+        None => out!("ongoing"),
+    }
     ExitCode::SUCCESS
 }
 
@@ -130,6 +174,7 @@ fn main() -> ExitCode {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
         Some(Command::Bench { depth }) => bench(depth),
         Some(Command::Options) => options(),
+        Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),
         None => {
             xqengine::session::run_stdio();

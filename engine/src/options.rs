@@ -221,16 +221,17 @@ pub const OPTIONS: &[OptionSpec] = &[
         uci: Some("Repetition"),
         kind: OptionKind::Combo {
             default: "asianrule",
-            vars: &["alwaysdraw", "checkban", "asianrule", "chineserule"],
+            vars: &["alwaysdraw", "checkban", "asianrule"],
         },
-        effect: "repetition rule: every repetition draws, or perpetual check loses (checkban, \
-                 asianrule, chineserule: perpetual chase is not ruled yet)",
+        effect: "repetition rule: every repetition draws (alwaysdraw), perpetual check loses \
+                 (checkban), or perpetual check and perpetual chase lose (asianrule, the AXF \
+                 rules); chineserule is not offered (the Chinese association's differences are \
+                 not implemented)",
         apply: |t, v| {
             t.engine.options.repetition = [
                 RepetitionRule::AlwaysDraw,
                 RepetitionRule::CheckBan,
                 RepetitionRule::AsianRule,
-                RepetitionRule::ChineseRule,
             ][combo(v)];
             Vec::new()
         },

@@ -350,6 +350,14 @@ mod tests {
             adjudicate(&pos, &rules, 4),
             Some((GameResult::Draw, Termination::LengthCap))
         );
+        // Red's cannon chases the black rook to the third occurrence.
+        let chase = play(
+            "2bakabnr/9/r1n1c4/2p1p1p1p/PP7/9/4P1P1P/2C3NC1/9/1NBAKAB1R w",
+            "c2a2 a7b7 a2b2 b7a7 b2a2 a7b7 a2b2 b7a7 b2a2",
+        );
+        let (result, why) = adjudicate(&chase, &rules, 400).unwrap();
+        assert_eq!(result, GameResult::BlackWins);
+        assert_eq!(why.to_string(), "perpetual chase by red");
     }
 
     /// A finished [`Thought`] answering `line`.

@@ -18,7 +18,7 @@ use xqmatch::{
 /// Each engine is a command line run by `sh -c`, spoken to in UCCI or UCI
 /// (found out at the handshake unless `--proto1`/`--proto2` say). Colours
 /// alternate on each opening; games end by the rules (no legal move loses,
-/// perpetual check loses at the third repetition, other repetitions draw,
+/// perpetual check or perpetual chase loses at the third repetition, other repetitions draw,
 /// 120 plies without capture draw), at 400 plies (draw), or by an illegal
 /// move, a resignation, a flag fall or an engine failure (loss).
 #[derive(Parser)]

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use xqcore::{Color, Move, Position, Repetition, NATURAL_MOVE_LIMIT};
+use xqcore::{Color, Move, Outcome, Position, Repetition, NATURAL_MOVE_LIMIT};
 
 use crate::eval::{self, evaluate_lazy, Knowledge, S};
 use crate::time::{Iteration, TimeFactors};
@@ -30,7 +30,8 @@ use history::PieceTo;
 pub const MATE: i32 = 30_000;
 /// Scores beyond this are mate scores.
 pub const MATE_BOUND: i32 = MATE - 1_000;
-/// Score for losing by a banned repetition (perpetual check), below mate scores.
+/// Score for winning by a repetition the rules forbid the other side
+/// (perpetual check, perpetual chase), less the ply: below mate scores.
 pub const BAN: i32 = MATE_BOUND - 500;
 /// Score of a position the endgame tables call won, less the ply: above
 /// every evaluation, below mates (the tables know the result, the search
@@ -39,17 +40,23 @@ pub const TB_WIN: i32 = BAN - 500;
 /// Deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 
+/// Whether `score` is a result of the repetition rules ([`BAN`] less a
+/// ply), found at a repetition inside the tree: the players could still
+/// leave the cycle, so it is no proven result.
+pub fn is_rule_score(score: i32) -> bool {
+    (BAN - MAX_PLY as i32..=BAN).contains(&score.abs())
+}
+
 /// How repeated positions are scored (UCCI `repetition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RepetitionRule {
     /// Every repetition is a draw.
     AlwaysDraw,
-    /// Perpetual check loses for the checking side; anything else draws.
+    /// Perpetual check loses for the checking side; anything else
+    /// (perpetual chase too) draws.
     CheckBan,
-    /// Asian rules: perpetual check loses (perpetual chase: not yet recognised).
+    /// Asian (AXF) rules: perpetual check and perpetual chase lose.
     AsianRule,
-    /// Chinese rules: treated like Asian rules for now.
-    ChineseRule,
 }
 
 /// How hard the search prunes (UCCI `pruning`).
@@ -741,17 +748,33 @@ impl<'a> Worker<'a> {
     }
 
     /// The score of a repeated position for the side to move, by the
-    /// rules in force ([`Repetition::outcome`] rules the cycle). A
-    /// repetition in the tree is ruled at its first return, as the game
-    /// would be at the third: the players could repeat it again.
+    /// rules in force ([`Repetition::outcome`] rules the cycle: perpetual
+    /// check, and under Asian rules perpetual chase, loses for the side
+    /// that does it). A cycle wholly inside the tree is ruled at its first
+    /// return, as the game would be at the third: the players chose every
+    /// move of it there, and could repeat it again. A cycle reaching back
+    /// before the root holds moves already played, which their player may
+    /// still leave: it is ruled only at the game's third occurrence, and
+    /// scores a draw before. A rule result scores [`BAN`] less the ply:
+    /// beyond any evaluation, below every mate and table result, so it is
+    /// never reported as a mate.
     fn repetition_score(&self, repetition: &Repetition, ply: usize) -> i32 {
-        if self.shared.config.repetition == RepetitionRule::AlwaysDraw {
+        let outcome = match self.shared.config.repetition {
+            RepetitionRule::AlwaysDraw => return self.draw_score(),
+            RepetitionRule::CheckBan => match repetition.outcome() {
+                Outcome::PerpetualChase { .. } => Outcome::Repetition,
+                other => other,
+            },
+            RepetitionRule::AsianRule => repetition.outcome(),
+        };
+        let crosses_root = repetition.plies > ply;
+        if outcome.winner().is_none() || crosses_root && self.pos.repetition_count() < 3 {
             return self.draw_score();
         }
-        match repetition.outcome().winner() {
-            Some(winner) if winner == self.pos.turn() => BAN - ply as i32,
-            Some(_) => -BAN + ply as i32,
-            None => self.draw_score(),
+        if outcome.winner() == Some(self.pos.turn()) {
+            BAN - ply as i32
+        } else {
+            -BAN + ply as i32
         }
     }
 
