@@ -78,3 +78,24 @@ fn the_engine_does_not_complete_a_losing_cycle() {
     tried += check_file(include_str!("../../data/repetition/fsf-extra.tsv"));
     assert!(tried >= 20, "{tried} cycles end with the loser's move");
 }
+
+/// A game the engine lost while perpetual checks of its own were ruled as
+/// draws until the third occurrence of a cycle reaching back before the
+/// root (self-play, 2026-11-24): here, with Red to move, h8g6 checks again
+/// into a position Black answers with the third occurrence, which loses
+/// for Red. The engine must see that and play on another way.
+#[test]
+fn a_cycle_reaching_back_before_the_root_is_ruled_at_its_third_occurrence() {
+    let moves = concat!(
+        "h2e2 b9c7 h0g2 h7f7 g3g4 c6c5 b2b6 i9i8 i0h0 h9i7 h0h6 i8d8 b6g6 i7g6 h6g6 d8d4 b0c2 ",
+        "a9b9 g6g9 f7g7 g2e1 d4g4 g9h9 b9b8 g0i2 g4g1 a0b0 g1f1 e2d2 f1f2 d2d6 c7d5 d6i6 b8f8 ",
+        "e1g2 f8i8 b0b7 c9e7 b7b4 i8i6 c2e1 d5c3 h9h4 i6f6 h4f4 f9e8 f4f6 f2f6 i3i4 g7g5 b4b3 ",
+        "c5c4 b3b2 g5g3 i4i5 f6f5 i2g4 f5i5 b2b6 i5f5 a3a4 c4d4 b6d6 f5f4 c0e2 e9f9 e1c2 f4f2 ",
+        "g2i3 f2f0 e0e1 f0f1 e1e0 g3g0 c2b0 g0h0 i3g2 f1g1 g2f4 d4e4 f4g6 g1g0 e0e1 g0g2 g6h8 ",
+        "f9f8 h8g6 f8f9 g6h8 f9f8",
+    );
+    let moves: Vec<&str> = moves.split_whitespace().collect();
+    let lines = think(xqcore::START_FEN, &moves, "go depth 12");
+    let best = best_of(lines.last().unwrap());
+    assert_ne!(best, "h8g6", "{lines:#?}");
+}

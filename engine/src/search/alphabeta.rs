@@ -94,8 +94,12 @@ impl Worker<'_> {
         if pv_node {
             self.seldepth = self.seldepth.max(ply as i32);
         }
-        if let Some(rep) = self.pos.repetition() {
-            return self.repetition_score(&rep, ply);
+        if let Some(score) = self
+            .pos
+            .repetition()
+            .and_then(|r| self.repetition_score(&r, ply))
+        {
+            return score;
         }
         if self.pos.plies_since_capture() >= self.shared.config.draw_plies {
             return if self.pos.is_lost() {
@@ -516,8 +520,12 @@ impl Worker<'_> {
         if pv_node {
             self.seldepth = self.seldepth.max(ply as i32);
         }
-        if let Some(rep) = self.pos.repetition() {
-            return self.repetition_score(&rep, ply);
+        if let Some(score) = self
+            .pos
+            .repetition()
+            .and_then(|r| self.repetition_score(&r, ply))
+        {
+            return score;
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 4 {

@@ -750,32 +750,39 @@ impl<'a> Worker<'a> {
     /// The score of a repeated position for the side to move, by the
     /// rules in force ([`Repetition::outcome`] rules the cycle: perpetual
     /// check, and under Asian rules perpetual chase, loses for the side
-    /// that does it). A cycle wholly inside the tree is ruled at its first
-    /// return, as the game would be at the third: the players chose every
-    /// move of it there, and could repeat it again. A cycle reaching back
-    /// before the root holds moves already played, which their player may
-    /// still leave: it is ruled only at the game's third occurrence, and
-    /// scores a draw before. A rule result scores [`BAN`] less the ply:
+    /// that does it), or `None` when the repetition ends nothing yet.
+    ///
+    /// A cycle wholly inside the tree is ruled at its first return, as the
+    /// game would be at the third: the players chose every move of it
+    /// there, and could repeat it again. A cycle reaching back before the
+    /// root holds moves already played, which their player may still
+    /// leave: a draw by it scores a draw at once, as any repetition does,
+    /// but a loss by it only at the game's third occurrence; before that
+    /// the position is searched on, so that the third occurrence is found
+    /// and ruled in the tree. A rule result scores [`BAN`] less the ply:
     /// beyond any evaluation, below every mate and table result, so it is
     /// never reported as a mate.
-    fn repetition_score(&self, repetition: &Repetition, ply: usize) -> i32 {
+    fn repetition_score(&self, repetition: &Repetition, ply: usize) -> Option<i32> {
         let outcome = match self.shared.config.repetition {
-            RepetitionRule::AlwaysDraw => return self.draw_score(),
+            RepetitionRule::AlwaysDraw => return Some(self.draw_score()),
             RepetitionRule::CheckBan => match repetition.outcome() {
                 Outcome::PerpetualChase { .. } => Outcome::Repetition,
                 other => other,
             },
             RepetitionRule::AsianRule => repetition.outcome(),
         };
+        let Some(winner) = outcome.winner() else {
+            return Some(self.draw_score());
+        };
         let crosses_root = repetition.plies > ply;
-        if outcome.winner().is_none() || crosses_root && self.pos.repetition_count() < 3 {
-            return self.draw_score();
+        if crosses_root && self.pos.repetition_count() < 3 {
+            return None;
         }
-        if outcome.winner() == Some(self.pos.turn()) {
+        Some(if winner == self.pos.turn() {
             BAN - ply as i32
         } else {
             -BAN + ply as i32
-        }
+        })
     }
 
     /// The static evaluation, with the seeded noise `selectivity` asks
