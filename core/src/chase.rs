@@ -243,6 +243,74 @@ pub(crate) struct CycleMove {
     pub check: bool,
 }
 
+/// The enemy pieces, by identity, that the move `from`-`to` of the piece
+/// on `from` chases (none for a check, which is graded as a check);
+/// `board` and `ids` are moved on past it.
+fn chase_step(
+    board: &mut Board,
+    ids: &mut [u8; 90],
+    from: usize,
+    to: usize,
+    check: bool,
+) -> Vec<u8> {
+    let code = board.squares[from];
+    let side = code_color(code);
+    let before_ids = *ids;
+    board.shift(from, to, code);
+    ids[to] = ids[from];
+    ids[from] = NOBODY;
+    if check {
+        return Vec::new();
+    }
+    // Most moves make no forbidden attack at all: only then is the board
+    // before the move looked at.
+    let now = attacks(board, side, ids, forbidden_attack);
+    if now.is_empty() {
+        return Vec::new();
+    }
+    board.shift(to, from, code);
+    let forbidden = attacks(board, side, &before_ids, forbidden_attack);
+    let takes = attacks(board, side, &before_ids, can_take);
+    board.shift(from, to, code);
+    let same = |a: &Attack, b: &Attack| (a.attacker, a.victim) == (b.attacker, b.victim);
+    let mut victims: Vec<u8> = now
+        .into_iter()
+        .filter(|a| !forbidden.iter().any(|b| same(a, b)))
+        // An attack that was there, made forbidden only by an escape
+        // standing in a protector's way, is no chase.
+        .filter(|a| {
+            !takes.iter().any(|b| same(a, b)) || !escape_blocks_a_recapture(board, a.from, a.on, to)
+        })
+        .map(|a| a.victim)
+        .collect();
+    victims.sort_unstable();
+    victims.dedup();
+    victims
+}
+
+/// The squares of the enemy pieces that `mv`, played on `board`, chases:
+/// pieces its side attacks in a forbidden way after it and did not before
+/// (by the same attacker). For a move that neither captures nor checks (a
+/// check is graded as a check, never as a chase). What the endgame tables
+/// need to rule chases one move at a time; the victims do not move, so
+/// their squares name them on both boards.
+pub fn chased_squares(board: &Board, mv: Move) -> Bitboard {
+    let mut ids = [NOBODY; 90];
+    for sq in crate::board::bits(board.occupied()) {
+        ids[sq] = sq as u8;
+    }
+    let mut after = board.clone();
+    chase_step(
+        &mut after,
+        &mut ids,
+        mv.from().index(),
+        mv.to().index(),
+        false,
+    )
+    .into_iter()
+    .fold(0, |bb, sq| bb | BIT[sq as usize])
+}
+
 /// Grades both sides over a cycle: `start` is the board before the first
 /// of `moves`, none of which captures. Returns `[red, black]`.
 pub(crate) fn levels(start: &Board, moves: &[CycleMove]) -> [Level; 2] {
@@ -258,39 +326,9 @@ pub(crate) fn levels(start: &Board, moves: &[CycleMove]) -> [Level; 2] {
     let mut chased_rook_pinned = [true; 2];
     for step in moves {
         let (from, to) = (step.mv.from().index(), step.mv.to().index());
-        let code = board.squares[from];
-        let side = code_color(code);
-        let s = side.index();
-        let before = (!step.check).then(|| {
-            (
-                attacks(&board, side, &ids, forbidden_attack),
-                attacks(&board, side, &ids, can_take),
-            )
-        });
-        board.shift(from, to, code);
-        ids[to] = ids[from];
-        ids[from] = NOBODY;
+        let s = code_color(board.squares[from]).index();
         all_checks[s] &= step.check;
-        let same = |a: &Attack, b: &Attack| (a.attacker, a.victim) == (b.attacker, b.victim);
-        let victims: Vec<u8> = match before {
-            None => Vec::new(),
-            Some((forbidden, takes)) => {
-                let mut v: Vec<u8> = attacks(&board, side, &ids, forbidden_attack)
-                    .into_iter()
-                    .filter(|a| !forbidden.iter().any(|b| same(a, b)))
-                    // An attack that was there, made forbidden only by an
-                    // escape standing in a protector's way, is no chase.
-                    .filter(|a| {
-                        !takes.iter().any(|b| same(a, b))
-                            || !escape_blocks_a_recapture(&board, a.from, a.on, to)
-                    })
-                    .map(|a| a.victim)
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            }
-        };
+        let victims = chase_step(&mut board, &mut ids, from, to, step.check);
         let kept = match common[s].take() {
             None => victims,
             Some(prev) => prev.into_iter().filter(|v| victims.contains(v)).collect(),

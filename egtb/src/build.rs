@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::file::{
-    write_table, TableError, TableFile, TableInfo, EXTENSION, RULES_PERPETUAL_CHECK,
-};
+use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
 use crate::generate::{solve, Progress, Solutions, SolveError, Solved};
 use crate::index::Indexer;
 use crate::material::Material;
@@ -112,7 +110,7 @@ pub fn build(
                 let working = crate::generate::working_bytes(material) + solutions.bytes();
                 summary.peak_memory = summary.peak_memory.max(working);
                 let solved = solve(material, &solutions, &|p| events(Event::Progress(p)))?;
-                let info = TableInfo::of_values(material, RULES_PERPETUAL_CHECK, &solved.values);
+                let info = TableInfo::of_values(material, rules_for(material), &solved.values);
                 let bytes = write_table(&path, &info, &solved.values, LEVEL)?;
                 summary.solved += 1;
                 summary.bytes += bytes;

@@ -12,14 +12,21 @@
 //!
 //! ```text
 //! u8        length of the material name, then its ASCII bytes (KRKAABB)
-//! u8        rule set (RULES_PERPETUAL_CHECK)
+//! u8        rule set (RULES_CHECK_AND_CHASE, or RULES_PERPETUAL_CHECK)
 //! u64       indexes per side to move
 //! per side to move (2x):
-//!   u64 x3  wins, draws, losses (those by the rule included)
+//!   u64 x3  wins, draws, losses (those by the rules included)
 //!   u16     longest mate (won or lost) in plies
 //!   u64     an index that attains it
-//!   u64 x2  wins and losses by the perpetual-check rule
+//!   u64 x2  wins and losses by the repetition rules
+//!   u64 x2  of those, the ones by the perpetual-chase rule (rule set 3 only)
 //! ```
+//!
+//! A material where the perpetual-chase rule cannot apply
+//! ([`Material::chase_rule_applies`]) has the same values under both rule
+//! sets: its table is written under rule set 2, byte for byte as before
+//! the chase rule, and tables built then stay valid. Elsewhere a table of
+//! rule set 2 is refused, to be built again.
 //!
 //! Earlier format versions (1: one byte per position and no perpetual-check
 //! rule; 2 and 3: one byte per position, the rule's distances cut short) are
@@ -55,6 +62,23 @@ pub const BLOCK_RECORDS: u64 = 8 * 1024;
 /// no perpetual-check rule.)
 pub const RULES_PERPETUAL_CHECK: u8 = 2;
 
+/// Rule set 3, the Asian rules: as rule set 2, and a side that can only
+/// avoid losing by chasing one piece for ever, against a side that
+/// neither checks nor chases, loses (values from
+/// [`crate::value::CHASE_DTM`] up).
+pub const RULES_CHECK_AND_CHASE: u8 = 3;
+
+/// The rule set a table of `material` is written under: the chase rule's
+/// where it can apply, otherwise the perpetual-check rule's (the values
+/// are the same, and so stay the files).
+pub fn rules_for(material: Material) -> u8 {
+    if material.chase_rule_applies() {
+        RULES_CHECK_AND_CHASE
+    } else {
+        RULES_PERPETUAL_CHECK
+    }
+}
+
 /// Why a table file was refused or could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
@@ -83,10 +107,16 @@ pub struct SideStats {
     pub longest: u16,
     /// An index whose value has that distance.
     pub longest_index: u64,
-    /// Wins by the perpetual-check rule (counted in `wins` too).
+    /// Wins by the repetition rules (counted in `wins` too).
     pub rule_wins: u64,
-    /// Losses by the perpetual-check rule (counted in `losses` too).
+    /// Losses by the repetition rules (counted in `losses` too).
     pub rule_losses: u64,
+    /// Wins that need the perpetual-chase rule (counted in `rule_wins`
+    /// too): draws where only perpetual check loses.
+    pub chase_wins: u64,
+    /// Losses that need the perpetual-chase rule (counted in
+    /// `rule_losses` too).
+    pub chase_losses: u64,
 }
 
 /// A table's parameters, as stored in its metadata.
@@ -116,6 +146,12 @@ impl TableInfo {
                     match v {
                         Value::Win(_) => s.rule_wins += 1,
                         _ => s.rule_losses += 1,
+                    }
+                    if v.by_chase_rule() {
+                        match v {
+                            Value::Win(_) => s.chase_wins += 1,
+                            _ => s.chase_losses += 1,
+                        }
                     }
                 } else if let Some(d) = v.dtm() {
                     if d > s.longest {
@@ -149,6 +185,11 @@ impl TableInfo {
             for n in [s.rule_wins, s.rule_losses] {
                 b.extend_from_slice(&n.to_le_bytes());
             }
+            if self.rules >= RULES_CHECK_AND_CHASE {
+                for n in [s.chase_wins, s.chase_losses] {
+                    b.extend_from_slice(&n.to_le_bytes());
+                }
+            }
         }
         b
     }
@@ -174,6 +215,10 @@ impl TableInfo {
             s.longest_index = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.rule_wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
             s.rule_losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            if rules >= RULES_CHECK_AND_CHASE {
+                s.chase_wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
+                s.chase_losses = r.u64().ok_or_else(|| bad("counts cut short"))?;
+            }
         }
         Ok(TableInfo {
             material,
@@ -283,11 +328,22 @@ impl TableFile {
     pub fn open(path: &Path) -> Result<TableFile, TableError> {
         let reader = Reader::open(path, TABLE_KIND)?;
         let info = TableInfo::decode(path, reader.meta())?;
-        if info.rules != RULES_PERPETUAL_CHECK {
-            return Err(TableError::corrupt(
-                path,
-                format!("rule set {} is unknown to this program", info.rules),
-            ));
+        match info.rules {
+            RULES_CHECK_AND_CHASE => {}
+            RULES_PERPETUAL_CHECK if !info.material.chase_rule_applies() => {}
+            RULES_PERPETUAL_CHECK => {
+                return Err(TableError::corrupt(
+                    path,
+                    "built without the perpetual-chase rule (rule set 2): \
+                     build it again with `egtbgen gen`",
+                ))
+            }
+            other => {
+                return Err(TableError::corrupt(
+                    path,
+                    format!("rule set {other} is unknown to this program"),
+                ))
+            }
         }
         let indexer = Indexer::new(info.material);
         if info.size != indexer.size() {

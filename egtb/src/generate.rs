@@ -24,11 +24,18 @@
 //!    the draws, a greatest fixed point finds the positions whose side can
 //!    only avoid losing by checking for ever (`State::trapped_checkers`);
 //!    they lose, the rounds go on from them, and the search repeats until
-//!    it finds none.
+//!    it finds none. These results lie from [`RULE_DTM`] up.
+//! 5. **Perpetual chase** (when both sides have a rook, horse or cannon):
+//!    from [`CHASE_DTM`] up, the positions whose side can only avoid
+//!    losing by chasing one piece for ever lose (`generate/chase.rs`), the
+//!    rounds go on, perpetual check is looked for again, and so on until
+//!    neither rule finds anything.
 //!
-//! Rule set: a position with no legal move is lost (checkmate and
-//! stalemate alike); a side that can only check for ever loses; every other
-//! repetition, perpetual chasing included, is a draw.
+//! Rule set (the Asian rules): a position with no legal move is lost
+//! (checkmate and stalemate alike); a side that can only check for ever,
+//! or only chase one piece for ever against a side that neither checks
+//! nor chases, loses; every other repetition is a draw. Values below
+//! [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
@@ -39,7 +46,9 @@ use xqcore::{Board, Color, Position, Role, Setup};
 use crate::index::{Indexer, Placement};
 use crate::material::{color_of_side, Material};
 use crate::orient::{board_of, placement_of};
-use crate::value::{Value, Wdl, INVALID, MAX_DTM, RULE_DTM};
+use crate::value::{Value, Wdl, CHASE_DTM, INVALID, MAX_DTM, RULE_DTM};
+
+mod chase;
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
@@ -74,6 +83,9 @@ pub enum Progress {
     /// The perpetual-check rule found this many positions whose side can
     /// only check (each a loss; 0 when the search for them is over).
     Perpetual { trapped: usize },
+    /// The perpetual-chase rule found this many positions whose side can
+    /// only chase one piece (each a loss; 0 when the search is over).
+    PerpetualChase { trapped: usize },
 }
 
 /// Why a material could not be solved.
@@ -120,6 +132,7 @@ pub fn solve(
         unresolved: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
         capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(0)).collect()),
         rule_captures: AtomicBool::new(false),
+        chase_captures: AtomicBool::new(false),
         indexer: &indexer,
     };
     // Setup: per chunk, the positions already settled by their captures.
@@ -148,19 +161,49 @@ pub fn solve(
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
     let may_check = [0, 1].map(|side| material.has_attackers(side));
-    if may_check.iter().any(|&c| c) {
-        let traps = Traps::new(size);
+    let traps = may_check.iter().any(|&c| c).then(|| Traps::new(size));
+    if let Some(traps) = &traps {
+        while let Some(next) =
+            state.check_rule(traps, may_check, longest, RULE_DTM, lookup, progress)?
+        {
+            longest = next;
+        }
+    }
+    // The perpetual-check rule's own results stay below CHASE_DTM.
+    if longest >= CHASE_DTM && !state.chase_captures.load(Relaxed) {
+        return Err(SolveError::TooDeep {
+            material: material.to_string(),
+        });
+    }
+    // Then the perpetual-chase rule, from CHASE_DTM up, so that every value
+    // below it holds where only perpetual check loses. Its losses may trap
+    // more checkers, and those more chasers, to a fixed point.
+    if material.chase_rule_applies() {
+        let traps = traps.as_ref().expect("chasers can check");
         loop {
-            // The first even distance past every one settled so far.
-            let base = RULE_DTM.max((longest + 2) & !1);
-            let trapped = state.trapped_checkers(&traps, may_check, base, lookup);
-            progress(Progress::Perpetual {
+            let base = CHASE_DTM.max((longest + 2) & !1);
+            let trapped: Vec<Settled> = [0, 1]
+                .into_iter()
+                .flat_map(|chaser| state.trapped_chasers(chaser, base, lookup))
+                .collect();
+            progress(Progress::PerpetualChase {
                 trapped: trapped.len(),
             });
-            if trapped.is_empty() {
+            let chased = !trapped.is_empty();
+            if chased {
+                longest = state.rounds(trapped, base, progress)?;
+            }
+            let checked =
+                match state.check_rule(traps, may_check, longest, CHASE_DTM, lookup, progress)? {
+                    Some(next) => {
+                        longest = next;
+                        true
+                    }
+                    None => false,
+                };
+            if !chased && !checked {
                 break;
             }
-            longest = state.rounds(trapped, base, progress)?;
         }
     }
     let values = state
@@ -209,8 +252,10 @@ struct State<'a> {
     /// The loss distance forced by captures into positions the opponent
     /// wins (0 when there are none): a lost position lasts at least this long.
     capture_loss: [Vec<AtomicU16>; 2],
-    /// Whether a capture reached a result of the perpetual-check rule.
+    /// Whether a capture reached a result of a repetition rule.
     rule_captures: AtomicBool,
+    /// Whether a capture reached a result of the perpetual-chase rule.
+    chase_captures: AtomicBool,
     indexer: &'a Indexer,
 }
 
@@ -270,6 +315,30 @@ impl State<'_> {
             frontier = next;
             dtm += 1;
         }
+    }
+
+    /// One pass of the perpetual-check rule: the trapped checkers lose at
+    /// the first even distance past `longest` (and at least `floor`), and
+    /// the rounds go on from them. The longest distance then settled, or
+    /// `None` when no checker was trapped.
+    fn check_rule(
+        &self,
+        traps: &Traps,
+        may_check: [bool; 2],
+        longest: u16,
+        floor: u16,
+        lookup: &dyn Lookup,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Option<u16>, SolveError> {
+        let base = floor.max((longest + 2) & !1);
+        let trapped = self.trapped_checkers(traps, may_check, base, lookup);
+        progress(Progress::Perpetual {
+            trapped: trapped.len(),
+        });
+        if trapped.is_empty() {
+            return Ok(None);
+        }
+        self.rounds(trapped, base, progress).map(Some)
     }
 
     /// The drawn positions whose side to move can only check for ever, as
@@ -515,6 +584,9 @@ impl State<'_> {
                         let v = lookup.value(pos.board(), pos.turn()).parent();
                         if v.by_rule() {
                             self.rule_captures.store(true, Relaxed);
+                        }
+                        if v.by_chase_rule() {
+                            self.chase_captures.store(true, Relaxed);
                         }
                         match v {
                             Value::Loss(d) => capture_loss = capture_loss.max(d),

@@ -77,6 +77,11 @@ static MIRROR: [u8; NUM_SQUARES] = {
     t
 };
 
+/// The mirror image of square `s` (file `a` <-> `i`).
+pub fn mirror_square(s: u8) -> u8 {
+    MIRROR[s as usize]
+}
+
 /// Binomial coefficients C(n, k) for n <= 90, k <= 5 (no more than five
 /// identical pieces exist), by table: ranking combinations looks them up
 /// for every piece of every position.

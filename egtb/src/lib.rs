@@ -26,4 +26,4 @@ pub use file::{TableError, TableFile, TableInfo};
 pub use index::{Indexer, Placement, INDEX_SCHEME, MAX_PIECES};
 pub use material::{Material, MaterialError};
 pub use probe::{ProbeError, Tablebase};
-pub use value::{Value, Wdl};
+pub use value::{Repetitions, Value, Wdl};

@@ -119,6 +119,22 @@ impl Material {
             .any(|&r| self.count(side, r) > 0)
     }
 
+    /// Whether `side` has a rook, horse or cannon: a piece whose attack on
+    /// any enemy piece may be a chase.
+    pub fn has_chasers(&self, side: usize) -> bool {
+        [Role::Rook, Role::Horse, Role::Cannon]
+            .iter()
+            .any(|&r| self.count(side, r) > 0)
+    }
+
+    /// Whether the tables apply the perpetual-chase rule to this material:
+    /// both sides have a rook, horse or cannon. (Elsewhere the brute-force
+    /// tests, which apply it to every table of up to four pieces, find
+    /// nothing it decides.)
+    pub fn chase_rule_applies(&self) -> bool {
+        self.has_chasers(0) && self.has_chasers(1)
+    }
+
     /// Whether neither side can ever mate: every position is a draw and no
     /// table is needed.
     pub fn is_dead_draw(&self) -> bool {

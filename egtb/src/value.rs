@@ -25,11 +25,13 @@ impl fmt::Display for Wdl {
 /// with no legal move has lost in 0).
 ///
 /// Distances below [`RULE_DTM`] count plies to mate. From [`RULE_DTM`] up
-/// the result comes from the perpetual-check rule: a loss at exactly
-/// [`RULE_DTM`] is a position whose side to move can only avoid mate by
-/// checking for ever (and so loses by the rule), and a distance `RULE_DTM +
-/// n` is `n` plies from such a position. These positions are draws when
-/// repetitions are always draws.
+/// the result comes from the repetition rules: a loss at such a distance
+/// with no shorter line is a position whose side to move can only avoid
+/// mate by checking for ever, or (from [`CHASE_DTM`] up) by checking or
+/// chasing one piece for ever, and so loses by the rule; longer distances
+/// lead to such a loss. Results from [`RULE_DTM`] up are draws when
+/// repetitions are always draws; those from [`CHASE_DTM`] up are draws
+/// when only perpetual check loses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     Draw,
@@ -46,6 +48,24 @@ pub const MAX_DTM: u16 = u16::MAX - 2;
 /// passes need more room than a byte had: KCPKN takes 94 plies.)
 pub const RULE_DTM: u16 = 1000;
 
+/// The first distance that depends on the perpetual-chase rule: every
+/// result of the perpetual-check rule alone is settled first, below it.
+/// (The longest 5-piece perpetual-check line, KCPKN's, is 94 plies past
+/// [`RULE_DTM`].)
+pub const CHASE_DTM: u16 = 2000;
+
+/// Which repetitions lose, as a game is played (and how a table's values
+/// are read): the tables hold results under [`Repetitions::CheckAndChase`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Repetitions {
+    /// Every repetition is a draw.
+    AllDraw,
+    /// Perpetual check loses; every other repetition is a draw.
+    CheckLoses,
+    /// Perpetual check and perpetual chase lose (the Asian rules).
+    CheckAndChase,
+}
+
 /// The code of a position that cannot occur (or is never probed): the
 /// writer replaces it with whatever compresses best.
 pub const INVALID: u16 = u16::MAX;
@@ -60,17 +80,39 @@ impl Value {
         }
     }
 
-    /// Whether the perpetual-check rule decides this value (its distance is
+    /// Whether a repetition rule decides this value (its distance is
     /// [`RULE_DTM`] or more); under rules where every repetition is a draw
     /// such a position is a draw.
     pub fn by_rule(self) -> bool {
         self.dtm().is_some_and(|d| d >= RULE_DTM)
     }
 
+    /// Whether the perpetual-chase rule takes part in this value (its
+    /// distance is [`CHASE_DTM`] or more); where only perpetual check
+    /// loses such a position is a draw.
+    pub fn by_chase_rule(self) -> bool {
+        self.dtm().is_some_and(|d| d >= CHASE_DTM)
+    }
+
     /// The value when every repetition is a draw: results of the
-    /// perpetual-check rule become draws.
+    /// repetition rules become draws.
     pub fn without_rule(self) -> Value {
         if self.by_rule() {
+            Value::Draw
+        } else {
+            self
+        }
+    }
+
+    /// The value under `rules`: results of the rules that do not apply
+    /// become draws.
+    pub fn under(self, rules: Repetitions) -> Value {
+        let drawn = match rules {
+            Repetitions::AllDraw => self.by_rule(),
+            Repetitions::CheckLoses => self.by_chase_rule(),
+            Repetitions::CheckAndChase => false,
+        };
+        if drawn {
             Value::Draw
         } else {
             self
@@ -137,6 +179,12 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Draw => f.write_str("draw"),
+            Value::Win(d) if *d >= CHASE_DTM => {
+                write!(f, "win dtm {d} by the perpetual-chase rule")
+            }
+            Value::Loss(d) if *d >= CHASE_DTM => {
+                write!(f, "loss dtm {d} by the perpetual-chase rule")
+            }
             Value::Win(d) if *d >= RULE_DTM => write!(f, "win dtm {d} by the perpetual-check rule"),
             Value::Loss(d) if *d >= RULE_DTM => {
                 write!(f, "loss dtm {d} by the perpetual-check rule")
@@ -181,5 +229,22 @@ mod tests {
         assert!(Value::Loss(RULE_DTM)
             .to_string()
             .contains("perpetual-check rule"));
+    }
+
+    #[test]
+    fn chase_results_are_draws_where_only_perpetual_check_loses() {
+        let chase_win = Value::Win(CHASE_DTM + 3);
+        let check_win = Value::Win(RULE_DTM + 3);
+        assert!(chase_win.by_rule() && chase_win.by_chase_rule());
+        assert!(check_win.by_rule() && !check_win.by_chase_rule());
+        assert_eq!(chase_win.under(Repetitions::CheckLoses), Value::Draw);
+        assert_eq!(check_win.under(Repetitions::CheckLoses), check_win);
+        assert_eq!(check_win.under(Repetitions::AllDraw), Value::Draw);
+        assert_eq!(chase_win.under(Repetitions::CheckAndChase), chase_win);
+        assert_eq!(Value::Win(7).under(Repetitions::AllDraw), Value::Win(7));
+        assert!(check_win.better_than(chase_win));
+        assert!(Value::Loss(CHASE_DTM)
+            .to_string()
+            .contains("perpetual-chase rule"));
     }
 }

@@ -11,6 +11,11 @@
 //! minimax rule) into a loss at `d`, which is never in check, so never by
 //! a check. A line that never falls below `d` is then one side checking on
 //! every move while the other never checks: the checker loses.
+//!
+//! The perpetual-chase rule likewise: from [`CHASE_DTM`] up, a loss at `d`
+//! may also be shorter than its successors say when every move that would
+//! last longer than `d` is a quiet move, giving no check, into a win at
+//! `d + 1` for the opponent, and all of them chase one piece in common.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -19,7 +24,8 @@ use xqcore::Position;
 
 use crate::generate::{positions_at, table_position, Lookup, Solved};
 use crate::index::Placement;
-use crate::value::{Value, RULE_DTM};
+use crate::value::{Value, CHASE_DTM, RULE_DTM};
+use xqcore::chase::chased_squares;
 
 /// A position whose stored value disagrees with its successors.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,11 +104,19 @@ fn best_of_successors(
     child: &mut Placement,
 ) -> Value {
     let mut best: Option<Value> = None;
-    // Whether every move lasting longer than `stored` is a quiet check
-    // into a win one ply longer (for a stored loss by the rule).
-    let mut rule_holds = !pos.in_check();
+    // Whether every move lasting longer than `stored` (for a stored loss
+    // by a rule) is a quiet check into a win one ply longer, and the pieces
+    // all such moves chase (for the chase rule: none of them may check).
+    let mut all_check = !pos.in_check();
+    let mut all_chase = true;
+    let mut common_victims = u128::MAX;
     for &m in pos.legal_moves().iter() {
         let capture = pos.board().piece_at(m.to()).is_some();
+        let chased = if capture {
+            0
+        } else {
+            chased_squares(pos.board(), m)
+        };
         pos.make_move(m);
         let v = if capture {
             lookup.value(pos.board(), pos.turn())
@@ -112,12 +126,17 @@ fn best_of_successors(
                 .value(side, index)
                 .expect("a legal successor is valid")
         };
-        let quiet_check = !capture && pos.in_check();
+        let check = pos.in_check();
         pos.unmake_move();
         let v = v.parent();
         if let (Value::Loss(d), Value::Loss(e)) = (stored, v) {
-            if e > d && !(quiet_check && e == d + 2) {
-                rule_holds = false;
+            if e > d {
+                let next_ply = !capture && e == d + 2;
+                all_check &= next_ply && check;
+                all_chase &= next_ply && !check;
+                if !check {
+                    common_victims &= chased;
+                }
             }
         }
         if best.is_none_or(|b| v.better_than(b)) {
@@ -125,8 +144,10 @@ fn best_of_successors(
         }
     }
     let derived = best.unwrap_or(Value::Loss(0));
+    let chase_holds = all_chase && common_victims != 0;
     match (stored, derived) {
-        (Value::Loss(d), Value::Loss(e)) if d >= RULE_DTM && e > d && rule_holds => stored,
+        (Value::Loss(d), Value::Loss(e)) if d >= RULE_DTM && e > d && all_check => stored,
+        (Value::Loss(d), Value::Loss(e)) if d >= CHASE_DTM && e > d && chase_holds => stored,
         _ => derived,
     }
 }

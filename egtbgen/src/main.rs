@@ -26,10 +26,12 @@ use xqegtb::{Material, Placement, Tablebase, Value};
         Tables are named by material with FEN letters, stronger side first, kings included: \
         KRKAABB is king and rook against king, two advisors and two elephants. \
         Each table holds win/draw/loss and the distance to mate in plies for both sides to move.\n\n\
-        Rules: a side with no legal move loses (stalemate too). A side that can only avoid \
-        losing by checking for ever loses (Asian rules): such results are reported as by the \
-        perpetual-check rule, with distances from 1000 plies up. Every other repetition, \
-        perpetual chasing included, is scored as a draw."
+        Rules (Asian): a side with no legal move loses (stalemate too). A side that can only \
+        avoid losing by checking for ever loses: such results are reported as by the \
+        perpetual-check rule, with distances from 1000 plies up. Where both sides have a rook, \
+        horse or cannon, a side that can only avoid losing by chasing one piece for ever, \
+        against a side that neither checks nor chases, loses too: results that need this rule \
+        have distances from 2000 plies up. Every other repetition is scored as a draw."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -203,6 +205,9 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
         Event::Progress(Progress::Perpetual { trapped }) => {
             bar.set_message(format!("perpetual check: {trapped} checkers trapped"));
         }
+        Event::Progress(Progress::PerpetualChase { trapped }) => {
+            bar.set_message(format!("perpetual chase: {trapped} chasers trapped"));
+        }
         Event::Written {
             material,
             info,
@@ -245,7 +250,13 @@ fn probe(paths: &str, fen: &str) -> Result<(), String> {
     if let Some(d) = value.dtm() {
         out!("dtm {d}");
     }
-    if value.by_rule() {
+    if value.by_chase_rule() {
+        out!(
+            "by the perpetual-chase rule: the losing side can only avoid mate by checking or \
+             chasing one piece for ever (distances from {} up; a draw where only perpetual check loses)",
+            xqegtb::value::CHASE_DTM
+        );
+    } else if value.by_rule() {
         out!(
             "by the perpetual-check rule: the losing side can only avoid mate by checking for ever \
              (distances from {} up count to such a position)",
@@ -364,7 +375,15 @@ fn info(path: &Path) -> Result<(), String> {
     let positions = 2 * info.size;
     out!("table      {}", info.material);
     out!("file       {}", path.display());
-    out!("rules      no legal move loses; checking for ever loses; other repetitions draw");
+    out!(
+        "rules      {} (rule set {})",
+        if info.rules >= xqegtb::file::RULES_CHECK_AND_CHASE {
+            "no legal move loses; checking for ever or chasing one piece for ever loses; other repetitions draw"
+        } else {
+            "no legal move loses; checking for ever loses; other repetitions draw"
+        },
+        info.rules
+    );
     out!("indexes    {} per side to move", info.size);
     for (side, s) in info.stats.iter().enumerate() {
         let who = if side == 0 {
@@ -391,11 +410,18 @@ fn info(path: &Path) -> Result<(), String> {
             };
             out!("           longest: {kind} {} plies, e.g. {fen}", s.longest);
         }
-        if s.rule_wins + s.rule_losses > 0 {
+        let (check_wins, check_losses) =
+            (s.rule_wins - s.chase_wins, s.rule_losses - s.chase_losses);
+        if check_wins + check_losses > 0 {
             out!(
-                "           by the perpetual-check rule: {} wins, {} losses",
-                s.rule_wins,
-                s.rule_losses
+                "           by the perpetual-check rule: {check_wins} wins, {check_losses} losses"
+            );
+        }
+        if s.chase_wins + s.chase_losses > 0 {
+            out!(
+                "           by the perpetual-chase rule: {} wins, {} losses (draws where only perpetual check loses)",
+                s.chase_wins,
+                s.chase_losses
             );
         }
     }

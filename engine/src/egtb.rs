@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use xqcore::{Move, Position};
-use xqegtb::{ProbeError, Tablebase, Value, Wdl};
+use xqegtb::{ProbeError, Repetitions, Tablebase, Value, Wdl};
 
 /// Where tables are looked for when `egtbpaths` is not set.
 pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
@@ -68,17 +68,11 @@ const MAX_LINE: usize = 128;
 /// The tables' best move at `pos` and the value it leads to: the fastest
 /// mate, the longest defence, or a move that keeps the draw; `None` when
 /// the side to move has no move, or a move leads out of the tables.
-fn best_by_tables(
-    tb: &Tablebase,
-    pos: &Position,
-    perpetual_check_loses: bool,
-) -> Option<(Move, Value)> {
+fn best_by_tables(tb: &Tablebase, pos: &Position, rules: Repetitions) -> Option<(Move, Value)> {
     let moves = pos.legal_moves();
     let mut scored = tb.move_values(pos, &moves).ok()??;
-    if !perpetual_check_loses {
-        for (_, v) in &mut scored {
-            *v = v.without_rule();
-        }
+    for (_, v) in &mut scored {
+        *v = v.under(rules);
     }
     scored
         .into_iter()
@@ -87,18 +81,13 @@ fn best_by_tables(
 
 /// The line the tables play from `pos` after `first`: both sides' best
 /// moves, to the mate (or to the first repetition, for a result of the
-/// perpetual-check rule), at most [`MAX_LINE`] plies.
-pub fn table_line(
-    tb: &Tablebase,
-    pos: &Position,
-    first: Move,
-    perpetual_check_loses: bool,
-) -> Vec<Move> {
+/// repetition rules), at most [`MAX_LINE`] plies.
+pub fn table_line(tb: &Tablebase, pos: &Position, first: Move, rules: Repetitions) -> Vec<Move> {
     let mut line = vec![first];
     let mut pos = pos.clone();
     pos.make_move(first);
     while line.len() < MAX_LINE && pos.repetition().is_none() {
-        let Some((mv, _)) = best_by_tables(tb, &pos, perpetual_check_loses) else {
+        let Some((mv, _)) = best_by_tables(tb, &pos, rules) else {
             break;
         };
         pos.make_move(mv);
@@ -109,13 +98,8 @@ pub fn table_line(
 
 /// The longest start of `pv` along which the tables confirm the draw of
 /// `pos`: each position it reaches is a drawn table position (results of
-/// the perpetual-check rule count as draws unless it applies).
-pub fn drawn_prefix(
-    tb: &Tablebase,
-    pos: &Position,
-    pv: &[Move],
-    perpetual_check_loses: bool,
-) -> Vec<Move> {
+/// repetition rules that do not apply count as draws).
+pub fn drawn_prefix(tb: &Tablebase, pos: &Position, pv: &[Move], rules: Repetitions) -> Vec<Move> {
     let mut pos = pos.clone();
     let mut kept = Vec::new();
     for &mv in pv {
@@ -124,13 +108,7 @@ pub fn drawn_prefix(
         }
         pos.make_move(mv);
         let value = tb.probe(&pos).ok().flatten();
-        let value = value.map(|v| {
-            if perpetual_check_loses {
-                v
-            } else {
-                v.without_rule()
-            }
-        });
+        let value = value.map(|v| v.under(rules));
         if value.map(Value::wdl) != Some(Wdl::Draw) {
             break;
         }
@@ -140,14 +118,13 @@ pub fn drawn_prefix(
 }
 
 /// The root decision for `pos` among `root_moves` (legal, not banned).
-/// `perpetual_check_loses`: whether the game is played under a repetition
-/// rule that makes endless checking lose, as the tables assume; if not,
-/// the tables' results by that rule count as draws.
+/// `rules`: the repetition rules the game is played under; the tables'
+/// results by rules that do not apply count as draws.
 pub fn root_play(
     tb: &Tablebase,
     pos: &Position,
     root_moves: &[Move],
-    perpetual_check_loses: bool,
+    rules: Repetitions,
 ) -> Result<RootPlay, ProbeError> {
     if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
         return Ok(RootPlay::Search);
@@ -155,10 +132,8 @@ pub fn root_play(
     let Some(mut scored) = tb.move_values(pos, root_moves)? else {
         return Ok(RootPlay::Search);
     };
-    if !perpetual_check_loses {
-        for (_, v) in &mut scored {
-            *v = v.without_rule();
-        }
+    for (_, v) in &mut scored {
+        *v = v.under(rules);
     }
     let &(best, value) = scored
         .iter()

@@ -17,7 +17,7 @@ use crate::search::{
 };
 use crate::time::{limits_for, Clock};
 use crate::tt::TranspositionTable;
-use xqegtb::{Tablebase, Value};
+use xqegtb::{Repetitions, Tablebase, Value};
 
 /// Engine settings, set through protocol options.
 #[derive(Clone, Debug)]
@@ -376,7 +376,7 @@ impl Engine {
             for m in &messages {
                 reporter.message(m);
             }
-            let rule = self.options.repetition != RepetitionRule::AlwaysDraw;
+            let rule = self.options.repetition.table_rules();
             match crate::egtb::root_play(&tb, &self.position, &root_moves, rule) {
                 Ok(RootPlay::Play(mv, value)) => {
                     let answer =
@@ -390,7 +390,7 @@ impl Engine {
                         inner: reporter,
                         tables: tb.clone(),
                         root: self.position.clone(),
-                        perpetual_check_loses: rule,
+                        rules: rule,
                     });
                 }
                 Ok(RootPlay::Search) => {}
@@ -508,11 +508,18 @@ impl BestMove {
 }
 
 /// The score of a table value for the side to move: a mate in its distance,
-/// a table win below mates for a result of the perpetual-check rule (no
-/// mate: its distance is counted from the rule's first distance), 0 for a
-/// draw.
+/// a table win below mates for a result of a repetition rule (no
+/// mate: its distance is counted from the rule's first distance, and a
+/// result that needs the chase rule ranks below one of the check rule
+/// alone), 0 for a draw.
 fn table_score(value: Value) -> i32 {
-    let rule_distance = |d: u16| d.saturating_sub(xqegtb::value::RULE_DTM).min(400) as i32;
+    let rule_distance = |d: u16| {
+        if d >= xqegtb::value::CHASE_DTM {
+            400 + (d - xqegtb::value::CHASE_DTM).min(99) as i32
+        } else {
+            d.saturating_sub(xqegtb::value::RULE_DTM).min(399) as i32
+        }
+    };
     match value {
         Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
         Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),
@@ -529,11 +536,11 @@ fn answer_from_tables(
     root: &Position,
     mv: Move,
     value: Value,
-    perpetual_check_loses: bool,
+    rules: Repetitions,
     reporter: &dyn Reporter,
 ) -> BestMove {
     let score = table_score(value);
-    let pv = crate::egtb::table_line(tb, root, mv, perpetual_check_loses);
+    let pv = crate::egtb::table_line(tb, root, mv, rules);
     let depth = pv.len() as i32;
     reporter.info(&SearchInfo {
         depth,
@@ -563,17 +570,12 @@ struct DrawnRoot {
     inner: Arc<dyn Reporter>,
     tables: Arc<Tablebase>,
     root: Position,
-    perpetual_check_loses: bool,
+    rules: Repetitions,
 }
 
 impl Reporter for DrawnRoot {
     fn info(&self, info: &SearchInfo) {
-        let pv = crate::egtb::drawn_prefix(
-            &self.tables,
-            &self.root,
-            &info.pv,
-            self.perpetual_check_loses,
-        );
+        let pv = crate::egtb::drawn_prefix(&self.tables, &self.root, &info.pv, self.rules);
         self.inner.info(&SearchInfo {
             score: Score::Cp(0),
             raw_score: 0,

@@ -59,6 +59,17 @@ pub enum RepetitionRule {
     AsianRule,
 }
 
+impl RepetitionRule {
+    /// How the endgame tables' results are read under this rule.
+    pub fn table_rules(self) -> xqegtb::Repetitions {
+        match self {
+            RepetitionRule::AlwaysDraw => xqegtb::Repetitions::AllDraw,
+            RepetitionRule::CheckBan => xqegtb::Repetitions::CheckLoses,
+            RepetitionRule::AsianRule => xqegtb::Repetitions::CheckAndChase,
+        }
+    }
+}
+
 /// How hard the search prunes (UCCI `pruning`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Pruning {
@@ -720,17 +731,17 @@ impl<'a> Worker<'a> {
 
     /// The tables' verdict on the current position at `ply`, if they have
     /// one: a won or lost position scores [`TB_WIN`] less the ply, a drawn
-    /// one as a draw (as is a result of the perpetual-check rule when every
-    /// repetition draws). Broken table files give no verdict (the root reports them).
+    /// one as a draw (as is a result of a repetition rule the game is not
+    /// played under). Broken table files give no verdict (the root reports them).
     fn probe_tables(&self, ply: usize) -> Option<i32> {
         let tb = self.shared.config.egtb.as_deref()?;
         if self.pos.board().count() as usize > tb.max_pieces() {
             return None;
         }
-        let mut value = tb.probe(&self.pos).ok()??;
-        if self.shared.config.repetition == RepetitionRule::AlwaysDraw {
-            value = value.without_rule();
-        }
+        let value = tb
+            .probe(&self.pos)
+            .ok()??
+            .under(self.shared.config.repetition.table_rules());
         self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
         Some(match value.wdl() {
             xqegtb::Wdl::Win => TB_WIN - ply as i32,
