@@ -364,7 +364,7 @@ impl State<'_> {
         // Candidates.
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-            self.mark_candidates(traps, start, end, may_check, lookup);
+            self.mark_candidates(traps, start, end, may_check, base, lookup);
         });
         let mut released: Vec<Released> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
@@ -399,13 +399,14 @@ impl State<'_> {
 
     /// Flags the candidates among indexes `start..end`: drawn positions in
     /// check hold, drawn positions out of check whose every non-losing move
-    /// is a quiet check are trapped.
+    /// is a quiet check are trapped (`base`: see [`State::only_checks`]).
     fn mark_candidates(
         &self,
         traps: &Traps,
         start: u64,
         end: u64,
         may_check: [bool; 2],
+        base: u16,
         lookup: &dyn Lookup,
     ) {
         let mut placement = Placement::new();
@@ -425,7 +426,8 @@ impl State<'_> {
                     Some(pos) if open[side] => {
                         if pos.in_check() {
                             HOLDING
-                        } else if may_check[side] && self.only_checks(pos, lookup, &mut child) {
+                        } else if may_check[side] && self.only_checks(pos, base, lookup, &mut child)
+                        {
                             TRAPPED
                         } else {
                             0
@@ -440,13 +442,25 @@ impl State<'_> {
 
     /// Whether every move of a drawn position that does not lose is a
     /// quiet check into a drawn position.
-    fn only_checks(&self, mut pos: Position, lookup: &dyn Lookup, child: &mut Placement) -> bool {
+    ///
+    /// Below [`CHASE_DTM`] (`base`) the check rule is applied alone: a
+    /// capture into a smaller table's result of the chase rule escapes, as
+    /// it does where only perpetual check loses, so that every value below
+    /// [`CHASE_DTM`] is that rule's; from [`CHASE_DTM`] up it loses.
+    fn only_checks(
+        &self,
+        mut pos: Position,
+        base: u16,
+        lookup: &dyn Lookup,
+        child: &mut Placement,
+    ) -> bool {
         for &m in pos.legal_moves().iter() {
             let capture = pos.board().piece_at(m.to()).is_some();
             pos.make_move(m);
             let escapes = if capture {
                 // A capture that does not lose leaves the cycle.
-                lookup.value(pos.board(), pos.turn()).wdl() != Wdl::Win
+                let v = lookup.value(pos.board(), pos.turn());
+                v.wdl() != Wdl::Win || (base < CHASE_DTM && v.by_chase_rule())
             } else {
                 let (side, index) = table_position(self.indexer, &pos, child);
                 self.values[side][index as usize].load(Relaxed) == 0 && !pos.in_check()

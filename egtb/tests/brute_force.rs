@@ -148,9 +148,10 @@ impl Brute {
                 values[p] = Some(Value::Loss(base.max(slowest_capture)));
             }
         };
-        // Perpetual check alone, from RULE_DTM up.
+        // Perpetual check alone, from RULE_DTM up (a capture into a result
+        // of the chase rule escapes, as it does where only check loses).
         loop {
-            let trapped = trapped(&moves, &in_check, &values);
+            let trapped = trapped(&moves, &in_check, &values, true);
             if trapped.is_empty() {
                 break;
             }
@@ -169,7 +170,7 @@ impl Brute {
                 lose_at(&mut values, &chasers, base);
                 longest = rounds(&moves, &mut values, base + 1).max(base);
             }
-            let checkers = trapped(&moves, &in_check, &values);
+            let checkers = trapped(&moves, &in_check, &values, false);
             if !checkers.is_empty() {
                 let base = ((longest + 2) & !1).max(xqegtb::value::CHASE_DTM);
                 lose_at(&mut values, &checkers, base);
@@ -261,7 +262,12 @@ fn rounds(moves: &[Vec<Succ>], values: &mut [Option<Value>], first: u16) -> u16 
 
 /// The undecided positions whose side can only check for ever (see
 /// [`Brute`]), by repetition from "every candidate" down to a fixed point.
-fn trapped(moves: &[Vec<Succ>], in_check: &[bool], values: &[Option<Value>]) -> Vec<usize> {
+fn trapped(
+    moves: &[Vec<Succ>],
+    in_check: &[bool],
+    values: &[Option<Value>],
+    check_rule_alone: bool,
+) -> Vec<usize> {
     let open = |id: u32| values[id as usize].is_none();
     let n = moves.len();
     let mut trapped: Vec<bool> = (0..n)
@@ -282,7 +288,9 @@ fn trapped(moves: &[Vec<Succ>], in_check: &[bool], values: &[Option<Value>]) -> 
                 trapped[p]
                     && moves[p].iter().all(|s| match *s {
                         // A capture that does not lose leaves the cycle.
-                        Succ::Capture(v) => v.wdl() == xqegtb::Wdl::Win,
+                        Succ::Capture(v) => {
+                            v.wdl() == xqegtb::Wdl::Win && !(check_rule_alone && v.by_chase_rule())
+                        }
                         Succ::Inner {
                             id, quiet_check, ..
                         } => !open(id) || (quiet_check && new_holding[id as usize]),

@@ -225,8 +225,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "repetition rule: every repetition draws (alwaysdraw), perpetual check loses \
                  (checkban), or perpetual check and perpetual chase lose (asianrule, the AXF \
-                 rules); chineserule is not offered (the Chinese association's differences are \
-                 not implemented)",
+                 rules), in the search and in reading the endgame tables; chineserule is not \
+                 offered (the Chinese association's differences are not implemented)",
         apply: |t, v| {
             t.engine.options.repetition = [
                 RepetitionRule::AlwaysDraw,

@@ -117,6 +117,32 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
     }
 }
 
+/// Builds `material`'s table (and those behind it) in a temporary
+/// directory and finds a position Red, to move, wins with a value `keep`
+/// accepts: the directory, the tables, the position.
+fn red_win_where(
+    material: &str,
+    keep: fn(Value) -> bool,
+) -> (tempfile::TempDir, Tablebase, Position) {
+    let dir = tempfile::tempdir().unwrap();
+    let m: Material = material.parse().unwrap();
+    build(dir.path(), &plan(&[m]), &|_| {}).unwrap();
+    let file = TableFile::open(&table_path(dir.path(), m)).unwrap();
+    let mut tb = Tablebase::new();
+    tb.add_dir(dir.path()).unwrap();
+    let ix = file.indexer();
+    let mut placement = Placement::new();
+    let start = (0..ix.size())
+        .find_map(|index| {
+            let v = file.value(0, index).ok()?;
+            (keep(v) && v.wdl() == xqegtb::Wdl::Win).then_some(())?;
+            ix.placement(index, &mut placement);
+            Position::from_fen(&format!("{} w", board_of(ix, &placement).fen_placement())).ok()
+        })
+        .unwrap_or_else(|| panic!("{material} has no such win"));
+    (dir, tb, start)
+}
+
 /// Rook against horse, where the horse's side can only avoid mate by
 /// checking for ever: under Asian rules (the default `repetition`) the
 /// engine plays the tables' moves that keep the horse checking, and the
@@ -124,23 +150,7 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
 /// With `repetition alwaysdraw` the same position is a draw for it.
 #[test]
 fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional() {
-    let dir = tempfile::tempdir().unwrap();
-    let m: Material = "KRKN".parse().unwrap();
-    build(dir.path(), &plan(&[m]), &|_| {}).unwrap();
-    let file = TableFile::open(&table_path(dir.path(), m)).unwrap();
-    let mut tb = Tablebase::new();
-    tb.add_dir(dir.path()).unwrap();
-    // A position Red wins only by the rule, with Red to move.
-    let ix = file.indexer();
-    let mut placement = Placement::new();
-    let start = (0..ix.size())
-        .find_map(|index| {
-            let v = file.value(0, index).ok()?;
-            (v.by_rule() && v.wdl() == xqegtb::Wdl::Win).then_some(())?;
-            ix.placement(index, &mut placement);
-            Position::from_fen(&format!("{} w", board_of(ix, &placement).fen_placement())).ok()
-        })
-        .expect("KRKN has wins by the rule");
+    let (dir, tb, start) = red_win_where("KRKN", |v| v.by_rule());
 
     let mut e = Engine::ucci();
     e.send(&format!("setoption egtbpaths {}", dir.path().display()));
@@ -307,4 +317,69 @@ fn a_table_win_is_reported_as_its_mate_with_the_line_to_it() {
     e.expect_silence(Duration::from_millis(300));
     e.send("stop");
     assert_eq!(best_of(&e.expect("bestmove", SECS(5))), pv[0]);
+}
+
+/// Rook and pawn against rook, where the rook's side can only hold by
+/// chasing the pawn for ever: under Asian rules (the default) the engine,
+/// with the pawn, plays the tables' moves that keep the chaser trapped, and
+/// the game ends in a cycle that xqcore rules lost for Black by perpetual
+/// chase. With `repetition checkban` the same root is a draw, reported as 0.
+#[test]
+#[ignore = "builds KRPKR (about 90 s on two cores)"]
+fn the_engine_keeps_a_perpetual_chaser_trapped_and_reads_chase_results_by_the_rule() {
+    let (dir, tb, start) = red_win_where("KRPKR", |v| v.by_chase_rule());
+
+    let mut e = Engine::ucci();
+    e.send(&format!("setoption egtbpaths {}", dir.path().display()));
+    let mut pos = start.clone();
+    let mut history: Vec<Move> = Vec::new();
+    let rules = xqcore::EndRules::default();
+    let outcome = loop {
+        if let Some(outcome) = pos.outcome(&rules) {
+            break outcome;
+        }
+        assert!(history.len() < 80, "{}: no end in 80 plies", start.fen());
+        let m = if pos.turn() == xqcore::Color::Red {
+            let lines = engine_move(&mut e, &start, &history);
+            pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
+        } else {
+            tb.best_move(&pos)
+                .unwrap()
+                .expect("the table covers KRPKR")
+                .0
+        };
+        pos.make_move(m);
+        history.push(m);
+        if pos.turn() == xqcore::Color::Black && pos.board().count() == 5 {
+            let value = tb.probe(&pos).unwrap().expect("still KRPKR");
+            assert_eq!(
+                value.wdl(),
+                xqegtb::Wdl::Loss,
+                "{}: Red's {m} let Black out",
+                start.fen()
+            );
+        }
+    };
+    assert_eq!(
+        outcome,
+        xqcore::Outcome::PerpetualChase {
+            by: xqcore::Color::Black
+        },
+        "{}: after {history:?}",
+        start.fen()
+    );
+
+    // Only perpetual check loses: the chase result is a draw.
+    let mut e = Engine::ucci();
+    e.send(&format!("setoption egtbpaths {}", dir.path().display()));
+    e.send("setoption repetition checkban");
+    e.send(&format!("position fen {}", start.fen()));
+    e.send("go depth 4");
+    let lines = e.collect_until("bestmove", SECS(10));
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(!infos.is_empty(), "{lines:?}");
+    assert!(infos.iter().all(|l| l.contains(" score 0 ")), "{lines:?}");
 }
