@@ -4,8 +4,11 @@
 //!
 //! - [`datagen`]: self-play games searched in-process, their quiet
 //!   positions labelled with score and result.
+//! - [`games`]: self-play games as a compact binary record (start, moves
+//!   with scores, result; four bytes a ply), checked on reading.
 //! - [`tune`]: Texel tuning of the evaluation weights against such data
 //!   and game records.
 
 pub mod datagen;
+pub mod games;
 pub mod tune;
