@@ -97,11 +97,7 @@ impl Value {
     /// The value when every repetition is a draw: results of the
     /// repetition rules become draws.
     pub fn without_rule(self) -> Value {
-        if self.by_rule() {
-            Value::Draw
-        } else {
-            self
-        }
+        self.under(Repetitions::AllDraw)
     }
 
     /// The value under `rules`: results of the rules that do not apply

@@ -110,9 +110,11 @@ fn best_of_successors(
     let mut all_check = !pos.in_check();
     let mut all_chase = true;
     let mut common_victims = u128::MAX;
+    // Chases are graded only where the chase rule may be what holds.
+    let chase_band_loss = matches!(stored, Value::Loss(d) if d >= CHASE_DTM);
     for &m in pos.legal_moves().iter() {
         let capture = pos.board().piece_at(m.to()).is_some();
-        let chased = if capture {
+        let chased = if capture || !chase_band_loss {
             0
         } else {
             chased_squares(pos.board(), m)

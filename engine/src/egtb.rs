@@ -65,16 +65,28 @@ pub enum RootPlay {
 /// The longest line reported from the tables, in plies.
 const MAX_LINE: usize = 128;
 
+/// The tables' value of each of `moves` at `pos`, read under `rules`;
+/// `None` when a move leads out of the tables.
+fn values_under(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &[Move],
+    rules: Repetitions,
+) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
+    Ok(tb.move_values(pos, moves)?.map(|scored| {
+        scored
+            .into_iter()
+            .map(|(m, v)| (m, v.under(rules)))
+            .collect()
+    }))
+}
+
 /// The tables' best move at `pos` and the value it leads to: the fastest
 /// mate, the longest defence, or a move that keeps the draw; `None` when
 /// the side to move has no move, or a move leads out of the tables.
 fn best_by_tables(tb: &Tablebase, pos: &Position, rules: Repetitions) -> Option<(Move, Value)> {
-    let moves = pos.legal_moves();
-    let mut scored = tb.move_values(pos, &moves).ok()??;
-    for (_, v) in &mut scored {
-        *v = v.under(rules);
-    }
-    scored
+    values_under(tb, pos, &pos.legal_moves(), rules)
+        .ok()??
         .into_iter()
         .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
 }
@@ -129,12 +141,9 @@ pub fn root_play(
     if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
         return Ok(RootPlay::Search);
     }
-    let Some(mut scored) = tb.move_values(pos, root_moves)? else {
+    let Some(scored) = values_under(tb, pos, root_moves, rules)? else {
         return Ok(RootPlay::Search);
     };
-    for (_, v) in &mut scored {
-        *v = v.under(rules);
-    }
     let &(best, value) = scored
         .iter()
         .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })

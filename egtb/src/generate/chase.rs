@@ -28,7 +28,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
-use xqcore::{Bitboard, Move, Position};
+use xqcore::{Bitboard, Move};
 
 use super::{positions_at, table_position, Lookup, Settled, State, CHUNK};
 use crate::index::{mirror_square, Placement};
@@ -81,10 +81,13 @@ impl State<'_> {
                 self.chase_candidates(chaser, &victims, start, end, lookup)
             })
             .collect();
-        for (candidate, mask) in &trapped {
-            trapped_mask[candidate.index as usize] = *mask;
-        }
-        let (trapped, _): (Vec<Candidate>, Vec<u8>) = trapped.into_iter().unzip();
+        let trapped: Vec<Candidate> = trapped
+            .into_iter()
+            .map(|(candidate, mask)| {
+                trapped_mask[candidate.index as usize] = mask;
+                candidate
+            })
+            .collect();
         let holding = self.holding_candidates(chaser, &victims, &trapped, &trapped_mask);
         let mut holding_mask = vec![0u8; size as usize];
         loop {
@@ -232,22 +235,27 @@ impl State<'_> {
                     if pos.board().piece_at(m.to()).is_some() {
                         continue;
                     }
-                    let idle = |pos: &Position, m: Move| chased_squares(pos.board(), m) == 0;
-                    let quiet_idle = idle(&pos, m);
                     pos.make_move(m);
                     let (_, to) = table_position(self.indexer, &pos, &mut child);
-                    if trapped_mask[to as usize] != 0 && quiet_idle && !pos.in_check() {
-                        let map = victims.map(
-                            &placement,
-                            Some(m),
-                            self.indexer,
-                            to,
-                            &child,
-                            &mut canonical,
-                        );
-                        edges.push(Edge { to, map });
-                    }
+                    let check = pos.in_check();
                     pos.unmake_move();
+                    // Only a move into a trapped candidate matters; only then
+                    // is it graded, on the board before it.
+                    if trapped_mask[to as usize] == 0
+                        || check
+                        || chased_squares(pos.board(), m) != 0
+                    {
+                        continue;
+                    }
+                    let map = victims.map(
+                        &placement,
+                        Some(m),
+                        self.indexer,
+                        to,
+                        &child,
+                        &mut canonical,
+                    );
+                    edges.push(Edge { to, map });
                 }
                 (!edges.is_empty()).then_some(Candidate { index, edges })
             })
