@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use xqcore::Position;
 
+use crate::eval::Evaluation;
 use crate::search::{search, Limits, SearchConfig, SearchControl, Silent, ThreadMemory};
 use crate::tt::TranspositionTable;
 
@@ -32,10 +33,15 @@ pub struct BenchResult {
     pub elapsed: Duration,
 }
 
-/// Searches every bench position to `depth` on one thread with a fresh 16 MB
+/// Searches every bench position to `depth` with `evaluation` (the
+/// built-in net for the learned one) on one thread with a fresh 16 MB
 /// table and fresh thread memory.
-pub fn run(depth: i32, mut each: impl FnMut(&str, u64)) -> BenchResult {
-    let config = SearchConfig::default();
+pub fn run(depth: i32, evaluation: Evaluation, mut each: impl FnMut(&str, u64)) -> BenchResult {
+    let config = SearchConfig {
+        net: (evaluation == Evaluation::Nnue)
+            .then(|| std::sync::Arc::new(xqnnue::Network::embedded().clone())),
+        ..SearchConfig::default()
+    };
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()

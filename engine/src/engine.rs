@@ -9,7 +9,7 @@ use xqcore::{Move, Position, NATURAL_MOVE_LIMIT};
 
 use crate::book::{BookVariety, Books};
 use crate::egtb::{RootPlay, Tables};
-use crate::eval::Knowledge;
+use crate::eval::{Evaluation, Knowledge};
 use crate::rng::SplitMix64;
 use crate::search::{
     self, Pruning, RepetitionRule, Reporter, Score, SearchConfig, SearchControl, SearchInfo,
@@ -18,6 +18,7 @@ use crate::search::{
 use crate::time::{limits_for, Clock};
 use crate::tt::TranspositionTable;
 use xqegtb::{Repetitions, Tablebase, Value};
+use xqnnue::Network;
 
 /// Engine settings, set through protocol options.
 #[derive(Clone, Debug)]
@@ -42,6 +43,10 @@ pub struct EngineOptions {
     /// Draw aversion in centipawns (UCCI `style`).
     pub contempt: i32,
     pub multipv: usize,
+    /// The learned evaluation or the hand-crafted one.
+    pub evaluation: Evaluation,
+    /// The net the learned evaluation uses (`evalfile`; the built-in one).
+    pub net: Arc<Network>,
 }
 
 /// Transposition table size when `hashsize` is 0.
@@ -86,6 +91,8 @@ impl Default for EngineOptions {
             book_variety: BookVariety::None,
             contempt: 10,
             multipv: 1,
+            evaluation: Evaluation::Hce,
+            net: Arc::new(Network::embedded().clone()),
         }
     }
 }
@@ -219,6 +226,30 @@ impl Engine {
         messages
     }
 
+    /// Loads the net of `evalfile` (empty: the built-in one). A file that
+    /// cannot be used is refused with the reason, and the net in use stays.
+    pub fn set_eval_file(&mut self, path: &str) -> Vec<String> {
+        let path = path.trim();
+        if path.is_empty() {
+            self.options.net = Arc::new(Network::embedded().clone());
+            return vec![format!(
+                "evalfile: the built-in net ({:08x})",
+                self.options.net.checksum()
+            )];
+        }
+        match Network::load(std::path::Path::new(path)) {
+            Ok(net) => {
+                let message = format!("evalfile: {path}: net {:08x} loaded", net.checksum());
+                self.options.net = Arc::new(net);
+                vec![message]
+            }
+            Err(e) => vec![format!(
+                "evalfile: {path}: {e}; keeping net {:08x}",
+                self.options.net.checksum()
+            )],
+        }
+    }
+
     /// Opens the book files now (UCCI `loadbook`). Returns a message for
     /// each file that cannot be used, and how many are open.
     pub fn load_books(&mut self) -> (Vec<String>, usize) {
@@ -308,6 +339,7 @@ impl Engine {
             threads,
             multipv: self.options.multipv.max(1),
             egtb: None,
+            net: (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone()),
         }
     }
 

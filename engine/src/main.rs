@@ -57,7 +57,17 @@ enum Command {
         /// Search depth.
         #[arg(long, default_value_t = xqengine::bench::BENCH_DEPTH)]
         depth: i32,
+        /// Evaluation: the built-in net or the hand-crafted terms.
+        #[arg(long, value_enum, default_value_t = BenchEval::Nnue)]
+        eval: BenchEval,
     },
+}
+
+/// The evaluations `bench` can run with.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BenchEval {
+    Nnue,
+    Hce,
 }
 
 /// `move: count` for each root move, then `nodes N`; the time on stderr.
@@ -141,8 +151,12 @@ fn options() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn bench(depth: i32) -> ExitCode {
-    let r = xqengine::bench::run(depth, |fen, nodes| out!("{nodes:>12} {fen}"));
+fn bench(depth: i32, eval: BenchEval) -> ExitCode {
+    let eval = match eval {
+        BenchEval::Nnue => xqengine::eval::Evaluation::Nnue,
+        BenchEval::Hce => xqengine::eval::Evaluation::Hce,
+    };
+    let r = xqengine::bench::run(depth, eval, |fen, nodes| out!("{nodes:>12} {fen}"));
     let secs = r.elapsed.as_secs_f64().max(1e-9);
     out!("time {:.3} s", secs);
     out!("{} nodes {} nps", r.nodes, (r.nodes as f64 / secs) as u64);
@@ -172,7 +186,7 @@ fn run_xqmatch(args: &[std::ffi::OsString]) -> ExitCode {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
-        Some(Command::Bench { depth }) => bench(depth),
+        Some(Command::Bench { depth, eval }) => bench(depth, eval),
         Some(Command::Options) => options(),
         Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),

@@ -5,7 +5,7 @@
 
 use crate::book::BookVariety;
 use crate::engine::Engine;
-use crate::eval::Knowledge;
+use crate::eval::{Evaluation, Knowledge};
 use crate::search::{Pruning, RepetitionRule};
 
 /// The kind of an option, with its default and range.
@@ -252,13 +252,34 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
+        ucci: Some("evaluation"),
+        uci: Some("Evaluation"),
+        kind: OptionKind::Combo {
+            default: "hce",
+            vars: &["nnue", "hce"],
+        },
+        effect: "nnue: the learned net (evalfile); hce: the hand-crafted terms (knowledge)",
+        apply: |t, v| {
+            t.engine.options.evaluation = [Evaluation::Nnue, Evaluation::Hce][combo(v)];
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("evalfile"),
+        uci: Some("EvalFile"),
+        kind: OptionKind::Text { default: "" },
+        effect: "net file of the learned evaluation (empty: the one built in); a file that \
+                 cannot be used is named with the reason, and the net in use stays",
+        apply: |t, v| t.engine.set_eval_file(text(v)),
+    },
+    OptionSpec {
         ucci: Some("knowledge"),
         uci: Some("Knowledge"),
         kind: OptionKind::Combo {
             default: "large",
             vars: LEVELS,
         },
-        effect: "evaluation terms: none (material), small, medium, large (all)",
+        effect: "hand-crafted evaluation terms: none (material), small, medium, large (all)",
         apply: |t, v| {
             t.engine.options.knowledge = [
                 Knowledge::None,

@@ -1,18 +1,25 @@
-//! Training positions for the evaluation tuner, from fast self-play.
+//! Training games from fast self-play.
 //!
-//! Games start from an opening line plus a few random moves and are played
-//! in-process with a fixed node budget per move. Every quiet position (side
-//! to move not in check, best move not a capture, no mate score in sight)
-//! is kept with the search score; when the game ends, all of them are
-//! labelled with its result. Output lines read `FEN | score | result`, the
-//! score in centipawns and the result (1, 0.5 or 0) both from Red's side.
+//! A game starts from a varied opening: weighted-random book moves (or an
+//! opening line), then a few uniformly random moves. From there both sides
+//! search each move with a fixed node budget, and every searched move is
+//! recorded with its score ([`crate::games`]): the filters (quiet
+//! positions, no mate scores) are the trainer's, applied when it reads the
+//! games, so the record keeps everything and stays four bytes a ply.
+//!
+//! A game ends by the rules, by adjudication once both sides agree the
+//! score is lopsided, at a cap on its length, or — with endgame tables —
+//! as soon as it reaches a position the tables hold: the tables' exact
+//! result is the game's.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
-use std::sync::Mutex;
+use std::sync::Arc;
 
-use xqcore::{Color, EndRules, GameResult};
+use xqbook::AnyBook;
+use xqcore::{Color, EndRules, GameResult, Move, Position};
+use xqegtb::{Repetitions, Tablebase, Wdl};
 use xqengine::rng::SplitMix64;
 use xqengine::search::{
     self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND,
@@ -20,127 +27,210 @@ use xqengine::search::{
 use xqengine::tt::TranspositionTable;
 use xqmatch::Opening;
 
+use crate::games::{write_game, GameRecord, NO_SCORE};
+
+/// Where games start.
+pub enum Openings {
+    /// Weighted-random moves from a book, up to this many plies.
+    Book(AnyBook, usize),
+    /// Opening lines, taken in turn.
+    Lines(Vec<Opening>),
+}
+
 /// How to generate.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct DatagenConfig {
     pub games: usize,
     /// Nodes searched per move.
     pub nodes: u64,
     pub threads: usize,
-    /// Random plies played after the opening line (at most; at least half).
+    /// Random plies played after the opening (at most; at least half).
     pub random_plies: usize,
     pub seed: u64,
+    /// Endgame tables: games end on reaching them, with their result.
+    pub tables: Option<Arc<Tablebase>>,
 }
 
 /// A game adjudicated by score once both sides agree it is this lopsided.
 const RESIGN_SCORE: i32 = 1_000;
 /// Plies the score must stay beyond [`RESIGN_SCORE`].
 const RESIGN_PLIES: usize = 6;
-/// Positions before this ply are not kept (the opening is random).
-const FIRST_KEPT_PLY: usize = 8;
-
-/// One labelled game's positions as output lines.
-fn label(positions: &[(String, i32)], result: GameResult) -> String {
-    let r = match result {
-        GameResult::RedWins => "1",
-        GameResult::BlackWins => "0",
-        GameResult::Draw | GameResult::Unknown => "0.5",
-    };
-    positions
-        .iter()
-        .map(|(fen, score)| format!("{fen} | {score} | {r}\n"))
-        .collect()
-}
-
 /// Games longer than this are scored as draws (a cap, not a rule).
 const MAX_PLIES: usize = 400;
 
-/// Plays one game; returns its kept positions (FEN, score from Red's side)
-/// and result, or `None` when the random start ended the game already.
+/// What a finished run produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatagenSummary {
+    pub games: usize,
+    /// Searched moves recorded (positions with a score).
+    pub positions: usize,
+    /// Games decided by the endgame tables.
+    pub by_tables: usize,
+}
+
+/// The opening moves of game `index`, drawn with `rng` from a book.
+fn opening_moves(openings: &Openings, index: usize, rng: &mut SplitMix64) -> Vec<Move> {
+    let mut moves = Vec::new();
+    match openings {
+        Openings::Lines(lines) if !lines.is_empty() => {
+            moves.extend_from_slice(&lines[index % lines.len()].moves);
+        }
+        Openings::Lines(_) => {}
+        Openings::Book(book, max_plies) => {
+            let mut pos = Position::start();
+            let plies = rng.below(max_plies + 1);
+            for _ in 0..plies {
+                let Ok(choices) = book.probe(&pos) else { break };
+                let total: u64 = choices.iter().map(|c| u64::from(c.weight.max(1))).sum();
+                if total == 0 {
+                    break;
+                }
+                let mut pick = rng.next_u64() % total;
+                let Some(choice) = choices.iter().find(|c| {
+                    let w = u64::from(c.weight.max(1));
+                    if pick < w {
+                        true
+                    } else {
+                        pick -= w;
+                        false
+                    }
+                }) else {
+                    break;
+                };
+                pos.make_move(choice.mv);
+                moves.push(choice.mv);
+            }
+        }
+    }
+    moves
+}
+
+/// The start of opening `index`: its FEN (`None`: the start position).
+fn opening_fen(openings: &Openings, index: usize) -> Option<String> {
+    match openings {
+        Openings::Lines(lines) if !lines.is_empty() => lines[index % lines.len()].fen.clone(),
+        _ => None,
+    }
+}
+
+/// The result the tables give `pos`, when they hold it.
+fn table_result(tables: Option<&Tablebase>, pos: &Position) -> Option<GameResult> {
+    let value = tables?.probe(pos).ok()??;
+    let wdl = value.under(Repetitions::CheckAndChase).wdl();
+    Some(match (wdl, pos.turn()) {
+        (Wdl::Draw, _) => GameResult::Draw,
+        (Wdl::Win, Color::Red) | (Wdl::Loss, Color::Black) => GameResult::RedWins,
+        (Wdl::Win, Color::Black) | (Wdl::Loss, Color::Red) => GameResult::BlackWins,
+    })
+}
+
+/// Plays game `index`; `None` when its random start already ended it.
+/// The flag says whether the tables decided it.
 fn play_game(
-    opening: &Opening,
+    openings: &Openings,
+    index: usize,
     cfg: &DatagenConfig,
     rng: &mut SplitMix64,
-) -> Option<(Vec<(String, i32)>, GameResult)> {
-    let mut pos = opening.position();
+    memory: &mut Vec<ThreadMemory>,
+    tt: &TranspositionTable,
+) -> Option<(GameRecord, bool)> {
+    let start = opening_fen(openings, index);
+    let mut pos = match &start {
+        Some(fen) => Position::from_fen(fen).ok()?,
+        None => Position::start(),
+    };
+    let mut record = GameRecord {
+        start,
+        moves: Vec::new(),
+        result: GameResult::Draw,
+    };
+    let rules = EndRules::default();
+    for m in opening_moves(openings, index, rng) {
+        pos.make_move(m);
+        record.moves.push((m, NO_SCORE));
+    }
     let random = cfg.random_plies / 2 + rng.below(cfg.random_plies / 2 + 1);
     for _ in 0..random {
         let moves = pos.legal_moves();
-        if moves.is_empty() {
+        if moves.is_empty() || pos.outcome(&rules).is_some() {
             return None;
         }
-        pos.make_move(moves[rng.below(moves.len())]);
+        let m = moves[rng.below(moves.len())];
+        pos.make_move(m);
+        record.moves.push((m, NO_SCORE));
     }
-    let config = SearchConfig::default();
+    let config = SearchConfig {
+        egtb: cfg.tables.clone(),
+        ..SearchConfig::default()
+    };
     let limits = Limits {
         nodes: Some(cfg.nodes),
         ..Limits::default()
     };
-    let tt = TranspositionTable::new(16);
-    let mut memory: Vec<ThreadMemory> = Vec::new();
-    let mut kept = Vec::new();
+    tt.clear();
+    memory.iter_mut().for_each(ThreadMemory::clear);
     let mut lopsided = 0usize;
     loop {
-        if let Some(outcome) = pos.outcome(&EndRules::default()) {
-            return Some((kept, outcome.result()));
+        if let Some(outcome) = pos.outcome(&rules) {
+            record.result = outcome.result();
+            return Some((record, false));
         }
-        if pos.ply() >= MAX_PLIES {
-            return Some((kept, GameResult::Draw));
+        if let Some(result) = table_result(cfg.tables.as_deref(), &pos) {
+            record.result = result;
+            return Some((record, true));
+        }
+        if record.moves.len() >= MAX_PLIES {
+            record.result = GameResult::Draw;
+            return Some((record, false));
         }
         let moves = pos.legal_moves().to_vec();
         let control = SearchControl::new(false);
         let r = search::search(
-            &pos,
-            &moves,
-            &config,
-            &limits,
-            &tt,
-            &control,
-            &Silent,
-            &mut memory,
+            &pos, &moves, &config, &limits, tt, &control, &Silent, memory,
         );
         let best = r.best?;
+        // Mate and table scores are distances, not evaluations: not kept.
+        let score = if r.score.abs() < MATE_BOUND {
+            r.score.clamp(-30_000, 30_000) as i16
+        } else {
+            NO_SCORE
+        };
+        record.moves.push((best, score));
         let red_score = if pos.turn() == Color::Red {
             r.score
         } else {
             -r.score
         };
-        let quiet = !pos.in_check() && pos.board().piece_at(best.to()).is_none();
-        if quiet && pos.ply() >= FIRST_KEPT_PLY && r.score.abs() < MATE_BOUND {
-            kept.push((pos.fen(), red_score));
-        }
         lopsided = if red_score.abs() >= RESIGN_SCORE {
             lopsided + 1
         } else {
             0
         };
         if lopsided >= RESIGN_PLIES {
-            let result = if red_score > 0 {
+            record.result = if red_score > 0 {
                 GameResult::RedWins
             } else {
                 GameResult::BlackWins
             };
-            return Some((kept, result));
+            return Some((record, false));
         }
         pos.make_move(best);
     }
 }
 
-/// Plays `cfg.games` games on `cfg.threads` threads, writing labelled
-/// positions to `out` game by game. `progress` sees (games, positions) after
-/// each game. Returns the number of positions written.
+/// Plays `cfg.games` games on `cfg.threads` threads and appends each to
+/// `out` as it finishes (the header is the caller's). `progress` sees the
+/// running summary after each game.
 pub fn generate(
-    openings: &[Opening],
+    openings: &Openings,
     cfg: &DatagenConfig,
     out: &mut (dyn Write + Send),
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> std::io::Result<usize> {
+    progress: &(dyn Fn(&DatagenSummary) + Sync),
+) -> std::io::Result<DatagenSummary> {
     let next_game = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = channel::<String>();
-    let out = Mutex::new(out);
-    let mut written = 0usize;
-    let mut games = 0usize;
+    let (tx, rx) = channel::<Option<(GameRecord, bool)>>();
+    let mut summary = DatagenSummary::default();
     let mut error = None;
     std::thread::scope(|scope| {
         for t in 0..cfg.threads.max(1) {
@@ -151,16 +241,15 @@ pub fn generate(
                 .spawn_scoped(scope, move || {
                     let mut rng =
                         SplitMix64::new(cfg.seed ^ (t as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+                    let tt = TranspositionTable::new(16);
+                    let mut memory = Vec::new();
                     loop {
                         let g = next_game.fetch_add(1, Ordering::Relaxed);
                         if g >= cfg.games || failed.load(Ordering::Relaxed) {
                             break;
                         }
-                        let opening = &openings[g % openings.len().max(1)];
-                        let text = play_game(opening, cfg, &mut rng)
-                            .map(|(kept, result)| label(&kept, result))
-                            .unwrap_or_default();
-                        if tx.send(text).is_err() {
+                        let game = play_game(openings, g, cfg, &mut rng, &mut memory, &tt);
+                        if tx.send(game).is_err() {
                             break;
                         }
                     }
@@ -168,52 +257,57 @@ pub fn generate(
                 .expect("spawn a datagen thread");
         }
         drop(tx);
-        for text in rx {
-            games += 1;
-            written += text.lines().count();
-            let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = w.write_all(text.as_bytes()).and_then(|_| w.flush()) {
+        for game in rx {
+            let Some((record, by_tables)) = game else {
+                continue;
+            };
+            if let Err(e) = write_game(out, &record).and_then(|_| out.flush()) {
                 failed.store(true, Ordering::Relaxed);
                 error = Some(e);
                 break;
             }
-            progress(games, written);
+            summary.games += 1;
+            summary.by_tables += usize::from(by_tables);
+            summary.positions += record.moves.iter().filter(|m| m.1 != NO_SCORE).count();
+            progress(&summary);
         }
     });
     match error {
         Some(e) => Err(e),
-        None => Ok(written),
+        None => Ok(summary),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xqcore::Position;
+    use crate::games::{read_games, write_header};
 
     #[test]
-    fn generated_lines_are_labelled_legal_positions() {
-        let openings = vec![Opening::default()];
+    fn generated_games_read_back_and_end_decided() {
+        let openings = Openings::Lines(vec![Opening::default()]);
         let cfg = DatagenConfig {
             games: 2,
             nodes: 300,
             threads: 2,
             random_plies: 4,
             seed: 7,
+            tables: None,
         };
         let mut buf: Vec<u8> = Vec::new();
-        let n = generate(&openings, &cfg, &mut buf, &|_, _| {}).unwrap();
-        let text = String::from_utf8(buf).unwrap();
-        assert_eq!(text.lines().count(), n);
-        assert!(n > 0, "some positions are kept");
-        for line in text.lines() {
-            let parts: Vec<&str> = line.split(" | ").collect();
-            assert_eq!(parts.len(), 3, "{line}");
-            let pos = Position::from_fen(parts[0]).unwrap();
-            assert!(!pos.in_check());
-            let score: i32 = parts[1].parse().unwrap();
-            assert!(score.abs() < MATE_BOUND);
-            assert!(["1", "0.5", "0"].contains(&parts[2]), "{line}");
+        write_header(&mut buf).unwrap();
+        let summary = generate(&openings, &cfg, &mut buf, &|_| {}).unwrap();
+        let games = read_games(&mut buf.as_slice()).unwrap();
+        assert_eq!(games.len(), summary.games);
+        assert!(summary.positions > 0, "some moves are searched");
+        for game in &games {
+            // The random plies come first and carry no score.
+            assert!(game.moves.len() >= 2);
+            assert_eq!(game.moves[0].1, NO_SCORE);
+            assert_ne!(game.result, GameResult::Unknown);
+            for &(_, score) in &game.moves {
+                assert!(score == NO_SCORE || i32::from(score).abs() < MATE_BOUND);
+            }
         }
     }
 }

@@ -2,13 +2,14 @@
 //! engine crate knows nothing of them, and its default build has none of
 //! their code.
 //!
-//! - [`datagen`]: self-play games searched in-process, their quiet
-//!   positions labelled with score and result.
-//! - [`games`]: self-play games as a compact binary record (start, moves
-//!   with scores, result; four bytes a ply), checked on reading.
+//! - [`datagen`]: self-play games searched in-process, recorded move by
+//!   move with the search scores.
+//! - [`games`] (from [`xqlearn`], the NNUE trainer): self-play games as a
+//!   compact binary record (start, moves with scores, result; four bytes a
+//!   ply), checked on reading.
 //! - [`tune`]: Texel tuning of the evaluation weights against such data
 //!   and game records.
 
 pub mod datagen;
-pub mod games;
+pub use xqlearn::games;
 pub mod tune;

@@ -27,39 +27,104 @@ enum Command {
     /// Fit the evaluation weights to labelled positions (Texel tuning) and
     /// write them as Rust source.
     Tune(TuneArgs),
+    /// Train the NNUE on games from `datagen`: resumes from the checkpoint
+    /// when there is one, writes it and the quantised net after each epoch.
+    Nnue(NnueArgs),
+}
+
+/// Arguments of `xqtrain nnue`.
+#[derive(Args)]
+struct NnueArgs {
+    /// Games files (from `datagen`).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// Checkpoint: training resumes from it when it exists and is
+    /// rewritten after every epoch.
+    #[arg(long, default_value = "nnue/train/checkpoint.xqck")]
+    checkpoint: PathBuf,
+    /// Start afresh even if the checkpoint exists (it is overwritten).
+    #[arg(long)]
+    fresh: bool,
+    /// Where the quantised net is written after every epoch.
+    #[arg(long, default_value = "nnue/nets/default.xqnn")]
+    out: PathBuf,
+    /// Epochs in all (a resumed run goes on up to this many).
+    #[arg(long, default_value_t = 20)]
+    epochs: u32,
+    #[arg(long, default_value_t = 16_384)]
+    batch_size: usize,
+    /// AdamW learning rate.
+    #[arg(long, default_value_t = 0.001)]
+    learning_rate: f32,
+    /// Multiply the learning rate by --lr-gamma every this many epochs.
+    #[arg(long, default_value_t = 8)]
+    lr_step: u32,
+    #[arg(long, default_value_t = 0.3)]
+    lr_gamma: f32,
+    /// Weight of the game result in the target (the rest: the search score).
+    #[arg(long, default_value_t = 0.5)]
+    result_weight: f32,
+    /// Centipawns of one unit of the logistic mapping scores to results.
+    #[arg(long, default_value_t = 400.0)]
+    k: f32,
+    /// Decoupled weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    weight_decay: f32,
+    /// Positions scored beyond this many centipawns are left out.
+    #[arg(long, default_value_t = 3_000)]
+    max_score: i16,
+    /// One game in this many is held out for validation (0: none).
+    #[arg(long, default_value_t = 20)]
+    validation_every: usize,
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Seed of the initial weights, the shuffles and the mirroring.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Arguments of `xqtrain datagen`.
 #[derive(Args)]
 struct DatagenArgs {
-    /// File the `FEN | score | result` lines are appended to.
+    /// Games file the games are appended to (created with its header when
+    /// missing; an existing one must be a games file).
     #[arg(long)]
     out: PathBuf,
     /// Number of games.
     #[arg(long, default_value_t = 100)]
     games: usize,
     /// Nodes searched per move.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 5_000)]
     nodes: u64,
     /// Games played at once.
     #[arg(long, default_value_t = 2)]
     threads: usize,
-    /// Up to this many random plies after the opening line.
-    #[arg(long, default_value_t = 6)]
-    random_plies: usize,
-    /// Seed of the random plies.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Opening lines, one per line in ICCS [default: the 60 bundled lines of
-    /// data/openings.txt].
+    /// Book whose weighted-random moves open each game [default:
+    /// data/book.xqb when present].
+    #[arg(long, conflicts_with = "openings")]
+    book: Option<PathBuf>,
+    /// Up to this many book plies (uniformly drawn per game).
+    #[arg(long, default_value_t = 16)]
+    book_plies: usize,
+    /// Opening lines instead of a book, one per line in ICCS.
     #[arg(long)]
     openings: Option<PathBuf>,
+    /// Up to this many random plies after the opening (at least half).
+    #[arg(long, default_value_t = 8)]
+    random_plies: usize,
+    /// Seed of the random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Directory of endgame tables: a game reaching them ends with their
+    /// exact result [default: data/egtb when present]. `none`: no tables.
+    #[arg(long)]
+    tables: Option<PathBuf>,
 }
 
 /// Arguments of `xqtrain tune`.
 #[derive(Args)]
 struct TuneArgs {
-    /// Files of `FEN | score | result` lines (from `datagen`).
+    /// Games files (from `datagen`) or files of `FEN | score | result` lines.
     data: Vec<PathBuf>,
     /// Game records (PGN in ICCS, WXF or Chinese notation, any encoding;
     /// or XQF): their quiet positions, labelled with the game results,
@@ -91,40 +156,84 @@ struct TuneArgs {
 }
 
 fn datagen(args: &DatagenArgs) -> ExitCode {
-    let openings = match load_openings(args.openings.as_deref()) {
-        Ok(lines) => lines,
-        Err(e) => {
-            eprintln!("xqtrain datagen: {e}");
-            return ExitCode::from(2);
+    use xqtrain::datagen::{generate, DatagenConfig, Openings};
+    let fail = |what: &dyn std::fmt::Display| {
+        eprintln!("xqtrain datagen: {what}");
+        ExitCode::from(2)
+    };
+    let openings = match (&args.openings, &args.book) {
+        (Some(path), _) => match load_openings(Some(path)) {
+            Ok(lines) => Openings::Lines(lines),
+            Err(e) => return fail(&e),
+        },
+        (None, book) => {
+            let path = book.clone().or_else(xqengine::book::default_book);
+            match path.map(|p| xqbook::open(&p).map_err(|e| (p, e))) {
+                Some(Ok(b)) => Openings::Book(b, args.book_plies),
+                Some(Err((p, e))) => return fail(&format!("{}: {e}", p.display())),
+                None => match load_openings(None) {
+                    Ok(lines) => Openings::Lines(lines),
+                    Err(e) => return fail(&e),
+                },
+            }
         }
     };
-    let mut file = match OpenOptions::new().create(true).append(true).open(&args.out) {
+    let tables = match &args.tables {
+        Some(dir) if dir.as_os_str() == "none" => None,
+        Some(dir) => Some(dir.clone()),
+        None => xqengine::egtb::default_dir(),
+    };
+    let tables = match tables {
+        Some(dir) => {
+            let mut tb = xqegtb::Tablebase::new();
+            if let Err(e) = tb.add_dir(&dir) {
+                return fail(&format!("{}: {e}", dir.display()));
+            }
+            eprintln!("{} tables from {}", tb.len(), dir.display());
+            Some(std::sync::Arc::new(tb))
+        }
+        None => None,
+    };
+    let mut file = match open_games_file(&args.out) {
         Ok(f) => f,
-        Err(e) => {
-            eprintln!("xqtrain datagen: {}: {e}", args.out.display());
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(&format!("{}: {e}", args.out.display())),
     };
-    let cfg = xqtrain::datagen::DatagenConfig {
+    let cfg = DatagenConfig {
         games: args.games,
         nodes: args.nodes.max(1),
         threads: args.threads.max(1),
         random_plies: args.random_plies,
         seed: args.seed,
+        tables,
     };
+    let bar = indicatif::ProgressBar::new(args.games as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games {per_sec} {eta} {wide_msg}",
+        )
+        .expect("a valid template"),
+    );
     let started = std::time::Instant::now();
-    let progress = |games: usize, positions: usize| {
-        if games.is_multiple_of(10) || games == args.games {
-            eprintln!(
-                "{games}/{} games, {positions} positions, {:.0} s",
-                args.games,
+    let progress = |s: &xqtrain::datagen::DatagenSummary| {
+        bar.set_position(s.games as u64);
+        let rate = s.positions as f64 / started.elapsed().as_secs_f64();
+        bar.set_message(format!(
+            "{} positions ({rate:.0}/s), {} ended by tables",
+            s.positions, s.by_tables
+        ));
+    };
+    let result = generate(&openings, &cfg, &mut file, &progress);
+    bar.finish_and_clear();
+    match result {
+        Ok(s) => {
+            out!(
+                "{} games, {} positions ({} games ended by tables) appended to {} in {:.0} s",
+                s.games,
+                s.positions,
+                s.by_tables,
+                args.out.display(),
                 started.elapsed().as_secs_f64()
             );
-        }
-    };
-    match xqtrain::datagen::generate(&openings, &cfg, &mut file, &progress) {
-        Ok(n) => {
-            out!("{n} positions appended to {}", args.out.display());
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -134,10 +243,49 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
     }
 }
 
+/// Opens a games file for appending: a new one gets the header, an
+/// existing one must start with it.
+fn open_games_file(path: &std::path::Path) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
+    use std::io::Read;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(path)?;
+    if file.metadata()?.len() == 0 {
+        xqtrain::games::write_header(&mut file)?;
+    } else {
+        let mut head = [0u8; 10];
+        file.read_exact(&mut head)?;
+        xqtrain::games::check_header(&head).map_err(std::io::Error::other)?;
+    }
+    Ok(std::io::BufWriter::new(file))
+}
+
 fn tune(args: &TuneArgs) -> ExitCode {
     use xqtrain::tune::{error, fit_k, tune, weights_source, Dataset, TuneConfig, Weights};
     let mut data = Dataset::default();
     for path in &args.data {
+        if let Ok(mut file) = std::fs::File::open(path) {
+            let mut head = [0u8; 10];
+            use std::io::{Read, Seek};
+            let games = file.read_exact(&mut head).is_ok() && head[..8] == xqtrain::games::MAGIC;
+            if games && file.rewind().is_ok() {
+                match xqtrain::games::read_games_until_damage(&mut std::io::BufReader::new(file)) {
+                    Ok((games, damage)) => {
+                        games.iter().for_each(|g| data.add_record(g));
+                        if let Some(d) = damage {
+                            eprintln!("{}: {d}; the games before it are used", path.display());
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("xqtrain tune: {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+                continue;
+            }
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
@@ -220,9 +368,106 @@ fn tune(args: &TuneArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn nnue(args: &NnueArgs) -> ExitCode {
+    use xqlearn::data::{Dataset, Filter};
+    use xqlearn::model::{quantise, LossConfig};
+    use xqlearn::trainer::{write_atomically, TrainConfig, Trainer};
+    let filter = Filter {
+        max_score: args.max_score,
+        validation_every: args.validation_every,
+    };
+    let mut data = Dataset::default();
+    for path in &args.data {
+        match data.add_file(path, &filter) {
+            Ok(None) => {}
+            Ok(Some(warning)) => eprintln!("xqtrain nnue: {warning}"),
+            Err(e) => {
+                eprintln!("xqtrain nnue: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if data.train.is_empty() {
+        eprintln!("xqtrain nnue: no training positions in the games");
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "{} games: {} training positions, {} held out",
+        data.games,
+        data.train.len(),
+        data.validation.len()
+    );
+    let cfg = TrainConfig {
+        loss: LossConfig {
+            result_weight: args.result_weight.clamp(0.0, 1.0),
+            k: args.k.max(1.0),
+        },
+        epochs: args.epochs,
+        batch_size: args.batch_size.max(1),
+        learning_rate: args.learning_rate,
+        lr_step: args.lr_step.max(1),
+        lr_gamma: args.lr_gamma,
+        weight_decay: args.weight_decay,
+        threads: args.threads.max(1),
+        seed: args.seed,
+    };
+    let mut trainer = if args.fresh || !args.checkpoint.exists() {
+        Trainer::new(args.seed)
+    } else {
+        match Trainer::load(&args.checkpoint) {
+            Ok(t) => {
+                eprintln!(
+                    "resuming from {} after epoch {}",
+                    args.checkpoint.display(),
+                    t.epoch
+                );
+                t
+            }
+            Err(e) => {
+                eprintln!("xqtrain nnue: {}: {e}", args.checkpoint.display());
+                return ExitCode::from(2);
+            }
+        }
+    };
+    if let Err(e) = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build_global()
+    {
+        eprintln!("xqtrain nnue: threads: {e}");
+    }
+    while trainer.epoch < cfg.epochs {
+        let r = trainer.epoch(&data.train, &data.validation, &cfg);
+        let validation = r
+            .validation_loss
+            .map_or(String::new(), |v| format!(", validation {v:.6}"));
+        eprintln!(
+            "epoch {}/{}: train {:.6}{validation}, {:.0} samples/s, lr {}",
+            r.epoch, cfg.epochs, r.train_loss, r.samples_per_second, r.learning_rate
+        );
+        let net = quantise(&trainer.params).to_bytes();
+        for (path, bytes) in [(&args.checkpoint, trainer.to_bytes()), (&args.out, net)] {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Err(e) = write_atomically(path, &bytes) {
+                eprintln!("xqtrain nnue: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    out!(
+        "net {} (checksum {:08x}) after {} epochs",
+        args.out.display(),
+        quantise(&trainer.params).checksum(),
+        trainer.epoch
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Datagen(args) => datagen(&args),
         Command::Tune(args) => tune(&args),
+        Command::Nnue(args) => nnue(&args),
     }
 }

@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 
+use crate::games::{GameRecord, NO_SCORE};
 use xqcore::{GameResult, Position};
 use xqengine::eval::{self, feature, MAX_PHASE, S};
 use xqrecords::pgn::Game;
@@ -90,6 +91,31 @@ impl Dataset {
             pos.make_move(m);
         }
         true
+    }
+
+    /// Adds the quiet searched positions of a self-play game
+    /// ([`crate::games`]): the move has a score, the side to move is not in
+    /// check and the move played is not a capture.
+    pub fn add_record(&mut self, game: &GameRecord) {
+        let result = match game.result {
+            GameResult::RedWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            _ => 0.5,
+        };
+        let Some(mut pos) = game.start_position() else {
+            return;
+        };
+        for &(m, score) in &game.moves {
+            let quiet = pos.board().piece_at(m.to()).is_none();
+            if score != NO_SCORE && quiet && !pos.in_check() {
+                let red = match pos.turn() {
+                    xqcore::Color::Red => f32::from(score),
+                    xqcore::Color::Black => -f32::from(score),
+                };
+                self.push(&pos, result, red);
+            }
+            pos.make_move(m);
+        }
     }
 
     fn push(&mut self, pos: &Position, result: f32, score: f32) {

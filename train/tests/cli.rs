@@ -1,4 +1,5 @@
-//! `xqtrain datagen` then `xqtrain tune`, as a user runs them.
+//! `xqtrain datagen` then `xqtrain tune` and `xqtrain nnue`, as a user
+//! runs them.
 
 use std::process::Command;
 
@@ -9,26 +10,28 @@ fn xqtrain(args: &[&str]) -> std::process::Output {
         .expect("run xqtrain")
 }
 
-#[test]
-fn data_from_self_play_and_records_tunes_the_weights() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data.txt");
+/// Plays `games` quick self-play games into the games file `data`.
+fn self_play(data: &std::path::Path, games: usize) {
+    let games = games.to_string();
+    let data = data.to_str().unwrap();
     let out = xqtrain(&[
-        "datagen",
-        "--out",
-        data.to_str().unwrap(),
-        "--games",
-        "2",
-        "--nodes",
-        "300",
+        "datagen", "--out", data, "--games", &games, "--nodes", "300", "--tables", "none",
     ]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let lines = std::fs::read_to_string(&data).unwrap().lines().count();
-    assert!(lines > 0);
+}
+
+#[test]
+fn data_from_self_play_and_records_tunes_the_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.games");
+    self_play(&data, 2);
+    let mut file = std::fs::File::open(&data).unwrap();
+    let games = xqtrain::games::read_games(&mut file).unwrap();
+    assert_eq!(games.len(), 2);
     // Game records in Chinese notation and Big5, read by xqrecords.
     let games = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -65,4 +68,50 @@ fn data_from_self_play_and_records_tunes_the_weights() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/games.pgn"));
+}
+
+#[test]
+fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.games");
+    self_play(&data, 4);
+    let checkpoint = dir.path().join("run.xqck");
+    let net = dir.path().join("run.xqnn");
+    let train = |epochs: &str| {
+        xqtrain(&[
+            "nnue",
+            data.to_str().unwrap(),
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--out",
+            net.to_str().unwrap(),
+            "--epochs",
+            epochs,
+            "--batch-size",
+            "64",
+            "--validation-every",
+            "2",
+        ])
+    };
+    let out = train("2");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("epoch 2/2: train"), "{stderr}");
+    assert!(stderr.contains("validation"), "{stderr}");
+    let first = xqnnue::Network::load(&net).unwrap();
+    let out = train("3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("after epoch 2"), "{stderr}");
+    assert!(stderr.contains("epoch 3/3"), "{stderr}");
+    assert!(!stderr.contains("epoch 1/3"), "{stderr}");
+    assert_ne!(xqnnue::Network::load(&net).unwrap(), first);
+    // A damaged checkpoint is refused, naming it, and left alone.
+    std::fs::write(&checkpoint, b"XQCKPT\0\0 not really").unwrap();
+    let out = train("4");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run.xqck"));
+    // Games files that are not games files are refused, naming them.
+    let out = xqtrain(&["nnue", "/nonexistent/x.games"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.games"));
 }

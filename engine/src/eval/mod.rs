@@ -35,6 +35,16 @@ pub enum Knowledge {
     Large,
 }
 
+/// Which evaluation the search uses (option `evaluation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// The learned net ([`xqnnue`]), with the draw knowledge of
+    /// [`without_winning_material`].
+    Nnue,
+    /// The hand-crafted terms of this module, at the [`Knowledge`] level.
+    Hce,
+}
+
 /// A midgame/endgame pair of centipawn values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct S {
@@ -464,6 +474,19 @@ fn scale(board: &Board, red_score: S) -> i32 {
     };
     if can_attack(board, leader) {
         64
+    } else {
+        0
+    }
+}
+
+/// A score from `turn`'s view, zeroed when the side it favours has nothing
+/// left that can give mate (the draw knowledge of [`scale`], for
+/// evaluations that do not have it, like the net's).
+#[inline]
+pub fn without_winning_material(board: &Board, turn: Color, score: i32) -> i32 {
+    let leader = if score >= 0 { turn } else { !turn };
+    if can_attack(board, leader) {
+        score
     } else {
         0
     }

@@ -16,6 +16,7 @@ use xqcore::{Color, Move, Outcome, Position, Repetition, NATURAL_MOVE_LIMIT};
 use crate::eval::{self, evaluate_lazy, Knowledge, S};
 use crate::time::{Iteration, TimeFactors};
 use crate::tt::{Bound, Entry, TranspositionTable};
+use xqnnue::accumulator::AccumulatorStack;
 
 pub use crate::time::{Limits, SearchControl};
 
@@ -102,6 +103,8 @@ pub struct SearchConfig {
     pub multipv: usize,
     /// Endgame tables probed after captures into their material.
     pub egtb: Option<std::sync::Arc<xqegtb::Tablebase>>,
+    /// The learned evaluation; `None`: the hand-crafted one, at `knowledge`.
+    pub net: Option<std::sync::Arc<xqnnue::Network>>,
 }
 
 impl Default for SearchConfig {
@@ -117,6 +120,7 @@ impl Default for SearchConfig {
             threads: 1,
             multipv: 1,
             egtb: None,
+            net: None,
         }
     }
 }
@@ -258,6 +262,8 @@ struct Worker<'a> {
     /// kept up to date by [`Worker::play`], with the values before each move.
     placement: S,
     placement_stack: Vec<S>,
+    /// The net's accumulators along the current line, with the net on.
+    accumulators: Option<AccumulatorStack>,
     /// Spare move-list buffers: each node takes a set for its picker and
     /// gives it back, so the pool grows to the deepest nesting of nodes
     /// (a singular-extension search nests two at a ply) and no further.
@@ -409,6 +415,11 @@ impl<'a> Worker<'a> {
             losing: Vec::new(),
             placement: eval::placement(pos.board()),
             placement_stack: Vec::with_capacity(MAX_PLY + 8),
+            accumulators: shared
+                .config
+                .net
+                .as_deref()
+                .map(|net| AccumulatorStack::new(net, pos.board())),
             buffers: scratch.buffers,
         }
     }
@@ -425,11 +436,16 @@ impl<'a> Worker<'a> {
         self.buffers.push(buffers);
     }
 
-    /// Plays a legal move, updating the placement sum.
+    /// Plays a legal move, updating the placement sum or, with the net
+    /// on, its accumulators.
     #[inline]
     fn play(&mut self, m: Move) {
-        self.placement_stack.push(self.placement);
-        self.placement += eval::placement_delta(&self.pos, m);
+        if let (Some(stack), Some(net)) = (&mut self.accumulators, &self.shared.config.net) {
+            stack.push(net, self.pos.board(), m);
+        } else {
+            self.placement_stack.push(self.placement);
+            self.placement += eval::placement_delta(&self.pos, m);
+        }
         self.pos.make_move(m);
     }
 
@@ -437,7 +453,10 @@ impl<'a> Worker<'a> {
     #[inline]
     fn take_back(&mut self) {
         self.pos.unmake_move();
-        self.placement = self.placement_stack.pop().expect("a move to take back");
+        match &mut self.accumulators {
+            Some(stack) => stack.pop(),
+            None => self.placement = self.placement_stack.pop().expect("a move to take back"),
+        }
     }
 
     /// The frame of `ply`.
@@ -799,14 +818,26 @@ impl<'a> Worker<'a> {
     /// The static evaluation, with the seeded noise `selectivity` asks
     /// for; lazy (and flagged so) when far outside `(alpha, beta)`.
     fn evaluate(&self, alpha: i32, beta: i32) -> (i32, bool) {
-        debug_assert_eq!(self.placement, eval::placement(self.pos.board()));
-        let (e, exact) = evaluate_lazy(
-            &self.pos,
-            self.placement,
-            self.shared.config.knowledge,
-            alpha,
-            beta,
-        );
+        let (e, exact) = match (&self.accumulators, &self.shared.config.net) {
+            (Some(stack), Some(net)) => {
+                let board = self.pos.board();
+                let score = net.evaluate(stack.top(), board, self.pos.turn());
+                (
+                    eval::without_winning_material(board, self.pos.turn(), score),
+                    true,
+                )
+            }
+            _ => {
+                debug_assert_eq!(self.placement, eval::placement(self.pos.board()));
+                evaluate_lazy(
+                    &self.pos,
+                    self.placement,
+                    self.shared.config.knowledge,
+                    alpha,
+                    beta,
+                )
+            }
+        };
         if self.shared.config.randomness == 0 {
             return (e, exact);
         }

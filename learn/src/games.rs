@@ -41,6 +41,17 @@ pub struct GameRecord {
     pub result: GameResult,
 }
 
+impl GameRecord {
+    /// The position the game starts from; `None` when the start FEN is
+    /// not a legal position.
+    pub fn start_position(&self) -> Option<Position> {
+        match &self.start {
+            Some(fen) => Position::from_fen(fen).ok(),
+            None => Some(Position::start()),
+        }
+    }
+}
+
 /// Why a games file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum GamesError {
@@ -62,7 +73,7 @@ pub fn write_header(out: &mut impl Write) -> io::Result<()> {
 
 /// Appends one game. Its result must be decided and its start, if any, a
 /// FEN of at most 255 bytes; moves past 65,535 plies are not written.
-pub fn write_game(out: &mut impl Write, game: &GameRecord) -> io::Result<()> {
+pub fn write_game(out: &mut (impl Write + ?Sized), game: &GameRecord) -> io::Result<()> {
     let result = match game.result {
         GameResult::RedWins => 0u8,
         GameResult::Draw => 1,
@@ -91,10 +102,9 @@ pub fn write_game(out: &mut impl Write, game: &GameRecord) -> io::Result<()> {
     out.write_all(&bytes)
 }
 
-/// Reads a whole games file: every game, its moves checked by replaying.
-pub fn read_games(input: &mut impl Read) -> Result<Vec<GameRecord>, GamesError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
+/// Checks that `bytes` start with the header of a games file this program
+/// reads.
+pub fn check_header(bytes: &[u8]) -> Result<(), GamesError> {
     if bytes.len() < 10 || bytes[..8] != MAGIC {
         return Err(GamesError::NotGames);
     }
@@ -102,19 +112,41 @@ pub fn read_games(input: &mut impl Read) -> Result<Vec<GameRecord>, GamesError> 
     if version != VERSION {
         return Err(GamesError::Version(version));
     }
+    Ok(())
+}
+
+/// Reads a whole games file: every game, its moves checked by replaying.
+pub fn read_games(input: &mut impl Read) -> Result<Vec<GameRecord>, GamesError> {
+    match read_games_until_damage(input)? {
+        (_, Some(damage)) => Err(damage),
+        (games, None) => Ok(games),
+    }
+}
+
+/// Reads a games file up to its first damaged game: the games before it,
+/// and the damage (a run that was killed can leave its last game cut
+/// short). A file without the header is refused outright.
+pub fn read_games_until_damage(
+    input: &mut impl Read,
+) -> Result<(Vec<GameRecord>, Option<GamesError>), GamesError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    check_header(&bytes)?;
     let mut at = 10;
     let mut games = Vec::new();
     while at < bytes.len() {
-        let number = games.len() + 1;
-        let bad = |reason: String| GamesError::Bad {
-            game: number,
-            reason,
-        };
-        let (game, next) = read_game(&bytes, at).map_err(bad)?;
-        games.push(game);
-        at = next;
+        match read_game(&bytes, at) {
+            Ok((game, next)) => {
+                games.push(game);
+                at = next;
+            }
+            Err(reason) => {
+                let game = games.len() + 1;
+                return Ok((games, Some(GamesError::Bad { game, reason })));
+            }
+        }
     }
-    Ok(games)
+    Ok((games, None))
 }
 
 /// One game from `bytes[at..]`, and where the next one starts.

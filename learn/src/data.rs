@@ -1,0 +1,229 @@
+//! Training samples from self-play games.
+//!
+//! A sample is a quiet position of a game — the move was searched (it has
+//! a score that is not a mate distance), the side to move is not in check
+//! and the move played is not a capture — with the mover's score and the
+//! game's result from the mover's side. Positions where a capture is the
+//! best move are left out because the static evaluation cannot see the
+//! capture coming; the score of such a position belongs to the search.
+//!
+//! Every game goes either to training or to validation, whole (positions
+//! of one game are too alike to test each other).
+
+use std::path::Path;
+
+use xqcore::{Color, GameResult, Piece, Position, Square};
+use xqnnue::{bucket, feature, features::mirrored};
+
+use crate::games::{read_games_until_damage, GameRecord, NO_SCORE};
+
+/// Most pieces on a board.
+pub const MAX_PIECES: usize = 32;
+
+/// One position with its labels, in 72 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Each piece as `piece index * 90 + square` (Red's view), `count` used.
+    pub pieces: [u16; MAX_PIECES],
+    pub count: u8,
+    /// The side to move.
+    pub turn: Color,
+    /// Output bucket ([`xqnnue::bucket`]).
+    pub bucket: u8,
+    /// Game result for the side to move: 0 lost, 1 drawn, 2 won.
+    pub result: u8,
+    /// Search score for the side to move, centipawns.
+    pub score: i16,
+}
+
+impl Sample {
+    /// The sample of `pos` with its labels.
+    pub fn new(pos: &Position, score: i16, result: GameResult) -> Sample {
+        let mut pieces = [0u16; MAX_PIECES];
+        let mut count = 0;
+        for (sq, piece) in pos.board().pieces().take(MAX_PIECES) {
+            pieces[count] = (piece.index() * 90 + sq.index()) as u16;
+            count += 1;
+        }
+        let turn = pos.turn();
+        let result = match (result, turn) {
+            (GameResult::RedWins, Color::Red) | (GameResult::BlackWins, Color::Black) => 2,
+            (GameResult::RedWins, Color::Black) | (GameResult::BlackWins, Color::Red) => 0,
+            _ => 1,
+        };
+        Sample {
+            pieces,
+            count: count as u8,
+            turn,
+            bucket: bucket(pos.board()) as u8,
+            result,
+            score,
+        }
+    }
+
+    /// The active inputs of both perspectives, the side to move's first,
+    /// optionally of the left-right mirrored position (which has the same
+    /// value: free extra data). Returns how many each holds.
+    pub fn features(
+        &self,
+        mirror: bool,
+        us: &mut [u16; MAX_PIECES],
+        them: &mut [u16; MAX_PIECES],
+    ) -> usize {
+        let n = self.count as usize;
+        for i in 0..n {
+            let code = self.pieces[i] as usize;
+            let piece = Piece::from_index(code / 90);
+            let sq = Square::from_index(code % 90).expect("a square below 90");
+            let (mut u, mut t) = (
+                feature(self.turn, piece, sq),
+                feature(!self.turn, piece, sq),
+            );
+            if mirror {
+                (u, t) = (mirrored(u), mirrored(t));
+            }
+            us[i] = u as u16;
+            them[i] = t as u16;
+        }
+        n
+    }
+
+    /// The result as a score for the side to move: 0, 0.5 or 1.
+    pub fn result_score(&self) -> f32 {
+        f32::from(self.result) / 2.0
+    }
+}
+
+/// Samples split into training and validation.
+#[derive(Default)]
+pub struct Dataset {
+    pub train: Vec<Sample>,
+    pub validation: Vec<Sample>,
+    /// Games read.
+    pub games: usize,
+}
+
+/// Which positions of a game become samples.
+#[derive(Clone, Copy, Debug)]
+pub struct Filter {
+    /// Scores beyond this (centipawns, either sign) are left out: the game
+    /// is decided and the score says little about the position.
+    pub max_score: i16,
+    /// Every this many games, one goes to validation (0: none).
+    pub validation_every: usize,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter {
+            max_score: 3_000,
+            validation_every: 20,
+        }
+    }
+}
+
+/// The quiet searched positions of `game` (see the module notes).
+pub fn game_samples(game: &GameRecord, filter: &Filter) -> Vec<Sample> {
+    let Some(mut pos) = game.start_position() else {
+        return Vec::new();
+    };
+    let mut samples = Vec::new();
+    for &(m, score) in &game.moves {
+        let quiet = pos.board().piece_at(m.to()).is_none() && !pos.in_check();
+        if score != NO_SCORE && quiet && score.abs() <= filter.max_score {
+            samples.push(Sample::new(&pos, score, game.result));
+        }
+        pos.make_move(m);
+    }
+    samples
+}
+
+impl Dataset {
+    /// Adds a game's samples to training or validation.
+    pub fn add_game(&mut self, game: &GameRecord, filter: &Filter) {
+        let samples = game_samples(game, filter);
+        let held_out =
+            filter.validation_every > 0 && self.games.is_multiple_of(filter.validation_every);
+        self.games += 1;
+        if held_out {
+            self.validation.extend(samples);
+        } else {
+            self.train.extend(samples);
+        }
+    }
+
+    /// Adds the games of a file; a file cut short (a killed run) gives the
+    /// games before the damage, and the damage is returned as a warning.
+    pub fn add_file(&mut self, path: &Path, filter: &Filter) -> Result<Option<String>, String> {
+        let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (games, damage) = read_games_until_damage(&mut std::io::BufReader::new(&mut file))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        for game in &games {
+            self.add_game(game, filter);
+        }
+        Ok(damage.map(|d| {
+            format!(
+                "{}: {d}; the {} games before it are used",
+                path.display(),
+                games.len()
+            )
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xqcore::{IccsMove, Move};
+
+    #[test]
+    fn samples_keep_quiet_scored_positions_with_the_movers_result() {
+        let mut pos = Position::start();
+        let mut moves = Vec::new();
+        // An unscored opening move, then Red's e2e6 captures a pawn.
+        for (text, score) in [
+            ("h2e2", NO_SCORE),
+            ("h9g7", 30),
+            ("e2e6", -20),
+            ("g6g5", 15),
+        ] {
+            let iccs: IccsMove = text.parse().unwrap();
+            let m = Move::new(iccs.from, iccs.to);
+            assert!(pos.is_legal(m), "{text}");
+            pos.make_move(m);
+            moves.push((m, score));
+        }
+        let game = GameRecord {
+            start: None,
+            moves,
+            result: GameResult::RedWins,
+        };
+        let samples = game_samples(&game, &Filter::default());
+        // e2e6 captures a pawn: left out. Black's h9g7 and g6g5 remain.
+        assert_eq!(samples.len(), 2);
+        assert_eq!(samples[0].turn, Color::Black);
+        assert_eq!(samples[0].score, 30);
+        assert_eq!(samples[0].result, 0, "Black lost");
+        assert_eq!(samples[1].turn, Color::Black);
+    }
+
+    #[test]
+    fn mirrored_features_are_those_of_the_mirrored_position() {
+        let pos = Position::from_fen(
+            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b - - 0 1",
+        )
+        .unwrap();
+        let a = Sample::new(&pos, 0, GameResult::Draw);
+        let b = Sample::new(&pos.mirror(), 0, GameResult::Draw);
+        let (mut au, mut at, mut bu, mut bt) = ([0; 32], [0; 32], [0; 32], [0; 32]);
+        let n = a.features(true, &mut au, &mut at);
+        b.features(false, &mut bu, &mut bt);
+        let sorted = |x: &[u16]| {
+            let mut v = x.to_vec();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(&au[..n]), sorted(&bu[..n]));
+        assert_eq!(sorted(&at[..n]), sorted(&bt[..n]));
+    }
+}

@@ -1,0 +1,359 @@
+//! AdamW over shuffled batches, spread across threads, with validation
+//! and resumable checkpoints.
+//!
+//! Each thread runs the forward and backward passes of its share of a
+//! batch into a gradient buffer of its own; the buffers are summed and one
+//! AdamW step updates every parameter (the batch touches nearly every
+//! input column, so a dense step costs little next to the passes).
+
+use std::io::Write;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::data::Sample;
+use crate::model::{
+    backward, clamp_params, forward, initial_params, loss_of, splitmix, Activations, LossConfig,
+    PARAMS,
+};
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    pub loss: LossConfig,
+    /// Epochs in all (a resumed run goes on to this many).
+    pub epochs: u32,
+    pub batch_size: usize,
+    pub learning_rate: f32,
+    /// The learning rate is multiplied by `lr_gamma` every this many epochs.
+    pub lr_step: u32,
+    pub lr_gamma: f32,
+    /// Decoupled weight decay (AdamW), per unit of learning rate.
+    pub weight_decay: f32,
+    pub threads: usize,
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            loss: LossConfig::default(),
+            epochs: 20,
+            batch_size: 16_384,
+            learning_rate: 0.001,
+            lr_step: 8,
+            lr_gamma: 0.3,
+            weight_decay: 0.01,
+            threads: 2,
+            seed: 1,
+        }
+    }
+}
+
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+const EPSILON: f32 = 1e-8;
+
+/// The trainable state: parameters, AdamW's moments, and where training
+/// stands. Saved whole as a checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trainer {
+    pub params: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+    /// Optimiser steps taken.
+    pub step: u64,
+    /// Epochs completed.
+    pub epoch: u32,
+}
+
+/// What an epoch measured.
+#[derive(Clone, Copy, Debug)]
+pub struct EpochReport {
+    pub epoch: u32,
+    pub train_loss: f64,
+    pub validation_loss: Option<f64>,
+    pub samples_per_second: f64,
+    pub learning_rate: f32,
+}
+
+/// Why a checkpoint could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("not a checkpoint of this trainer (magic, version or size)")]
+    Foreign,
+    #[error("checksum mismatch (the file is damaged)")]
+    Checksum,
+}
+
+/// The first bytes of a checkpoint.
+const CHECKPOINT_MAGIC: [u8; 8] = *b"XQCKPT\0\0";
+/// Checkpoint layout version; it also names the net layout of
+/// [`xqnnue::FORMAT_VERSION`] 1.
+const CHECKPOINT_VERSION: u16 = 1;
+
+impl Trainer {
+    /// A fresh model.
+    pub fn new(seed: u64) -> Trainer {
+        Trainer {
+            params: initial_params(seed),
+            m: vec![0.0; PARAMS],
+            v: vec![0.0; PARAMS],
+            step: 0,
+            epoch: 0,
+        }
+    }
+
+    /// The learning rate of the current epoch.
+    pub fn learning_rate(&self, cfg: &TrainConfig) -> f32 {
+        cfg.learning_rate * cfg.lr_gamma.powi((self.epoch / cfg.lr_step.max(1)) as i32)
+    }
+
+    /// One AdamW step with the summed gradient of `n` samples.
+    fn apply(&mut self, grad: &[f32], n: usize, lr: f32, cfg: &TrainConfig) {
+        self.step += 1;
+        let t = self.step as i32;
+        let (c1, c2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
+        let scale = 1.0 / n as f32;
+        let decay = 1.0 - lr * cfg.weight_decay;
+        self.params
+            .par_chunks_mut(4096)
+            .zip(self.m.par_chunks_mut(4096))
+            .zip(self.v.par_chunks_mut(4096))
+            .zip(grad.par_chunks(4096))
+            .for_each(|(((p, m), v), g)| {
+                for i in 0..p.len() {
+                    let g = g[i] * scale;
+                    m[i] = BETA1 * m[i] + (1.0 - BETA1) * g;
+                    v[i] = BETA2 * v[i] + (1.0 - BETA2) * g * g;
+                    p[i] = p[i] * decay - lr * (m[i] / c1) / ((v[i] / c2).sqrt() + EPSILON);
+                }
+            });
+        clamp_params(&mut self.params);
+    }
+
+    /// Trains one epoch over `train` (shuffled), then measures `validation`.
+    pub fn epoch(
+        &mut self,
+        train: &[Sample],
+        validation: &[Sample],
+        cfg: &TrainConfig,
+    ) -> EpochReport {
+        let started = std::time::Instant::now();
+        let lr = self.learning_rate(cfg);
+        let mut rng = cfg.seed ^ u64::from(self.epoch).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let mut order: Vec<u32> = (0..train.len() as u32).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, (splitmix(&mut rng) % (i as u64 + 1)) as usize);
+        }
+        let threads = cfg.threads.max(1);
+        let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; PARAMS]).collect();
+        let mut total = 0.0f64;
+        for batch in order.chunks(cfg.batch_size.max(1)) {
+            let share = batch.len().div_ceil(threads);
+            let params = &self.params;
+            let loss: f64 = grads
+                .par_iter_mut()
+                .zip(batch.par_chunks(share))
+                .map(|(grad, part)| {
+                    grad.fill(0.0);
+                    let mut act = Activations::new();
+                    let mut sum = 0.0f64;
+                    for &i in part {
+                        // The model is mirror-symmetric: no need to mirror.
+                        let sample = &train[i as usize];
+                        forward(params, sample, false, &mut act);
+                        sum += f64::from(backward(params, sample, &act, &cfg.loss, grad));
+                    }
+                    sum
+                })
+                .sum();
+            total += loss;
+            let (first, rest) = grads.split_at_mut(1);
+            for other in rest.iter().take(batch.len().div_ceil(share) - 1) {
+                first[0]
+                    .par_chunks_mut(4096)
+                    .zip(other.par_chunks(4096))
+                    .for_each(|(a, b)| {
+                        for (x, y) in a.iter_mut().zip(b) {
+                            *x += y;
+                        }
+                    });
+            }
+            self.apply(&first[0], batch.len(), lr, cfg);
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        self.epoch += 1;
+        EpochReport {
+            epoch: self.epoch,
+            train_loss: total / train.len().max(1) as f64,
+            validation_loss: (!validation.is_empty()).then(|| self.loss(validation, &cfg.loss)),
+            samples_per_second: train.len() as f64 / elapsed,
+            learning_rate: lr,
+        }
+    }
+
+    /// Mean loss over `samples` (not mirrored).
+    pub fn loss(&self, samples: &[Sample], loss: &LossConfig) -> f64 {
+        let total: f64 = samples
+            .par_chunks(4096)
+            .map(|part| {
+                let mut act = Activations::new();
+                part.iter()
+                    .map(|s| f64::from(loss_of(&self.params, s, false, loss, &mut act)))
+                    .sum::<f64>()
+            })
+            .sum();
+        total / samples.len().max(1) as f64
+    }
+
+    /// The checkpoint's bytes: header, parameters and moments, checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32 + 12 * PARAMS);
+        out.extend_from_slice(&CHECKPOINT_MAGIC);
+        out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&(PARAMS as u32).to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&self.epoch.to_le_bytes());
+        for x in self.params.iter().chain(&self.m).chain(&self.v) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Reads a checkpoint's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Trainer, CheckpointError> {
+        const HEAD: usize = 28;
+        if bytes.len() != HEAD + 12 * PARAMS + 4
+            || bytes[..8] != CHECKPOINT_MAGIC
+            || bytes[8..10] != CHECKPOINT_VERSION.to_le_bytes()
+            || bytes[12..16] != (PARAMS as u32).to_le_bytes()
+        {
+            return Err(CheckpointError::Foreign);
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body).to_le_bytes() != crc {
+            return Err(CheckpointError::Checksum);
+        }
+        let step = u64::from_le_bytes(body[16..24].try_into().expect("8 bytes"));
+        let epoch = u32::from_le_bytes(body[24..28].try_into().expect("4 bytes"));
+        let floats: Vec<f32> = body[HEAD..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(Trainer {
+            params: floats[..PARAMS].to_vec(),
+            m: floats[PARAMS..2 * PARAMS].to_vec(),
+            v: floats[2 * PARAMS..].to_vec(),
+            step,
+            epoch,
+        })
+    }
+
+    /// Reads a checkpoint file.
+    pub fn load(path: &Path) -> Result<Trainer, CheckpointError> {
+        Trainer::from_bytes(&std::fs::read(path)?)
+    }
+
+    /// Writes a checkpoint file whole or not at all (beside, then renamed).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        write_atomically(path, &self.to_bytes())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into
+/// place, so that an interrupted write leaves the old file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{game_samples, Filter};
+    use crate::games::{GameRecord, NO_SCORE};
+    use xqcore::{GameResult, Position};
+
+    /// Samples of pseudo-random games whose scores say who is ahead.
+    fn samples() -> Vec<Sample> {
+        let mut out = Vec::new();
+        let mut state = 11u64;
+        for g in 0..60 {
+            let mut pos = Position::start();
+            let mut moves = Vec::new();
+            for ply in 0..60 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = legal[(state >> 33) as usize % legal.len()];
+                let score = if ply < 4 {
+                    NO_SCORE
+                } else {
+                    ((state >> 20) % 200) as i16 - 100
+                };
+                pos.make_move(m);
+                moves.push((m, score));
+            }
+            let result = [GameResult::RedWins, GameResult::Draw, GameResult::BlackWins][g % 3];
+            let game = GameRecord {
+                start: None,
+                moves,
+                result,
+            };
+            out.extend(game_samples(&game, &Filter::default()));
+        }
+        out
+    }
+
+    #[test]
+    fn training_lowers_the_loss_and_checkpoints_round_trip() {
+        let data = samples();
+        let cfg = TrainConfig {
+            batch_size: 256,
+            epochs: 5,
+            threads: 2,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(1);
+        let before = trainer.loss(&data, &cfg.loss);
+        for _ in 0..5 {
+            trainer.epoch(&data, &[], &cfg);
+        }
+        let after = trainer.loss(&data, &cfg.loss);
+        assert!(after < before * 0.9, "loss {before} -> {after}");
+        let bytes = trainer.to_bytes();
+        let back = Trainer::from_bytes(&bytes).unwrap();
+        assert_eq!(back, trainer);
+        // Resuming goes on exactly as an uninterrupted run.
+        let mut a = trainer.clone();
+        let mut b = back;
+        a.epoch(&data, &[], &cfg);
+        b.epoch(&data, &[], &cfg);
+        assert_eq!(a, b);
+        let mut damaged = bytes.clone();
+        damaged[100] ^= 1;
+        assert!(matches!(
+            Trainer::from_bytes(&damaged),
+            Err(CheckpointError::Checksum)
+        ));
+        assert!(matches!(
+            Trainer::from_bytes(&bytes[..50]),
+            Err(CheckpointError::Foreign)
+        ));
+    }
+}

@@ -1,0 +1,201 @@
+//! The hidden layer of a position, and the output computed from it.
+
+use xqcore::{Board, Color, Move, Piece};
+
+use crate::features::{bucket, feature};
+use crate::network::Network;
+use crate::{simd, HIDDEN, QA, QB, SCALE};
+
+/// Both perspectives' hidden layer before activation (Red's, Black's),
+/// quantised by [`QA`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    pub values: [[i16; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            values: [[0; HIDDEN]; 2],
+        }
+    }
+}
+
+impl Network {
+    /// The accumulator of `board`, from scratch.
+    pub fn refresh(&self, board: &Board) -> Accumulator {
+        let mut acc = Accumulator::default();
+        for color in Color::ALL {
+            let half = &mut acc.values[color.index()];
+            half.copy_from_slice(&self.input_biases);
+            for (sq, piece) in board.pieces() {
+                simd::add_assign(half, self.column(feature(color, piece, sq)));
+            }
+        }
+        acc
+    }
+
+    /// Writes into `child` the accumulator after the legal move `m` on
+    /// `board` (the position before the move), from `parent`, the
+    /// accumulator of `board`.
+    #[inline]
+    pub fn update(&self, board: &Board, m: Move, parent: &Accumulator, child: &mut Accumulator) {
+        let (from, to) = (m.from(), m.to());
+        let moving: Piece = board.piece_at(from).expect("a piece on the from square");
+        let captured = board.piece_at(to);
+        for color in Color::ALL {
+            let i = color.index();
+            let add = self.column(feature(color, moving, to));
+            let sub = self.column(feature(color, moving, from));
+            match captured {
+                None => simd::add_sub(&mut child.values[i], &parent.values[i], add, sub),
+                Some(c) => {
+                    let gone = self.column(feature(color, c, to));
+                    simd::add_sub_sub(&mut child.values[i], &parent.values[i], add, sub, gone)
+                }
+            }
+        }
+    }
+
+    /// The net's score of a position in centipawns from `turn`'s view,
+    /// given its accumulator and board.
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, board: &Board, turn: Color) -> i32 {
+        let b = bucket(board);
+        let us = &acc.values[turn.index()];
+        let them = &acc.values[1 - turn.index()];
+        // Σ v² w is scaled by QA² QB: one QA off brings it to the bias's QA QB.
+        let sum = simd::screlu_dot(us, them, self.output(b)) / i64::from(QA)
+            + i64::from(self.output_biases[b]);
+        (sum * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// The net's score of `board` with `turn` to move, from scratch.
+    pub fn evaluate_board(&self, board: &Board, turn: Color) -> i32 {
+        self.evaluate(&self.refresh(board), board, turn)
+    }
+}
+
+/// The accumulators of a line of play: one per position from the root,
+/// each made from its parent when a move is played and dropped when it is
+/// taken back, so that a search never recomputes one from scratch.
+#[derive(Clone, Debug)]
+pub struct AccumulatorStack {
+    stack: Vec<Accumulator>,
+    depth: usize,
+}
+
+impl AccumulatorStack {
+    /// A stack holding the accumulator of `board`.
+    pub fn new(net: &Network, board: &Board) -> AccumulatorStack {
+        let mut stack = Vec::with_capacity(256);
+        stack.push(net.refresh(board));
+        AccumulatorStack { stack, depth: 0 }
+    }
+
+    /// Pushes the accumulator after the legal move `m` on `board`, the
+    /// position of the current top.
+    #[inline]
+    pub fn push(&mut self, net: &Network, board: &Board, m: Move) {
+        if self.depth + 1 == self.stack.len() {
+            self.stack.push(Accumulator::default());
+        }
+        let (parents, children) = self.stack.split_at_mut(self.depth + 1);
+        net.update(board, m, &parents[self.depth], &mut children[0]);
+        self.depth += 1;
+    }
+
+    /// Drops the top accumulator (the move is taken back).
+    #[inline]
+    pub fn pop(&mut self) {
+        debug_assert!(self.depth > 0, "a move to take back");
+        self.depth -= 1;
+    }
+
+    /// The accumulator of the current position.
+    #[inline]
+    pub fn top(&self) -> &Accumulator {
+        &self.stack[self.depth]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_for_tests::random_net;
+    use xqcore::Position;
+
+    /// A tiny pseudo-random stream for the tests' games.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn incremental_accumulators_equal_a_full_recompute() {
+        let net = random_net(3);
+        let mut rng = 0x1234_5678_9ABC_DEF1u64;
+        for _game in 0..40 {
+            let mut pos = Position::start();
+            let mut stack = AccumulatorStack::new(&net, pos.board());
+            let mut played = 0;
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[(next(&mut rng) % moves.len() as u64) as usize];
+                stack.push(&net, pos.board(), m);
+                pos.make_move(m);
+                played += 1;
+                assert_eq!(
+                    *stack.top(),
+                    net.refresh(pos.board()),
+                    "after {}",
+                    pos.fen()
+                );
+                // Now and then take a few moves back and check again.
+                if next(&mut rng).is_multiple_of(7) {
+                    for _ in 0..(next(&mut rng) % 3).min(played) {
+                        stack.pop();
+                        pos.unmake_move();
+                        played -= 1;
+                    }
+                    assert_eq!(*stack.top(), net.refresh(pos.board()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn evaluation_is_colour_and_mirror_symmetric() {
+        let net = random_net(5);
+        let mut rng = 99u64;
+        let mut pos = Position::start();
+        for _ in 0..200 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.make_move(moves[(next(&mut rng) % moves.len() as u64) as usize]);
+            let v = net.evaluate_board(pos.board(), pos.turn());
+            let mirror = pos.mirror();
+            assert_eq!(
+                net.evaluate_board(mirror.board(), mirror.turn()),
+                v,
+                "mirror of {}",
+                pos.fen()
+            );
+            let swapped = pos.board().flip_colors();
+            assert_eq!(
+                net.evaluate_board(&swapped, !pos.turn()),
+                v,
+                "colours swapped in {}",
+                pos.fen()
+            );
+        }
+    }
+}

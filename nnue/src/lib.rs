@@ -1,0 +1,80 @@
+//! The engine's learned evaluation (NNUE): an efficiently updatable neural
+//! network over piece-square inputs.
+//!
+//! Architecture (version 1 of the net file):
+//!
+//! ```text
+//! inputs   1,260 per perspective: 14 pieces (own 7, enemy 7) x 90 squares,
+//!          the board seen from that side (Black's view rotated)
+//! hidden   256 per perspective (the accumulator), shared weights,
+//!          the side to move's half first: 512 values
+//! act      SCReLU: clamp(x, 0, 1)^2
+//! output   1 of 8 buckets chosen by the attacking material left
+//! ```
+//!
+//! - [`features`]: the input and bucket layout, shared with the trainer.
+//! - [`Network`]: a quantised net, read from its file format or embedded.
+//! - [`Accumulator`]: the hidden layer of a position, built from scratch or
+//!   updated move by move; [`Network::evaluate`] finishes it to centipawns.
+//!
+//! The integer kernels live in one private module with the crate's only
+//! `unsafe`: AVX2 chosen at run time, portable code otherwise.
+
+pub mod accumulator;
+pub mod features;
+pub mod network;
+mod simd;
+
+pub use accumulator::Accumulator;
+pub use features::{bucket, feature, BUCKETS, INPUTS};
+pub use network::{NetError, Network, FORMAT_VERSION, MAGIC};
+
+/// Width of one perspective's hidden layer.
+pub const HIDDEN: usize = 256;
+/// Quantisation of the input layer: 1.0 is 255, the top of SCReLU's range.
+pub const QA: i32 = 255;
+/// Quantisation of the output weights.
+pub const QB: i32 = 64;
+/// Centipawns of one unit of the net's output.
+pub const SCALE: i32 = 400;
+
+/// Random nets for the tests, mirror-paired as the trainer makes them.
+#[cfg(test)]
+pub(crate) mod model_for_tests {
+    use crate::features::mirrored;
+    use crate::{Network, BUCKETS, HIDDEN, INPUTS};
+
+    /// A random net whose neurons come in mirror pairs, in the ranges the
+    /// trainer keeps (input weights within ±505, output within ±127).
+    pub fn random_net(seed: u64) -> Network {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut rand = move |range: i32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 20) % (2 * range as u64 + 1)) as i32 - range
+        };
+        let free = HIDDEN / 2;
+        let own: Vec<i16> = (0..INPUTS * free).map(|_| rand(120) as i16).collect();
+        let mut input_weights = vec![0i16; INPUTS * HIDDEN];
+        for f in 0..INPUTS {
+            for j in 0..free {
+                input_weights[f * HIDDEN + j] = own[f * free + j];
+                input_weights[f * HIDDEN + free + j] = own[mirrored(f) * free + j];
+            }
+        }
+        let biases: Vec<i16> = (0..free).map(|_| rand(200) as i16).collect();
+        let mut output_weights = Vec::new();
+        for _ in 0..2 * BUCKETS {
+            let half: Vec<i16> = (0..free).map(|_| rand(127) as i16).collect();
+            output_weights.extend_from_slice(&half);
+            output_weights.extend_from_slice(&half);
+        }
+        Network {
+            input_weights,
+            input_biases: biases.iter().chain(&biases).copied().collect(),
+            output_weights,
+            output_biases: (0..BUCKETS).map(|_| rand(100_000)).collect(),
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The integer kernels of inference, with the crate's only `unsafe`.
+//!
+//! Each kernel has a portable body, written so the compiler vectorises it,
+//! and on x86-64 an AVX2 version chosen at run time: the same body compiled
+//! with AVX2 enabled for the element-wise kernels, and intrinsics for the
+//! output layer's multiply-add. Results are identical on both paths
+//! (integer arithmetic, the same order of lane sums up to wrapping-free
+//! bounds; see [`screlu_dot`]).
+
+#![allow(unsafe_code)]
+
+use crate::{HIDDEN, QA};
+
+/// Whether the running CPU has AVX2 (checked once, then cached by std).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Calls the AVX2 compilation of a kernel when the CPU has it, else the
+/// portable one.
+macro_rules! dispatch {
+    ($portable:ident, $avx2:ident, $($arg:expr),*) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx2() {
+                // SAFETY: the CPU supports AVX2 (checked just above), the
+                // only requirement of a `target_feature(enable = "avx2")`
+                // function; the arguments are plain slices.
+                return unsafe { $avx2($($arg),*) };
+            }
+        }
+        $portable($($arg),*)
+    }};
+}
+
+#[inline(always)]
+fn add_sub_portable(out: &mut [i16; HIDDEN], input: &[i16; HIDDEN], add: &[i16], sub: &[i16]) {
+    let (add, sub) = (&add[..HIDDEN], &sub[..HIDDEN]);
+    for i in 0..HIDDEN {
+        out[i] = input[i].wrapping_add(add[i]).wrapping_sub(sub[i]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_sub_avx2(out: &mut [i16; HIDDEN], input: &[i16; HIDDEN], add: &[i16], sub: &[i16]) {
+    add_sub_portable(out, input, add, sub)
+}
+
+/// `out = input + add - sub`, element-wise (a quiet move).
+pub fn add_sub(out: &mut [i16; HIDDEN], input: &[i16; HIDDEN], add: &[i16], sub: &[i16]) {
+    dispatch!(add_sub_portable, add_sub_avx2, out, input, add, sub)
+}
+
+#[inline(always)]
+fn add_sub_sub_portable(
+    out: &mut [i16; HIDDEN],
+    input: &[i16; HIDDEN],
+    add: &[i16],
+    sub1: &[i16],
+    sub2: &[i16],
+) {
+    let (add, sub1, sub2) = (&add[..HIDDEN], &sub1[..HIDDEN], &sub2[..HIDDEN]);
+    for i in 0..HIDDEN {
+        out[i] = input[i]
+            .wrapping_add(add[i])
+            .wrapping_sub(sub1[i])
+            .wrapping_sub(sub2[i]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_sub_sub_avx2(
+    out: &mut [i16; HIDDEN],
+    input: &[i16; HIDDEN],
+    add: &[i16],
+    sub1: &[i16],
+    sub2: &[i16],
+) {
+    add_sub_sub_portable(out, input, add, sub1, sub2)
+}
+
+/// `out = input + add - sub1 - sub2`, element-wise (a capture).
+pub fn add_sub_sub(
+    out: &mut [i16; HIDDEN],
+    input: &[i16; HIDDEN],
+    add: &[i16],
+    sub1: &[i16],
+    sub2: &[i16],
+) {
+    dispatch!(
+        add_sub_sub_portable,
+        add_sub_sub_avx2,
+        out,
+        input,
+        add,
+        sub1,
+        sub2
+    )
+}
+
+#[inline(always)]
+fn add_assign_portable(acc: &mut [i16; HIDDEN], row: &[i16]) {
+    let row = &row[..HIDDEN];
+    for i in 0..HIDDEN {
+        acc[i] = acc[i].wrapping_add(row[i]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_assign_avx2(acc: &mut [i16; HIDDEN], row: &[i16]) {
+    add_assign_portable(acc, row)
+}
+
+/// `acc += row`, element-wise (building an accumulator from scratch).
+pub fn add_assign(acc: &mut [i16; HIDDEN], row: &[i16]) {
+    dispatch!(add_assign_portable, add_assign_avx2, acc, row)
+}
+
+/// Partial sums kept apart before the final sum, so none overflows an
+/// i32: each of the 16 lanes adds 32 products of at most 255² x 128
+/// (8.3e6), 2.7e8 in all; the lanes are added in i64. (The AVX2 path's
+/// eight lanes add 64 products each, 5.3e8.)
+const LANES: usize = 16;
+
+#[inline(always)]
+fn screlu_dot_portable(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    let weights = &weights[..2 * HIDDEN];
+    let mut lanes = [0i32; LANES];
+    for (half, values) in [us, them].into_iter().enumerate() {
+        let w = &weights[half * HIDDEN..(half + 1) * HIDDEN];
+        for i in 0..HIDDEN {
+            let v = i32::from(values[i]).clamp(0, QA);
+            // (v * w) fits an i16 as long as |w| <= 128: the AVX2 path
+            // multiplies in 16 bits, so both paths agree.
+            let vw = (v * i32::from(w[i])) as i16;
+            lanes[i % LANES] += i32::from(vw) * v;
+        }
+    }
+    lanes.iter().map(|&l| i64::from(l)).sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn screlu_dot_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    use std::arch::x86_64::*;
+    let weights = &weights[..2 * HIDDEN];
+    let zero = _mm256_setzero_si256();
+    let top = _mm256_set1_epi16(QA as i16);
+    let mut sum = _mm256_setzero_si256();
+    for (half, values) in [us, them].into_iter().enumerate() {
+        let w = &weights[half * HIDDEN..(half + 1) * HIDDEN];
+        for i in (0..HIDDEN).step_by(16) {
+            // SAFETY: `i + 16 <= HIDDEN` and both slices hold HIDDEN
+            // values; unaligned loads have no alignment requirement.
+            let v = _mm256_loadu_si256(values.as_ptr().add(i).cast());
+            let wv = _mm256_loadu_si256(w.as_ptr().add(i).cast());
+            let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+            // v * w in 16 bits, then (v * w) * v summed pairwise in 32.
+            let vw = _mm256_mullo_epi16(v, wv);
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
+        }
+    }
+    let mut lanes = [0i32; 8];
+    // SAFETY: `lanes` is 32 bytes, the size of the store.
+    _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum);
+    lanes.iter().map(|&l| i64::from(l)).sum()
+}
+
+/// Σ clamp(v, 0, QA)² · w over both halves of the hidden layer (the side
+/// to move's first), `weights` holding `2 * HIDDEN` output weights, each
+/// within ±128.
+pub fn screlu_dot(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+    dispatch!(screlu_dot_portable, screlu_dot_avx2, us, them, weights)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pseudo(seed: u64, n: usize, range: i32) -> Vec<i16> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) as i32 % (2 * range + 1) - range) as i16
+            })
+            .collect()
+    }
+
+    #[test]
+    fn both_paths_agree() {
+        for seed in 0..20 {
+            let us: [i16; HIDDEN] = pseudo(seed, HIDDEN, 400).try_into().unwrap();
+            let them: [i16; HIDDEN] = pseudo(seed + 100, HIDDEN, 400).try_into().unwrap();
+            let w = pseudo(seed + 200, 2 * HIDDEN, 127);
+            let portable = screlu_dot_portable(&us, &them, &w);
+            assert_eq!(screlu_dot(&us, &them, &w), portable);
+            let mut exact = 0i64;
+            for i in 0..HIDDEN {
+                let a = i64::from(us[i].clamp(0, 255));
+                let b = i64::from(them[i].clamp(0, 255));
+                exact += a * a * i64::from(w[i]) + b * b * i64::from(w[HIDDEN + i]);
+            }
+            assert_eq!(portable, exact);
+            let row = pseudo(seed + 300, HIDDEN, 300);
+            let row2 = pseudo(seed + 400, HIDDEN, 300);
+            let mut a = [0i16; HIDDEN];
+            let mut b = [0i16; HIDDEN];
+            add_sub(&mut a, &us, &row, &row2);
+            add_sub_portable(&mut b, &us, &row, &row2);
+            assert_eq!(a, b);
+            add_sub_sub(&mut a, &us, &row, &row2, &w[..HIDDEN]);
+            add_sub_sub_portable(&mut b, &us, &row, &row2, &w[..HIDDEN]);
+            assert_eq!(a, b);
+        }
+    }
+}
