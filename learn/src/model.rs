@@ -21,7 +21,7 @@
 //! with the search score's probability, sigmoid(score / K).
 
 use xqnnue::features::mirrored;
-use xqnnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, SCALE};
+use xqnnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, QI, SCALE};
 
 use crate::data::{Sample, MAX_PIECES};
 
@@ -38,9 +38,9 @@ pub const OUTPUT_BIASES: usize = OUTPUT_WEIGHTS + BUCKETS * 2 * FREE;
 /// Number of parameters.
 pub const PARAMS: usize = OUTPUT_BIASES + BUCKETS;
 
-/// Largest input weight or bias: 32 pieces' worth stays far inside the
-/// int16 accumulator once scaled by QA (32 x 1.98 x 255 = 16,157).
-pub const INPUT_LIMIT: f32 = 1.98;
+/// Largest input weight or bias: a bias and 32 pieces' worth stay inside
+/// the int16 accumulator once scaled by QI (33 x 0.96 x 1,020 = 32,314).
+pub const INPUT_LIMIT: f32 = 0.96;
 /// Largest output weight: scaled by QB it stays within -128..=127.
 pub const OUTPUT_LIMIT: f32 = 127.0 / QB as f32;
 
@@ -264,8 +264,8 @@ pub fn quantise(params: &[f32]) -> Network {
         let mirror = &params[INPUT_WEIGHTS + mirrored(f) * FREE..][..FREE];
         let column = &mut input_weights[f * HIDDEN..][..HIDDEN];
         for j in 0..FREE {
-            column[j] = q16(own[j], QA);
-            column[FREE + j] = q16(mirror[j], QA);
+            column[j] = q16(own[j], QI);
+            column[FREE + j] = q16(mirror[j], QI);
         }
     }
     let pair = |tensor: &[f32], scale: i32| -> Vec<i16> {
@@ -280,7 +280,7 @@ pub fn quantise(params: &[f32]) -> Network {
         input_biases: params[INPUT_BIASES..OUTPUT_WEIGHTS]
             .iter()
             .chain(&params[INPUT_BIASES..OUTPUT_WEIGHTS])
-            .map(|&w| q16(w, QA))
+            .map(|&w| q16(w, QI))
             .collect(),
         output_weights: pair(&params[OUTPUT_WEIGHTS..OUTPUT_BIASES], QB),
         output_biases: params[OUTPUT_BIASES..]
@@ -332,7 +332,7 @@ mod tests {
             *p = 0.3;
         }
         for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIASES] {
-            *p *= 10.0;
+            *p *= 4.0;
         }
         params
     }
@@ -397,6 +397,8 @@ mod tests {
         params[INPUT_WEIGHTS..OUTPUT_WEIGHTS]
             .iter_mut()
             .for_each(|x| on_grid(x, QA));
+        // (Multiples of 1/255 are multiples of 4/1,020: the activations'
+        // rounding is exact too.)
         params[OUTPUT_WEIGHTS..OUTPUT_BIASES]
             .iter_mut()
             .for_each(|x| on_grid(x, QB));

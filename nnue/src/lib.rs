@@ -31,10 +31,20 @@ pub use network::{NetError, Network, FORMAT_VERSION, MAGIC};
 
 /// Width of one perspective's hidden layer.
 pub const HIDDEN: usize = 256;
-/// Quantisation of the input layer: 1.0 is 255, the top of SCReLU's range.
+/// Quantisation of the activations: 1.0 is 255, the top of SCReLU's range.
 pub const QA: i32 = 255;
-/// Quantisation of the output weights.
-pub const QB: i32 = 64;
+/// The accumulator keeps this many bits below the activations' steps: input
+/// weights and biases are scaled by `QA << ACC_SHIFT` (1,020), so the sum of
+/// some 30 of them is rounded once, to 1/255, when it is activated, instead
+/// of carrying 30 roundings of 1/255.
+pub const ACC_SHIFT: u32 = 2;
+/// Scale of the input weights, biases and accumulators.
+pub const QI: i32 = QA << ACC_SHIFT;
+/// Quantisation of the output weights: steps of 1/256, so that the small
+/// weights a 512-input output layer learns (around 0.08) keep 5 % or finer
+/// resolution; the int16 product of an activation (at most 255) and a
+/// weight bounds the weights to ±127/256.
+pub const QB: i32 = 256;
 /// Centipawns of one unit of the net's output.
 pub const SCALE: i32 = 400;
 

@@ -6,10 +6,11 @@
 //! header  32 bytes
 //!   magic "XQNNUE\0\0", u16 format version (1),
 //!   u16 inputs (1,260), u16 hidden (256), u16 buckets (8),
-//!   u16 QA (255), u16 QB (64), u16 scale (400), u16 reserved (0),
+//!   u16 QA (255), u16 QB (256), u16 scale (400), u16 accumulator shift (2),
 //!   u32 payload length, u32 CRC-32 of the payload
 //! payload
-//!   i16 input weights [inputs][hidden], i16 input biases [hidden],
+//!   i16 input weights [inputs][hidden], i16 input biases [hidden]
+//!       (scaled by QA << shift),
 //!   i16 output weights [buckets][2 x hidden] (side to move's half first),
 //!   i32 output biases [buckets]
 //! ```
@@ -20,7 +21,7 @@
 
 use std::path::Path;
 
-use crate::{features::BUCKETS, features::INPUTS, HIDDEN, QA, QB, SCALE};
+use crate::{features::BUCKETS, features::INPUTS, ACC_SHIFT, HIDDEN, QA, QB, SCALE};
 
 /// The first bytes of a net file.
 pub const MAGIC: [u8; 8] = *b"XQNNUE\0\0";
@@ -43,7 +44,7 @@ pub enum NetError {
     NotANet,
     #[error("net format version {0}: this program reads version {FORMAT_VERSION}")]
     Version(u16),
-    #[error("net architecture {0}: this program reads {INPUTS}->{HIDDEN}x2->1 with {BUCKETS} buckets, QA {QA}, QB {QB}, scale {SCALE}")]
+    #[error("net architecture {0}: this program reads {INPUTS}->{HIDDEN}x2->1 with {BUCKETS} buckets, QA {QA}, QB {QB}, scale {SCALE}, shift {ACC_SHIFT}")]
     Architecture(String),
     #[error("truncated: {have} bytes, the header says {want}")]
     Truncated { have: usize, want: usize },
@@ -53,8 +54,8 @@ pub enum NetError {
     WeightRange(i16),
 }
 
-/// A quantised net: input weights and biases scaled by [`QA`], output
-/// weights by [`QB`], output biases by `QA x QB`.
+/// A quantised net: input weights and biases scaled by [`crate::QI`],
+/// output weights by [`QB`], output biases by `QA x QB`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     /// `[INPUTS][HIDDEN]`: the column of each input.
@@ -107,6 +108,7 @@ impl Network {
             u16_at(16),
             u16_at(18),
             u16_at(20),
+            u16_at(22),
         ];
         let ours = [
             INPUTS,
@@ -115,12 +117,13 @@ impl Network {
             QA as usize,
             QB as usize,
             SCALE as usize,
+            ACC_SHIFT as usize,
         ]
         .map(|v| v as u16);
         if shape != ours {
-            let [i, h, b, qa, qb, s] = shape;
+            let [i, h, b, qa, qb, s, shift] = shape;
             return Err(NetError::Architecture(format!(
-                "{i}->{h}x2->1 with {b} buckets, QA {qa}, QB {qb}, scale {s}"
+                "{i}->{h}x2->1 with {b} buckets, QA {qa}, QB {qb}, scale {s}, shift {shift}"
             )));
         }
         let want = u32_at(24) as usize;
@@ -207,7 +210,7 @@ impl Network {
             QA as u16,
             QB as u16,
             SCALE as u16,
-            0,
+            ACC_SHIFT as u16,
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }

@@ -9,7 +9,7 @@
 
 #![allow(unsafe_code)]
 
-use crate::{HIDDEN, QA};
+use crate::{ACC_SHIFT, HIDDEN, QI};
 
 /// Whether the running CPU has AVX2 (checked once, then cached by std).
 #[inline]
@@ -133,6 +133,13 @@ pub fn add_assign(acc: &mut [i16; HIDDEN], row: &[i16]) {
 /// eight lanes add 64 products each, 5.3e8.)
 const LANES: usize = 16;
 
+/// An accumulator value as an activation input: clamped to SCReLU's range
+/// and rounded to steps of 1/255 (0..=255).
+#[inline(always)]
+fn activation(acc: i16) -> i32 {
+    (i32::from(acc).clamp(0, QI) + (1 << (ACC_SHIFT - 1))) >> ACC_SHIFT
+}
+
 #[inline(always)]
 fn screlu_dot_portable(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
     let weights = &weights[..2 * HIDDEN];
@@ -140,7 +147,7 @@ fn screlu_dot_portable(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]
     for (half, values) in [us, them].into_iter().enumerate() {
         let w = &weights[half * HIDDEN..(half + 1) * HIDDEN];
         for i in 0..HIDDEN {
-            let v = i32::from(values[i]).clamp(0, QA);
+            let v = activation(values[i]);
             // (v * w) fits an i16 as long as |w| <= 128: the AVX2 path
             // multiplies in 16 bits, so both paths agree.
             let vw = (v * i32::from(w[i])) as i16;
@@ -156,7 +163,8 @@ unsafe fn screlu_dot_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i
     use std::arch::x86_64::*;
     let weights = &weights[..2 * HIDDEN];
     let zero = _mm256_setzero_si256();
-    let top = _mm256_set1_epi16(QA as i16);
+    let top = _mm256_set1_epi16(QI as i16);
+    let round = _mm256_set1_epi16(1 << (ACC_SHIFT - 1));
     let mut sum = _mm256_setzero_si256();
     for (half, values) in [us, them].into_iter().enumerate() {
         let w = &weights[half * HIDDEN..(half + 1) * HIDDEN];
@@ -166,6 +174,7 @@ unsafe fn screlu_dot_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i
             let v = _mm256_loadu_si256(values.as_ptr().add(i).cast());
             let wv = _mm256_loadu_si256(w.as_ptr().add(i).cast());
             let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+            let v = _mm256_srli_epi16::<{ ACC_SHIFT as i32 }>(_mm256_add_epi16(v, round));
             // v * w in 16 bits, then (v * w) * v summed pairwise in 32.
             let vw = _mm256_mullo_epi16(v, wv);
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
@@ -177,7 +186,8 @@ unsafe fn screlu_dot_avx2(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i
     lanes.iter().map(|&l| i64::from(l)).sum()
 }
 
-/// Σ clamp(v, 0, QA)² · w over both halves of the hidden layer (the side
+/// Σ a² · w over both halves of the hidden layer, a the [`activation`] of
+/// each accumulator value (the side
 /// to move's first), `weights` holding `2 * HIDDEN` output weights, each
 /// within ±128.
 pub fn screlu_dot(us: &[i16; HIDDEN], them: &[i16; HIDDEN], weights: &[i16]) -> i64 {
@@ -203,15 +213,15 @@ mod tests {
     #[test]
     fn both_paths_agree() {
         for seed in 0..20 {
-            let us: [i16; HIDDEN] = pseudo(seed, HIDDEN, 400).try_into().unwrap();
-            let them: [i16; HIDDEN] = pseudo(seed + 100, HIDDEN, 400).try_into().unwrap();
+            let us: [i16; HIDDEN] = pseudo(seed, HIDDEN, 1500).try_into().unwrap();
+            let them: [i16; HIDDEN] = pseudo(seed + 100, HIDDEN, 1500).try_into().unwrap();
             let w = pseudo(seed + 200, 2 * HIDDEN, 127);
             let portable = screlu_dot_portable(&us, &them, &w);
             assert_eq!(screlu_dot(&us, &them, &w), portable);
             let mut exact = 0i64;
             for i in 0..HIDDEN {
-                let a = i64::from(us[i].clamp(0, 255));
-                let b = i64::from(them[i].clamp(0, 255));
+                let a = i64::from(activation(us[i]));
+                let b = i64::from(activation(them[i]));
                 exact += a * a * i64::from(w[i]) + b * b * i64::from(w[HIDDEN + i]);
             }
             assert_eq!(portable, exact);

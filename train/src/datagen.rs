@@ -49,6 +49,9 @@ pub struct DatagenConfig {
     pub seed: u64,
     /// Endgame tables: games end on reaching them, with their result.
     pub tables: Option<Arc<Tablebase>>,
+    /// The net both sides evaluate with; `None`: the hand-crafted
+    /// evaluation.
+    pub net: Option<Arc<xqnnue::Network>>,
 }
 
 /// A game adjudicated by score once both sides agree it is this lopsided.
@@ -161,6 +164,7 @@ fn play_game(
     }
     let config = SearchConfig {
         egtb: cfg.tables.clone(),
+        net: cfg.net.clone(),
         ..SearchConfig::default()
     };
     let limits = Limits {
@@ -293,6 +297,7 @@ mod tests {
             random_plies: 4,
             seed: 7,
             tables: None,
+            net: None,
         };
         let mut buf: Vec<u8> = Vec::new();
         write_header(&mut buf).unwrap();

@@ -119,6 +119,10 @@ struct DatagenArgs {
     /// exact result [default: data/egtb when present]. `none`: no tables.
     #[arg(long)]
     tables: Option<PathBuf>,
+    /// Play with the learned evaluation of this net file (`builtin`: the
+    /// net inside the engine) instead of the hand-crafted one.
+    #[arg(long)]
+    net: Option<PathBuf>,
 }
 
 /// Arguments of `xqtrain tune`.
@@ -194,6 +198,17 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         }
         None => None,
     };
+    let net = match args.net.as_deref() {
+        None => None,
+        Some(p) if p.as_os_str() == "builtin" => Some(xqnnue::Network::embedded().clone()),
+        Some(p) => match xqnnue::Network::load(p) {
+            Ok(net) => Some(net),
+            Err(e) => return fail(&format!("{}: {e}", p.display())),
+        },
+    };
+    if let Some(net) = &net {
+        eprintln!("evaluating with net {:08x}", net.checksum());
+    }
     let mut file = match open_games_file(&args.out) {
         Ok(f) => f,
         Err(e) => return fail(&format!("{}: {e}", args.out.display())),
@@ -205,6 +220,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         random_plies: args.random_plies,
         seed: args.seed,
         tables,
+        net: net.map(std::sync::Arc::new),
     };
     let bar = indicatif::ProgressBar::new(args.games as u64);
     bar.set_style(
@@ -371,7 +387,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
 fn nnue(args: &NnueArgs) -> ExitCode {
     use xqlearn::data::{Dataset, Filter};
     use xqlearn::model::{quantise, LossConfig};
-    use xqlearn::trainer::{write_atomically, TrainConfig, Trainer};
+    use xqlearn::trainer::{TrainConfig, Trainer};
     let filter = Filter {
         max_score: args.max_score,
         validation_every: args.validation_every,
@@ -444,16 +460,14 @@ fn nnue(args: &NnueArgs) -> ExitCode {
             "epoch {}/{}: train {:.6}{validation}, {:.0} samples/s, lr {}",
             r.epoch, cfg.epochs, r.train_loss, r.samples_per_second, r.learning_rate
         );
-        let net = quantise(&trainer.params).to_bytes();
-        for (path, bytes) in [(&args.checkpoint, trainer.to_bytes()), (&args.out, net)] {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            if let Err(e) = write_atomically(path, &bytes) {
-                eprintln!("xqtrain nnue: {}: {e}", path.display());
-                return ExitCode::FAILURE;
-            }
+        if let Some(code) = save(&trainer, &args.checkpoint, &args.out) {
+            return code;
         }
+    }
+    // The net again, for a run that had no epoch left: a checkpoint is
+    // exported as it is.
+    if let Some(code) = save(&trainer, &args.checkpoint, &args.out) {
+        return code;
     }
     out!(
         "net {} (checksum {:08x}) after {} epochs",
@@ -462,6 +476,26 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         trainer.epoch
     );
     ExitCode::SUCCESS
+}
+
+/// Writes the checkpoint and the quantised net, each whole or not at all;
+/// `Some(exit code)` when one cannot be written.
+fn save(
+    trainer: &xqlearn::trainer::Trainer,
+    checkpoint: &std::path::Path,
+    net: &std::path::Path,
+) -> Option<ExitCode> {
+    let bytes = xqlearn::model::quantise(&trainer.params).to_bytes();
+    for (path, bytes) in [(checkpoint, trainer.to_bytes()), (net, bytes)] {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = xqlearn::trainer::write_atomically(path, &bytes) {
+            eprintln!("xqtrain nnue: {}: {e}", path.display());
+            return Some(ExitCode::FAILURE);
+        }
+    }
+    None
 }
 
 fn main() -> ExitCode {

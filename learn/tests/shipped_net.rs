@@ -1,0 +1,55 @@
+//! The net built into the engine is the quantisation of the committed
+//! training checkpoint, and plays like the float model it came from.
+
+use std::path::Path;
+
+use xqcore::{GameResult, Position};
+use xqlearn::data::Sample;
+use xqlearn::model::{evaluate, quantise};
+use xqlearn::trainer::Trainer;
+use xqnnue::Network;
+
+fn checkpoint() -> Trainer {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nnue/train/checkpoint.xqck");
+    Trainer::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_built_in_net_is_the_checkpoint_quantised() {
+    assert_eq!(quantise(&checkpoint().params), *Network::embedded());
+}
+
+#[test]
+fn the_quantised_net_stays_close_to_the_float_model() {
+    let params = checkpoint().params;
+    let net = Network::embedded();
+    let mut pos = Position::start();
+    let mut state = 5u64;
+    let (mut worst, mut total, mut n) = (0.0f32, 0.0f32, 0);
+    for _ in 0..2_000 {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.ply() > 150 {
+            pos = Position::start();
+            continue;
+        }
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        pos.make_move(moves[(state >> 33) as usize % moves.len()]);
+        let float = evaluate(&params, &Sample::new(&pos, 0, GameResult::Draw));
+        let int = net.evaluate_board(pos.board(), pos.turn()) as f32;
+        let error = (float - int).abs();
+        worst = worst.max(error);
+        total += error;
+        n += 1;
+        // Output weights in steps of 1/256 and activations in steps of
+        // 1/255: measured at 4.2 cp mean, 15.7 worst (docs/nnue.md).
+        assert!(
+            error <= 12.0 + 0.03 * float.abs(),
+            "{}: float {float:.1}, net {int}",
+            pos.fen()
+        );
+    }
+    let mean = total / n as f32;
+    assert!(mean <= 6.0, "mean error {mean:.2} cp (worst {worst:.1})");
+}
