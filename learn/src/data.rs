@@ -32,7 +32,8 @@ pub struct Sample {
     pub bucket: u8,
     /// Game result for the side to move: 0 lost, 1 drawn, 2 won.
     pub result: u8,
-    /// Search score for the side to move, centipawns.
+    /// Search score for the side to move, centipawns; [`NO_SCORE`] for a
+    /// position of a game record, judged by the result alone.
     pub score: i16,
 }
 
@@ -139,6 +140,28 @@ pub fn game_samples(game: &GameRecord, filter: &Filter) -> Vec<Sample> {
 }
 
 impl Dataset {
+    /// Adds the quiet positions of a game record (moves from `start`, a
+    /// decided `result`) to training, without scores: from ply 10 on, the
+    /// side to move not in check, the move played not a capture. Returns
+    /// how many.
+    pub fn add_record(
+        &mut self,
+        start: &Position,
+        moves: &[xqcore::Move],
+        result: GameResult,
+    ) -> usize {
+        let mut pos = start.clone();
+        let before = self.train.len();
+        for &m in moves {
+            let quiet = pos.board().piece_at(m.to()).is_none() && !pos.in_check();
+            if quiet && pos.ply() >= 10 {
+                self.train.push(Sample::new(&pos, NO_SCORE, result));
+            }
+            pos.make_move(m);
+        }
+        self.train.len() - before
+    }
+
     /// Adds a game's samples to training or validation.
     pub fn add_game(&mut self, game: &GameRecord, filter: &Filter) {
         let samples = game_samples(game, filter);

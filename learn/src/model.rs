@@ -24,6 +24,7 @@ use xqnnue::features::mirrored;
 use xqnnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, QI, SCALE};
 
 use crate::data::{Sample, MAX_PIECES};
+use crate::games::NO_SCORE;
 
 /// Free neurons of a perspective: the first of each mirror pair.
 pub const FREE: usize = HIDDEN / 2;
@@ -159,9 +160,15 @@ pub fn forward(params: &[f32], sample: &Sample, mirror: bool, act: &mut Activati
 }
 
 /// The target and prediction of a forward pass, as probabilities.
+/// A position without a search score (from a game record) is judged by
+/// its game's result alone.
 pub fn target_and_prediction(sample: &Sample, out: f32, loss: &LossConfig) -> (f32, f32) {
-    let score = sigmoid(f32::from(sample.score) / loss.k);
-    let target = loss.result_weight * sample.result_score() + (1.0 - loss.result_weight) * score;
+    let target = if sample.score == NO_SCORE {
+        sample.result_score()
+    } else {
+        let score = sigmoid(f32::from(sample.score) / loss.k);
+        loss.result_weight * sample.result_score() + (1.0 - loss.result_weight) * score
+    };
     (target, sigmoid(out * SCALE as f32 / loss.k))
 }
 

@@ -38,6 +38,10 @@ struct NnueArgs {
     /// Games files (from `datagen`).
     #[arg(required = true)]
     data: Vec<PathBuf>,
+    /// Game records (PGN in any notation, or XQF) whose quiet positions
+    /// join the training positions, judged by their game's result alone.
+    #[arg(long)]
+    pgn: Vec<PathBuf>,
     /// Checkpoint: training resumes from it when it exists and is
     /// rewritten after every epoch.
     #[arg(long, default_value = "nnue/train/checkpoint.xqck")]
@@ -397,6 +401,30 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         match data.add_file(path, &filter) {
             Ok(None) => {}
             Ok(Some(warning)) => eprintln!("xqtrain nnue: {warning}"),
+            Err(e) => {
+                eprintln!("xqtrain nnue: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for path in &args.pgn {
+        match xqrecords::read_file(path, &xqrecords::ReadOptions::default(), &|_| {}) {
+            Ok(records) => {
+                let (mut used, mut positions) = (0, 0);
+                for g in records
+                    .games
+                    .iter()
+                    .filter(|g| g.result != xqcore::GameResult::Unknown)
+                {
+                    positions += data.add_record(&g.start, &g.moves, g.result);
+                    used += 1;
+                }
+                let skipped = records.games.len() - used + records.errors.len();
+                eprintln!(
+                    "{}: {used} games, {positions} positions; {skipped} skipped (unreadable or no result)",
+                    path.display()
+                );
+            }
             Err(e) => {
                 eprintln!("xqtrain nnue: {e}");
                 return ExitCode::from(2);

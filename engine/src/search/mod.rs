@@ -821,6 +821,10 @@ impl<'a> Worker<'a> {
         let (e, exact) = match (&self.accumulators, &self.shared.config.net) {
             (Some(stack), Some(net)) => {
                 let board = self.pos.board();
+                debug_assert!(
+                    *stack.top() == net.refresh(board),
+                    "accumulator out of date"
+                );
                 let score = net.evaluate(stack.top(), board, self.pos.turn());
                 (
                     eval::without_winning_material(board, self.pos.turn(), score),

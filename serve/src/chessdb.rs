@@ -1,0 +1,678 @@
+//! The chessdb.cn cloud database's query API (`chessdb.php`), answered
+//! from our own data: the endgame tables first (exact, with distance to
+//! mate), then the books (games and results), then a bounded engine search.
+//!
+//! Replies keep chessdb's shapes (docs/serve.md has the details and where
+//! they come from): text entries `move:h2e2,score:1,rank:2,note:! (...),
+//! winrate:50.08` joined by `|` and ended by a NUL byte, or with `json=1`
+//! objects with a `status`. Scores are for the side to move; a mate in
+//! `n` plies scores `30000 - n`. Our extension: `board` may end with
+//! `moves` and moves played from the FEN.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value as Json};
+use xqbook::AnyBook;
+use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
+use xqegtb::{Repetitions, Tablebase, Value};
+
+use crate::board::{parse_board, BoardError};
+use crate::engine::{EngineError, EnginePool};
+
+/// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
+pub const MATE_SCORE: i32 = 30_000;
+/// Beyond this a score is a mate, and has no winrate.
+const DECIDED: i32 = 10_000;
+
+/// Where the answers come from.
+pub struct Library {
+    /// Probed in order; the first that knows the position answers.
+    pub books: Vec<AnyBook>,
+    pub tables: Option<Arc<Tablebase>>,
+    pub engine: EnginePool,
+}
+
+/// The actions answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    QueryAll,
+    QueryBest,
+    Query,
+    QuerySearch,
+    QueryPv,
+    QueryScore,
+    QueryRule,
+}
+
+impl Action {
+    fn parse(name: &str) -> Option<Action> {
+        Some(match name {
+            "queryall" => Action::QueryAll,
+            "querybest" => Action::QueryBest,
+            "query" => Action::Query,
+            "querysearch" => Action::QuerySearch,
+            "querypv" => Action::QueryPv,
+            "queryscore" => Action::QueryScore,
+            "queryrule" => Action::QueryRule,
+            _ => return None,
+        })
+    }
+}
+
+/// A reply: HTTP status, body, and whether the body is JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+    pub json: bool,
+}
+
+/// How a reply is written: text (NUL-terminated) or JSON.
+#[derive(Clone, Copy)]
+struct Style {
+    json: bool,
+}
+
+impl Style {
+    /// A reply that is only a status word (`unknown`, `invalid board`...).
+    fn word(self, status: u16, word: &str) -> Reply {
+        if self.json {
+            self.object(status, json!({ "status": word }))
+        } else {
+            self.text(status, word)
+        }
+    }
+
+    fn text(self, status: u16, text: &str) -> Reply {
+        Reply {
+            status,
+            body: format!("{text}\0"),
+            json: false,
+        }
+    }
+
+    fn object(self, status: u16, value: Json) -> Reply {
+        Reply {
+            status,
+            body: value.to_string(),
+            json: true,
+        }
+    }
+}
+
+/// One move as the API reports it.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    mv: Move,
+    /// For the side to move; `None`: unknown (`??`).
+    score: Option<i32>,
+    rank: u8,
+    note: String,
+}
+
+/// What the first source that knows a position says.
+struct Known {
+    from_tables: bool,
+    /// Best first.
+    entries: Vec<Entry>,
+    /// The line from the position, best moves on both sides.
+    pv: Vec<Move>,
+    /// Search depth, table distance or book line length.
+    depth: i32,
+}
+
+/// chessdb's winrate of a score: `100 / (1 + e^(-score / 330))`, two decimals.
+fn winrate(score: i32) -> Option<String> {
+    (score.abs() < DECIDED)
+        .then(|| format!("{:.2}", 100.0 / (1.0 + (-f64::from(score) / 330.0).exp())))
+}
+
+/// The score that has a result rate `p` (0..1) as its winrate.
+fn score_of_rate(p: f64) -> i32 {
+    let p = p.clamp(0.001, 0.999);
+    (330.0 * (p / (1.0 - p)).ln()).round() as i32
+}
+
+/// Games of even result every book move is credited with before its own:
+/// a move won 2 of 3 times is not thereby the best of the position.
+const PRIOR_GAMES: f64 = 10.0;
+
+/// The mover's result rate of a book move, drawn toward 0.5 by
+/// [`PRIOR_GAMES`].
+fn shrunk_rate(m: &xqbook::BookMove) -> f64 {
+    let decided = f64::from(m.wins + m.draws + m.losses);
+    let points = f64::from(m.wins) + 0.5 * f64::from(m.draws);
+    (points + 0.5 * PRIOR_GAMES) / (decided + PRIOR_GAMES)
+}
+
+/// chessdb's thresholds for good (`*`) and best (`!`) moves, from the best
+/// score `max`.
+fn thresholds(max: i32) -> (i32, i32) {
+    let m = f64::from(max);
+    let good = if !(-30..75).contains(&max) {
+        max
+    } else {
+        (m - 10.0 / (1.0 + (-m.abs() / 10.0).exp())).floor() as i32
+    };
+    let best = if !(-30..50).contains(&max) {
+        max
+    } else {
+        let b = (m - 5.0 / (1.0 + (-m.abs() / 20.0).exp())).floor() as i32;
+        if max > 0 {
+            b.max(1)
+        } else {
+            b
+        }
+    };
+    (good.min(max), best.min(max))
+}
+
+/// Ranks entries sorted best first by score: 2 (`!`) within the best
+/// threshold, 1 (`*`) within the good one, 0 (`?`) below.
+fn rank_by_thresholds(entries: &mut [Entry]) {
+    let Some(max) = entries.first().and_then(|e| e.score) else {
+        return;
+    };
+    let (good, best) = thresholds(max);
+    for e in entries {
+        let s = e.score.unwrap_or(i32::MIN);
+        e.rank = if s >= good && s >= best {
+            2
+        } else if s >= good {
+            1
+        } else {
+            0
+        };
+    }
+}
+
+fn mark(rank: u8) -> char {
+    match rank {
+        2 => '!',
+        1 => '*',
+        _ => '?',
+    }
+}
+
+/// Every legal move but the banned ones.
+fn playable(pos: &Position, banned: &[Move]) -> Vec<Move> {
+    pos.legal_moves()
+        .iter()
+        .copied()
+        .filter(|m| !banned.contains(m))
+        .collect()
+}
+
+/// The tables' answer: every move's exact value, when the tables hold the
+/// position and every move from it.
+fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> {
+    let values: Vec<(Move, Value)> = tb
+        .move_values(pos, moves)
+        .ok()??
+        .into_iter()
+        .map(|(m, v)| (m, v.under(Repetitions::CheckAndChase)))
+        .collect();
+    let best = values
+        .iter()
+        .map(|v| v.1)
+        .reduce(|a, b| if b.better_than(a) { b } else { a })?;
+    let score = |v: Value| match v {
+        Value::Draw => 0,
+        Value::Win(d) => MATE_SCORE - i32::from(d),
+        Value::Loss(d) => i32::from(d) - MATE_SCORE,
+    };
+    let mut entries: Vec<Entry> = values
+        .iter()
+        .map(|&(mv, v)| {
+            let rank = match (v, best) {
+                (v, b) if v == b => 2,
+                (Value::Draw, Value::Draw) | (Value::Loss(_), Value::Loss(_)) => 1,
+                _ => 0,
+            };
+            let outcome = match v {
+                Value::Draw => 'D',
+                Value::Win(_) => 'W',
+                Value::Loss(_) => 'L',
+            };
+            let note = format!("{} ({outcome}-M-{:04})", mark(rank), v.dtm().unwrap_or(0));
+            Entry {
+                mv,
+                score: Some(score(v)),
+                rank,
+                note,
+            }
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then(b.rank.cmp(&a.rank))
+            .then(a.mv.to_string().cmp(&b.mv.to_string()))
+    });
+    let first = entries.first()?.mv;
+    let pv = xqengine::egtb::table_line(tb, pos, first, Repetitions::CheckAndChase);
+    Some(Known {
+        from_tables: true,
+        depth: best.dtm().map_or(0, i32::from),
+        entries,
+        pv,
+    })
+}
+
+/// The first book's answer that has moves for the position: each move's
+/// score from its games' results, the note its wins, draws and losses.
+fn from_books(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Known> {
+    let entries = book_entries(books, pos, banned)?;
+    // The book line: the best book move on both sides while the book has one.
+    let mut line = Vec::new();
+    let mut walk = pos.clone();
+    while line.len() < 40 {
+        let Some(best) = book_entries(books, &walk, &[]).and_then(|e| e.first().map(|e| e.mv))
+        else {
+            break;
+        };
+        line.push(best);
+        walk.make_move(best);
+    }
+    if line.first() != entries.first().map(|e| &e.mv) {
+        line = entries.first().map(|e| e.mv).into_iter().collect();
+    }
+    Some(Known {
+        from_tables: false,
+        depth: line.len() as i32,
+        entries,
+        pv: line,
+    })
+}
+
+fn book_entries(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Vec<Entry>> {
+    for book in books {
+        let Ok(moves) = book.probe(pos) else { continue };
+        let mut entries: Vec<Entry> = moves
+            .iter()
+            .filter(|m| !banned.contains(&m.mv))
+            .map(|m| {
+                let (score, counts) = match m.stats {
+                    Some(s) => (
+                        score_of_rate(shrunk_rate(&s)),
+                        format!("{}-{}-{}", s.wins, s.draws, s.losses),
+                    ),
+                    // ElephantEye's books keep a weight only.
+                    None => (0, format!("weight {}", m.weight)),
+                };
+                Entry {
+                    mv: m.mv,
+                    score: Some(score),
+                    rank: 0,
+                    note: counts,
+                }
+            })
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        entries.sort_by(|a, b| {
+            b.score
+                .cmp(&a.score)
+                .then(a.mv.to_string().cmp(&b.mv.to_string()))
+        });
+        rank_by_thresholds(&mut entries);
+        for e in &mut entries {
+            e.note = format!("{} ({})", mark(e.rank), e.note);
+        }
+        return Some(entries);
+    }
+    None
+}
+
+/// The engine's answer: its best move with its score and line.
+async fn from_engine(
+    engine: &EnginePool,
+    pos: &Position,
+    banned: &[Move],
+) -> Result<Known, EngineError> {
+    let a = engine.analyse(pos, banned).await?;
+    let score = if a.score.abs() >= xqengine::search::MATE_BOUND {
+        // The engine's mate scores count plies from the root as well.
+        a.score.signum() * (MATE_SCORE - (xqengine::search::MATE - a.score.abs()))
+    } else {
+        a.score
+    };
+    let entries = vec![Entry {
+        mv: a.pv[0],
+        score: Some(score),
+        rank: 2,
+        note: format!("! (engine depth {})", a.depth),
+    }];
+    Ok(Known {
+        from_tables: false,
+        entries,
+        pv: a.pv,
+        depth: a.depth,
+    })
+}
+
+/// The parameters of a query, as name-value pairs already URL-decoded.
+pub struct Params<'a>(pub &'a [(String, String)]);
+
+impl Params<'_> {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// chessdb's booleans: 1, true, on, yes.
+    fn flag(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
+    }
+}
+
+/// Banned moves of `ban=move:h2e2|move:b2e2`; `None` when one is not a
+/// legal move of `pos`.
+fn banned_moves(pos: &Position, ban: Option<&str>) -> Option<Vec<Move>> {
+    let mut out = Vec::new();
+    for entry in ban.unwrap_or("").split('|').filter(|e| !e.is_empty()) {
+        let text = entry.strip_prefix("move:").unwrap_or(entry);
+        out.push(pos.parse_move(text).ok()?);
+    }
+    Some(out)
+}
+
+/// `checkmate` or `stalemate` (both lost in xiangqi) when the side to
+/// move has no move.
+fn game_over(pos: &Position, style: Style) -> Option<Reply> {
+    let word = if pos.in_check() {
+        "checkmate"
+    } else {
+        "stalemate"
+    };
+    pos.legal_moves().is_empty().then(|| style.word(200, word))
+}
+
+/// Answers one query.
+pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
+    let style = Style {
+        json: params.flag("json"),
+    };
+    let Some(action) = params.get("action") else {
+        return style.word(400, "invalid parameters");
+    };
+    let Some(action) = Action::parse(action) else {
+        return style.word(400, "invalid parameters");
+    };
+    let Some(board) = params.get("board").filter(|b| !b.trim().is_empty()) else {
+        return style.word(400, "invalid parameters");
+    };
+    let pos = match parse_board(board) {
+        Ok(pos) => pos,
+        Err(BoardError::TooLong(_)) => return style.word(414, "invalid board"),
+        Err(_) => return style.word(400, "invalid board"),
+    };
+    if action == Action::QueryRule {
+        return rule(&pos, &params, style);
+    }
+    if let Some(reply) = game_over(&pos, style) {
+        return reply;
+    }
+    let Some(banned) = banned_moves(&pos, params.get("ban")) else {
+        return style.word(400, "invalid ban");
+    };
+    let moves = playable(&pos, &banned);
+    if moves.is_empty() {
+        return style.word(200, "nobestmove");
+    }
+    let known = match library
+        .tables
+        .as_deref()
+        .and_then(|tb| from_tables(tb, &pos, &moves))
+    {
+        Some(k) => Some(k),
+        None => from_books(&library.books, &pos, &banned),
+    };
+    let known = match known {
+        Some(k) => k,
+        None => match from_engine(&library.engine, &pos, &banned).await {
+            Ok(k) => k,
+            Err(EngineError::Busy(_)) => return style.word(503, "busy"),
+            Err(EngineError::NoMove) => return style.word(200, "nobestmove"),
+            Err(EngineError::Cache(e)) => return style.word(503, &format!("Error: {e}")),
+        },
+    };
+    match action {
+        Action::QueryAll => all(&known, &moves, params.flag("showall"), style),
+        Action::QueryBest | Action::Query => best(&pos, &known, action, style),
+        Action::QuerySearch => search(&known, style),
+        Action::QueryPv => pv(&known, style),
+        Action::QueryScore => score(&known, style),
+        Action::QueryRule => unreachable!("answered above"),
+    }
+}
+
+fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
+    let mut entries = known.entries.clone();
+    if showall {
+        for &mv in moves {
+            if !entries.iter().any(|e| e.mv == mv) {
+                entries.push(Entry {
+                    mv,
+                    score: None,
+                    rank: 0,
+                    note: "? (??-??)".into(),
+                });
+            }
+        }
+    }
+    let with_winrate = |e: &Entry| {
+        if known.from_tables {
+            None
+        } else {
+            e.score.and_then(winrate)
+        }
+    };
+    if style.json {
+        let moves: Vec<Json> = entries
+            .iter()
+            .map(|e| {
+                let mut o = json!({
+                    "uci": e.mv.to_string(),
+                    "score": e.score.map_or(json!("??"), |s| json!(s)),
+                    "rank": e.rank,
+                    "note": e.note,
+                });
+                if let Some(w) = with_winrate(e) {
+                    o["winrate"] = json!(w);
+                }
+                o
+            })
+            .collect();
+        return style.object(200, json!({ "status": "ok", "moves": moves }));
+    }
+    let text: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let score = e.score.map_or("??".to_string(), |s| s.to_string());
+            let mut t = format!(
+                "move:{},score:{score},rank:{},note:{}",
+                e.mv, e.rank, e.note
+            );
+            if let Some(w) = with_winrate(e) {
+                t.push_str(&format!(",winrate:{w}"));
+            }
+            t
+        })
+        .collect();
+    style.text(200, &text.join("|"))
+}
+
+/// Whether `color` has anything that can give mate.
+fn has_attackers(pos: &Position, color: Color) -> bool {
+    [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+        .iter()
+        .any(|&r| pos.board().count_of(xqcore::Piece::new(color, r)) > 0)
+}
+
+fn best(pos: &Position, known: &Known, action: Action, style: Style) -> Reply {
+    let top = &known.entries[0];
+    if known.from_tables {
+        // A drawn best move is one of several candidates, unless the side
+        // cannot win anyway (chessdb's rule).
+        if top.score == Some(0) && has_attackers(pos, pos.turn()) {
+            return search(known, style);
+        }
+        return if style.json {
+            style.object(200, json!({ "status": "ok", "egtb": top.mv.to_string() }))
+        } else {
+            style.text(200, &format!("egtb:{}", top.mv))
+        };
+    }
+    // querybest: the best move; query: the first of the good ones in turn
+    // (varied by the position, so a client walking a line sees variety).
+    let pool: Vec<&Entry> = known
+        .entries
+        .iter()
+        .filter(|e| e.rank >= if action == Action::QueryBest { 2 } else { 1 })
+        .collect();
+    let pick = pool[(pos.key() % pool.len().max(1) as u64) as usize % pool.len().max(1)];
+    if style.json {
+        style.object(200, json!({ "status": "ok", "move": pick.mv.to_string() }))
+    } else {
+        style.text(200, &format!("move:{}", pick.mv))
+    }
+}
+
+fn search(known: &Known, style: Style) -> Reply {
+    let good: Vec<&Entry> = known.entries.iter().filter(|e| e.rank >= 1).collect();
+    if good.len() == 1 {
+        let mv = good[0].mv.to_string();
+        return if style.json {
+            style.object(200, json!({ "status": "ok", "move": mv }))
+        } else {
+            style.text(200, &format!("move:{mv}"))
+        };
+    }
+    if style.json {
+        let moves: Vec<Json> = good
+            .iter()
+            .map(|e| json!({ "uci": e.mv.to_string() }))
+            .collect();
+        return style.object(200, json!({ "status": "ok", "search_moves": moves }));
+    }
+    let text: Vec<String> = good.iter().map(|e| format!("search:{}", e.mv)).collect();
+    style.text(200, &text.join("|"))
+}
+
+fn pv(known: &Known, style: Style) -> Reply {
+    let score = known.entries[0].score.unwrap_or(0);
+    let line: Vec<String> = known.pv.iter().map(Move::to_string).collect();
+    if style.json {
+        return style.object(
+            200,
+            json!({ "status": "ok", "score": score, "depth": known.depth, "pv": line }),
+        );
+    }
+    style.text(
+        200,
+        &format!("score:{score},depth:{},pv:{}", known.depth, line.join("|")),
+    )
+}
+
+fn score(known: &Known, style: Style) -> Reply {
+    let score = known.entries[0].score.unwrap_or(0);
+    if style.json {
+        return style.object(200, json!({ "status": "ok", "eval": score }));
+    }
+    style.text(200, &format!("eval:{score}"))
+}
+
+/// `queryrule`: `board` is the start, `movelist=m1|m2|...` the game; for
+/// every legal move of the final position, whether playing it draws by
+/// repetition (`draw`), loses by perpetual check or chase (`ban`), or
+/// neither (`none`), with the position seen `reptimes` times before
+/// (default 1) ending the game, as `xqengine judge` rules.
+fn rule(start: &Position, params: &Params, style: Style) -> Reply {
+    let Some(list) = params.get("movelist").filter(|l| !l.is_empty()) else {
+        return style.word(400, "invalid movelist");
+    };
+    let mut pos = start.clone();
+    for text in list.split('|') {
+        if pos.outcome(&EndRules::default()).is_some() {
+            return style.word(400, "invalid movelist");
+        }
+        match pos.parse_move(text) {
+            Ok(m) => pos.make_move(m),
+            Err(_) => return style.word(400, "invalid movelist"),
+        }
+    }
+    if let Some(reply) = game_over(&pos, style) {
+        return reply;
+    }
+    let reptimes = params
+        .get("reptimes")
+        .and_then(|r| r.parse::<usize>().ok())
+        .filter(|r| (1..=10).contains(r))
+        .unwrap_or(1);
+    let rules = EndRules {
+        occurrences: reptimes + 1,
+        ..EndRules::default()
+    };
+    let mover = pos.turn();
+    let rulings: Vec<(Move, &str)> = pos
+        .legal_moves()
+        .to_vec()
+        .into_iter()
+        .map(|m| {
+            pos.make_move(m);
+            let ruling = match pos.outcome(&rules) {
+                Some(Outcome::PerpetualCheck { by } | Outcome::PerpetualChase { by })
+                    if by == mover =>
+                {
+                    "ban"
+                }
+                Some(Outcome::Repetition) => "draw",
+                _ => "none",
+            };
+            pos.unmake_move();
+            (m, ruling)
+        })
+        .collect();
+    if style.json {
+        let moves: Vec<Json> = rulings
+            .iter()
+            .map(|(m, r)| json!({ "uci": m.to_string(), "rule": r }))
+            .collect();
+        return style.object(200, json!({ "status": "ok", "moves": moves }));
+    }
+    let text: Vec<String> = rulings
+        .iter()
+        .map(|(m, r)| format!("move:{m},rule:{r}"))
+        .collect();
+    style.text(200, &text.join("|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn winrates_and_scores_invert() {
+        assert_eq!(winrate(0).unwrap(), "50.00");
+        assert_eq!(winrate(29_990), None);
+        for s in [-500, -40, 0, 7, 300] {
+            let w: f64 = winrate(s).unwrap().parse().unwrap();
+            assert!((score_of_rate(w / 100.0) - s).abs() <= 1, "{s}");
+        }
+    }
+
+    #[test]
+    fn thresholds_follow_chessdb() {
+        // A clear best move: only it is best, good within nothing.
+        assert_eq!(thresholds(200), (200, 200));
+        // Near level: a band below the best.
+        let (good, best) = thresholds(10);
+        assert!(good < 10 && best < 10 && good <= best, "{good} {best}");
+        assert!(best >= 1);
+    }
+}

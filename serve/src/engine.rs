@@ -1,0 +1,229 @@
+//! Engine answers: bounded searches, one queue for all clients, and a
+//! cache so that a repeated query is answered at once.
+//!
+//! At most `workers` searches run at a time (one thread each); at most
+//! `queue` more wait for a turn. A query beyond that is refused at once
+//! ([`EngineError::Busy`]) instead of piling up work no one will wait for.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use xqcore::{Move, Position};
+use xqengine::search::{self, Limits, SearchConfig, SearchControl, ThreadMemory};
+use xqengine::tt::TranspositionTable;
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The engine's score for the side to move: centipawns, or beyond
+    /// [`xqengine::search::MATE_BOUND`] a mate.
+    pub score: i32,
+    pub depth: i32,
+    /// The principal variation, best move first.
+    pub pv: Vec<Move>,
+}
+
+/// Why the engine gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("busy: {0} searches waiting")]
+    Busy(usize),
+    #[error("no move to search")]
+    NoMove,
+    #[error("cache: {0}")]
+    Cache(#[from] rusqlite::Error),
+}
+
+/// How the engine serves.
+#[derive(Clone)]
+pub struct EngineConfig {
+    /// Time a search may take.
+    pub think: Duration,
+    /// Searches at once.
+    pub workers: usize,
+    /// Searches that may wait beyond those.
+    pub queue: usize,
+    /// The evaluation and the tables the searches use.
+    pub search: SearchConfig,
+}
+
+/// The engine behind the server.
+pub struct EnginePool {
+    config: EngineConfig,
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    cache: Mutex<rusqlite::Connection>,
+}
+
+impl EnginePool {
+    /// An engine whose answers are cached in the SQLite file `cache`
+    /// (`None`: in memory, for the server's life).
+    pub fn new(config: EngineConfig, cache: Option<&Path>) -> Result<EnginePool, EngineError> {
+        let db = match cache {
+            Some(path) => rusqlite::Connection::open(path)?,
+            None => rusqlite::Connection::open_in_memory()?,
+        };
+        db.execute_batch(
+            "CREATE TABLE IF NOT EXISTS analysis (
+                 key TEXT PRIMARY KEY,
+                 score INTEGER NOT NULL,
+                 depth INTEGER NOT NULL,
+                 pv TEXT NOT NULL
+             )",
+        )?;
+        Ok(EnginePool {
+            permits: Arc::new(Semaphore::new(config.workers.max(1))),
+            config,
+            waiting: AtomicUsize::new(0),
+            cache: Mutex::new(db),
+        })
+    }
+
+    /// The cache key of a search: the position with its history's
+    /// repetition state reduced to the FEN, the banned moves and the time.
+    fn key(&self, pos: &Position, banned: &[Move]) -> String {
+        let mut banned: Vec<String> = banned.iter().map(|m| m.to_string()).collect();
+        banned.sort();
+        format!(
+            "{}|{}|{}",
+            pos.fen(),
+            banned.join(","),
+            self.config.think.as_millis()
+        )
+    }
+
+    fn cached(&self, key: &str) -> Option<Analysis> {
+        let db = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let row = db
+            .query_row(
+                "SELECT score, depth, pv FROM analysis WHERE key = ?1",
+                [key],
+                |r| {
+                    Ok((
+                        r.get::<_, i32>(0)?,
+                        r.get::<_, i32>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .ok()?;
+        let pv = row
+            .2
+            .split_whitespace()
+            .map(|t| {
+                t.parse::<xqcore::IccsMove>()
+                    .ok()
+                    .map(|m| Move::new(m.from, m.to))
+            })
+            .collect::<Option<Vec<Move>>>()?;
+        Some(Analysis {
+            score: row.0,
+            depth: row.1,
+            pv,
+        })
+    }
+
+    fn store(&self, key: &str, a: &Analysis) -> Result<(), EngineError> {
+        let pv: Vec<String> = a.pv.iter().map(|m| m.to_string()).collect();
+        let db = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        db.execute(
+            "INSERT OR REPLACE INTO analysis (key, score, depth, pv) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![key, a.score, a.depth, pv.join(" ")],
+        )?;
+        Ok(())
+    }
+
+    /// Searches `pos` among its legal moves but `banned`, from the cache
+    /// when it was searched before.
+    pub async fn analyse(&self, pos: &Position, banned: &[Move]) -> Result<Analysis, EngineError> {
+        let key = self.key(pos, banned);
+        if let Some(a) = self.cached(&key) {
+            return Ok(a);
+        }
+        let moves: Vec<Move> = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| !banned.contains(m))
+            .collect();
+        if moves.is_empty() {
+            return Err(EngineError::NoMove);
+        }
+        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
+        if waiting >= self.config.queue + self.config.workers.max(1) {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(EngineError::Busy(waiting));
+        }
+        let permit = self.permits.clone().acquire_owned().await;
+        let pos = pos.clone();
+        let config = self.config.clone();
+        let searched = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            search_once(&pos, &moves, &config)
+        })
+        .await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        let analysis = searched.map_err(|_| EngineError::NoMove)??;
+        self.store(&key, &analysis)?;
+        Ok(analysis)
+    }
+}
+
+/// One search of `pos` among `moves`, on this thread.
+fn search_once(
+    pos: &Position,
+    moves: &[Move],
+    config: &EngineConfig,
+) -> Result<Analysis, EngineError> {
+    let tt = TranspositionTable::new(16);
+    let limits = Limits {
+        soft_time: Some(config.think / 2),
+        hard_time: Some(config.think),
+        ..Limits::default()
+    };
+    let control = SearchControl::new(false);
+    let mut memory = vec![ThreadMemory::default()];
+    let search_config = SearchConfig {
+        threads: 1,
+        ..config.search.clone()
+    };
+    let line = LastLine::default();
+    let r = search::search(
+        pos,
+        moves,
+        &search_config,
+        &limits,
+        &tt,
+        &control,
+        &line,
+        &mut memory,
+    );
+    let best = r.best.ok_or(EngineError::NoMove)?;
+    let mut pv = line.pv.into_inner().unwrap_or_else(|e| e.into_inner());
+    if pv.first() != Some(&best) {
+        pv = vec![best];
+        pv.extend(r.ponder);
+    }
+    Ok(Analysis {
+        score: r.score,
+        depth: r.depth,
+        pv,
+    })
+}
+
+/// Keeps the principal variation of the last iteration reported.
+#[derive(Default)]
+struct LastLine {
+    pv: Mutex<Vec<Move>>,
+}
+
+impl search::Reporter for LastLine {
+    fn info(&self, info: &search::SearchInfo) {
+        if info.multipv <= 1 && !info.pv.is_empty() {
+            *self.pv.lock().unwrap_or_else(|e| e.into_inner()) = info.pv.clone();
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The routes, on axum: `/chessdb.php` (chessdb's API, GET and POST), and
+//! a refusal with a reason for anything else.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use crate::chessdb::{answer, Library, Params, Reply};
+
+/// Longest query string accepted (a FEN and some 1,000 moves); longer ones
+/// get 414 before any parsing.
+pub const MAX_QUERY_LEN: usize = 8 * 1024;
+
+/// The server's routes over `library`.
+pub fn router(library: Arc<Library>) -> Router {
+    Router::new()
+        .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
+        .with_state(library)
+}
+
+async fn chessdb_get(State(library): State<Arc<Library>>, RawQuery(query): RawQuery) -> Response {
+    chessdb(&library, query.as_deref().unwrap_or("").as_bytes()).await
+}
+
+/// chessdb takes form-encoded POST bodies as well (its own page sends them).
+async fn chessdb_post(
+    State(library): State<Arc<Library>>,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Response {
+    let mut all = query.unwrap_or_default().into_bytes();
+    if !body.is_empty() {
+        if !all.is_empty() {
+            all.push(b'&');
+        }
+        all.extend_from_slice(&body);
+    }
+    chessdb(&library, &all).await
+}
+
+async fn chessdb(library: &Library, query: &[u8]) -> Response {
+    if query.len() > MAX_QUERY_LEN {
+        return reply(Reply {
+            status: 414,
+            body: format!("query of {} bytes (at most {MAX_QUERY_LEN})\0", query.len()),
+            json: false,
+        });
+    }
+    let params: Vec<(String, String)> = form_pairs(query);
+    reply(answer(library, Params(&params)).await)
+}
+
+/// `a=b&c=d`, `+` and `%XX` decoded (invalid UTF-8 replaced).
+fn form_pairs(query: &[u8]) -> Vec<(String, String)> {
+    query
+        .split(|&b| b == b'&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let mut it = pair.splitn(2, |&b| b == b'=');
+            let key = decode(it.next().unwrap_or_default());
+            let value = decode(it.next().unwrap_or_default());
+            (key, value)
+        })
+        .collect()
+}
+
+fn decode(bytes: &[u8]) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn reply(r: Reply) -> Response {
+    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let kind = if r.json {
+        "application/json"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    let mut response = (status, r.body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_decoding() {
+        let p = form_pairs(b"action=queryall&board=rnb%20w+moves+h2e2&x=%zz%2&json");
+        assert_eq!(p[0], ("action".into(), "queryall".into()));
+        assert_eq!(p[1], ("board".into(), "rnb w moves h2e2".into()));
+        assert_eq!(p[2], ("x".into(), "%zz%2".into()));
+        assert_eq!(p[3], ("json".into(), String::new()));
+    }
+}

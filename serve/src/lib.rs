@@ -1,0 +1,17 @@
+//! `xqserve`: our books, endgame tables and engine over HTTP.
+//!
+//! - [`chessdb`]: the chessdb.cn query API (`/chessdb.php`), answered from
+//!   the tables, then the books, then a bounded engine search.
+//! - [`engine`]: the searches behind it: a queue of bounded length, and a
+//!   SQLite cache so that a repeated query is answered at once.
+//! - [`board`]: the `board` parameter (a FEN, and our extension: moves
+//!   played from it).
+//! - [`http`]: the routes, on axum.
+//!
+//! No query names a file: the server reads only the book, table and cache
+//! files it was started with.
+
+pub mod board;
+pub mod chessdb;
+pub mod engine;
+pub mod http;

@@ -1,0 +1,127 @@
+//! `xqserve`: the books, tables and engine over a chessdb-compatible web API.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use xqserve::chessdb::Library;
+use xqserve::engine::{EngineConfig, EnginePool};
+
+#[derive(Parser)]
+#[command(
+    name = "xqserve",
+    version,
+    about = "Serve our books, endgame tables and engine over a chessdb-compatible web API \
+             (GET /chessdb.php?action=queryall&board=FEN)"
+)]
+struct Cli {
+    /// Address to listen on (another than 127.0.0.1 only when asked).
+    #[arg(long, default_value = "127.0.0.1:8000")]
+    listen: SocketAddr,
+    /// Book files, probed in order [default: data/book.xqb].
+    #[arg(long)]
+    book: Vec<PathBuf>,
+    /// Directory of endgame tables [default: data/egtb]; `none`: no tables.
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Milliseconds the engine thinks on a position no book or table knows.
+    #[arg(long, default_value_t = 1000)]
+    think_ms: u64,
+    /// Engine searches at once.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Engine searches that may wait for a turn; more are refused (503).
+    #[arg(long, default_value_t = 64)]
+    queue: usize,
+    /// SQLite file caching the engine's answers [default: in memory].
+    #[arg(long)]
+    cache: Option<PathBuf>,
+}
+
+fn library(cli: &Cli) -> Result<Library, String> {
+    let book_paths: Vec<PathBuf> = if cli.book.is_empty() {
+        xqengine::book::default_book().into_iter().collect()
+    } else {
+        cli.book.clone()
+    };
+    let mut books = Vec::new();
+    for path in &book_paths {
+        books.push(xqbook::open(path).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    let table_dir = match &cli.tables {
+        Some(dir) if dir.as_os_str() == "none" => None,
+        Some(dir) => Some(dir.clone()),
+        None => xqengine::egtb::default_dir(),
+    };
+    let tables = match table_dir {
+        Some(dir) => {
+            let mut tb = xqegtb::Tablebase::new();
+            tb.add_dir(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            Some(Arc::new(tb))
+        }
+        None => None,
+    };
+    let search = xqengine::search::SearchConfig {
+        egtb: tables.clone(),
+        ..xqengine::search::SearchConfig::default()
+    };
+    let engine = EnginePool::new(
+        EngineConfig {
+            think: Duration::from_millis(cli.think_ms.max(1)),
+            workers: cli.workers.max(1),
+            queue: cli.queue,
+            search,
+        },
+        cli.cache.as_deref(),
+    )
+    .map_err(|e| format!("cache: {e}"))?;
+    eprintln!(
+        "{} book(s), {} table(s)",
+        books.len(),
+        tables.as_ref().map_or(0, |t| t.len())
+    );
+    Ok(Library {
+        books,
+        tables,
+        engine,
+    })
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let library = match library(&cli) {
+        Ok(l) => Arc::new(l),
+        Err(e) => {
+            eprintln!("xqserve: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(cli.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("xqserve: {}: {e}", cli.listen);
+            return ExitCode::from(2);
+        }
+    };
+    // The address bound (a port of 0 asks the system for a free one).
+    let bound = listener.local_addr().unwrap_or(cli.listen);
+    eprintln!("listening on http://{bound}/chessdb.php");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match axum::serve(listener, xqserve::http::router(library))
+        .with_graceful_shutdown(shutdown)
+        .await
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xqserve: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

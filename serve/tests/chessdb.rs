@@ -1,0 +1,249 @@
+//! The chessdb API answered in-process, from a book, tables and the engine.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use xqserve::chessdb::{answer, Library, Params, Reply};
+use xqserve::engine::{EngineConfig, EnginePool};
+
+const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+/// Rook and king against a bare king: in the tables.
+const ROOK_MATE: &str = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";
+
+/// The KRK table (and the KK it captures into), built once for all tests.
+fn rook_tables() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let krk: xqegtb::Material = "KRK".parse().unwrap();
+        xqegtb::build::build(dir.path(), &xqegtb::build::plan(&[krk]), &|_| {}).unwrap();
+        dir
+    })
+    .path()
+}
+
+fn library(queue: usize) -> Library {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let book = xqbook::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    let mut tb = xqegtb::Tablebase::new();
+    assert!(tb.add_dir(rook_tables()).unwrap() > 0);
+    let tables = Some(Arc::new(tb));
+    let engine = EnginePool::new(
+        EngineConfig {
+            think: Duration::from_millis(200),
+            workers: 1,
+            queue,
+            search: xqengine::search::SearchConfig::default(),
+        },
+        None,
+    )
+    .unwrap();
+    Library {
+        books: vec![book],
+        tables,
+        engine,
+    }
+}
+
+fn ask(library: &Library, query: &[(&str, &str)]) -> Reply {
+    let params: Vec<(String, String)> = query
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(answer(library, Params(&params)))
+}
+
+#[test]
+fn book_positions_answer_from_the_book_with_results() {
+    let lib = library(4);
+    let r = ask(&lib, &[("action", "queryall"), ("board", START)]);
+    assert_eq!(r.status, 200);
+    assert!(r.body.ends_with('\0'), "{:?}", r.body);
+    let entries: Vec<&str> = r.body.trim_end_matches('\0').split('|').collect();
+    assert!(entries.len() > 5, "{}", r.body);
+    let first: Vec<&str> = entries[0].split(',').collect();
+    assert!(
+        first[0].starts_with("move:") && first[1].starts_with("score:"),
+        "{}",
+        entries[0]
+    );
+    assert_eq!(first[2], "rank:2");
+    assert!(first[3].starts_with("note:! ("), "{}", entries[0]);
+    assert!(first[4].starts_with("winrate:"), "{}", entries[0]);
+    // Scores fall along the list.
+    let scores: Vec<i32> = entries
+        .iter()
+        .map(|e| {
+            e.split(',').nth(1).unwrap()["score:".len()..]
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    // A banned best move is left out.
+    let best = &first[0]["move:".len()..];
+    let ban = format!("move:{best}");
+    let r = ask(
+        &lib,
+        &[("action", "queryall"), ("board", START), ("ban", &ban)],
+    );
+    assert!(!r.body.contains(&format!("move:{best},")), "{}", r.body);
+    // JSON: the same moves, note and winrate as strings.
+    let r = ask(
+        &lib,
+        &[("action", "queryall"), ("board", START), ("json", "1")],
+    );
+    assert!(r.json);
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["moves"][0]["uci"], best);
+    assert!(v["moves"][0]["winrate"].is_string() && v["moves"][0]["note"].is_string());
+    let r = ask(&lib, &[("action", "querypv"), ("board", START)]);
+    let pv = r.body.trim_end_matches('\0');
+    assert!(
+        pv.starts_with("score:") && pv.contains(",depth:") && pv.contains(&format!(",pv:{best}")),
+        "{pv}"
+    );
+}
+
+#[test]
+fn table_positions_answer_exactly_with_the_line_to_mate() {
+    let lib = library(4);
+    let r = ask(&lib, &[("action", "querybest"), ("board", ROOK_MATE)]);
+    assert!(r.body.starts_with("egtb:"), "{:?}", r.body);
+    let r = ask(&lib, &[("action", "queryall"), ("board", ROOK_MATE)]);
+    assert!(
+        r.body.starts_with("move:") && r.body.contains("score:29999,rank:2,note:! (W-M-0001)"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains("winrate"), "{}", r.body);
+    let r = ask(
+        &lib,
+        &[
+            ("action", "queryscore"),
+            ("board", ROOK_MATE),
+            ("json", "1"),
+        ],
+    );
+    assert_eq!(r.body, r#"{"eval":29999,"status":"ok"}"#);
+    // Three plies from mate: the line has them all.
+    let r = ask(
+        &lib,
+        &[
+            ("action", "querypv"),
+            ("board", "3k5/9/9/9/9/9/9/9/9/4K3R w"),
+        ],
+    );
+    let pv = r.body.trim_end_matches('\0');
+    let line = pv.split(",pv:").nth(1).unwrap();
+    let score: i32 = pv["score:".len()..pv.find(',').unwrap()].parse().unwrap();
+    assert_eq!(line.split('|').count() as i32, 30_000 - score, "{pv}");
+}
+
+#[test]
+fn unknown_positions_are_searched_once_then_cached() {
+    let lib = library(4);
+    let board = "r1bakab1r/9/1cn3nc1/p1p1p1p1p/9/9/P1P1P1P1P/1CN3NC1/9/R1BAKAB1R w moves a0a1 a9a8 a1a0 a8a9 i0i1";
+    let started = std::time::Instant::now();
+    let first = ask(&lib, &[("action", "querypv"), ("board", board)]);
+    let searched = started.elapsed();
+    assert!(first.body.starts_with("score:"), "{:?}", first.body);
+    assert!(searched >= Duration::from_millis(50), "{searched:?}");
+    let started = std::time::Instant::now();
+    let again = ask(&lib, &[("action", "querypv"), ("board", board)]);
+    assert_eq!(again, first);
+    assert!(started.elapsed() < searched, "the cache answers");
+}
+
+#[test]
+fn bad_queries_get_an_error_status_and_the_reason() {
+    let lib = library(4);
+    for (query, status, word) in [
+        (
+            vec![("action", "queryall"), ("board", "rnbakabnr/9 w")],
+            400,
+            "invalid board",
+        ),
+        (
+            vec![("action", "queryall"), ("board", "../../etc/passwd")],
+            400,
+            "invalid board",
+        ),
+        (
+            vec![
+                ("action", "queryall"),
+                ("board", &format!("{START} moves h2e2 h2e2")),
+            ],
+            400,
+            "invalid board",
+        ),
+        (vec![("action", "queryall")], 400, "invalid parameters"),
+        (
+            vec![("action", "format c:"), ("board", START)],
+            400,
+            "invalid parameters",
+        ),
+        (
+            vec![
+                ("action", "queryall"),
+                ("board", START),
+                ("ban", "move:a0a5"),
+            ],
+            400,
+            "invalid ban",
+        ),
+        (
+            vec![
+                ("action", "queryrule"),
+                ("board", START),
+                ("movelist", "h2e2|zz"),
+            ],
+            400,
+            "invalid movelist",
+        ),
+    ] {
+        let r = ask(&lib, &query);
+        assert_eq!(
+            (r.status, r.body.as_str()),
+            (status, format!("{word}\0").as_str()),
+            "{query:?}"
+        );
+    }
+    let mated = "3k5/3R5/3R5/9/9/9/9/9/9/4K4 b";
+    assert_eq!(
+        ask(&lib, &[("action", "queryall"), ("board", mated)]).body,
+        "checkmate\0"
+    );
+}
+
+#[test]
+fn queryrule_rules_repetitions_as_judge_does() {
+    let lib = library(4);
+    // Red's rook checks back and forth; Black's king steps aside and back.
+    let start = "4k4/9/9/9/9/9/9/9/4A4/R3K4 w";
+    let list = "a0a9|e9e8|a9a8|e8e9|a8a9|e9e8|a9a8|e8e9";
+    let r = ask(
+        &lib,
+        &[
+            ("action", "queryrule"),
+            ("board", start),
+            ("movelist", list),
+            ("json", "1"),
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let ruling = |uci: &str| {
+        v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["uci"] == uci)
+            .map(|m| m["rule"].as_str().unwrap().to_string())
+    };
+    // Checking again repeats the cycle a third time: perpetual check, banned.
+    assert_eq!(ruling("a8a9").as_deref(), Some("ban"), "{}", r.body);
+    assert_eq!(ruling("a8b8").as_deref(), Some("none"), "{}", r.body);
+}
