@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use std::collections::HashMap;
+
+use tokio::sync::{OnceCell, Semaphore};
 use xqcore::{Move, Position};
 use xqengine::search::{self, Limits, SearchConfig, SearchControl, ThreadMemory};
 use xqengine::tt::TranspositionTable;
@@ -56,6 +58,11 @@ pub struct EnginePool {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     cache: Mutex<rusqlite::Connection>,
+    /// Searches under way, by cache key: a query for a position being
+    /// searched waits for that search instead of starting another.
+    in_flight: Mutex<HashMap<String, Arc<OnceCell<Analysis>>>>,
+    /// Searches run so far.
+    searches: AtomicUsize,
 }
 
 impl EnginePool {
@@ -79,6 +86,8 @@ impl EnginePool {
             config,
             waiting: AtomicUsize::new(0),
             cache: Mutex::new(db),
+            in_flight: Mutex::new(HashMap::new()),
+            searches: AtomicUsize::new(0),
         })
     }
 
@@ -136,6 +145,12 @@ impl EnginePool {
         Ok(())
     }
 
+    /// Searches run so far (not counting answers from the cache, or
+    /// queries that waited for a search of the same position).
+    pub fn searches(&self) -> usize {
+        self.searches.load(Ordering::Relaxed)
+    }
+
     /// Searches `pos` among its legal moves but `banned`, from the cache
     /// when it was searched before.
     pub async fn analyse(&self, pos: &Position, banned: &[Move]) -> Result<Analysis, EngineError> {
@@ -143,6 +158,31 @@ impl EnginePool {
         if let Some(a) = self.cached(&key) {
             return Ok(a);
         }
+        let cell = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        let result = cell
+            .get_or_try_init(|| self.search_and_store(pos, banned, &key))
+            .await
+            .cloned();
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+        result
+    }
+
+    /// Searches (when the queue has room) and caches the answer.
+    async fn search_and_store(
+        &self,
+        pos: &Position,
+        banned: &[Move],
+        key: &str,
+    ) -> Result<Analysis, EngineError> {
         let moves: Vec<Move> = pos
             .legal_moves()
             .iter()
@@ -158,6 +198,7 @@ impl EnginePool {
             return Err(EngineError::Busy(waiting));
         }
         let permit = self.permits.clone().acquire_owned().await;
+        self.searches.fetch_add(1, Ordering::Relaxed);
         let pos = pos.clone();
         let config = self.config.clone();
         let searched = tokio::task::spawn_blocking(move || {
@@ -167,7 +208,7 @@ impl EnginePool {
         .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         let analysis = searched.map_err(|_| EngineError::NoMove)??;
-        self.store(&key, &analysis)?;
+        self.store(key, &analysis)?;
         Ok(analysis)
     }
 }

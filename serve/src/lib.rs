@@ -11,7 +11,9 @@
 //! No query names a file: the server reads only the book, table and cache
 //! files it was started with.
 
+pub mod bench;
 pub mod board;
 pub mod chessdb;
 pub mod engine;
 pub mod http;
+pub mod load;

@@ -18,6 +18,33 @@ use xqserve::engine::{EngineConfig, EnginePool};
              (GET /chessdb.php?action=queryall&board=FEN)"
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Serve on a free local port and load it: book, table and engine
+    /// queries from many clients at once; reports answers per second and
+    /// latency percentiles.
+    Bench {
+        /// Clients at once, each on its own connection.
+        #[arg(long, default_value_t = 100)]
+        clients: usize,
+        /// Queries of each kind.
+        #[arg(long, default_value_t = 10_000)]
+        queries: usize,
+        /// Distinct positions the engine queries ask about.
+        #[arg(long, default_value_t = 40)]
+        engine_positions: usize,
+    },
+}
+
+/// How to serve.
+#[derive(clap::Args)]
+struct ServeArgs {
     /// Address to listen on (another than 127.0.0.1 only when asked).
     #[arg(long, default_value = "127.0.0.1:8000")]
     listen: SocketAddr,
@@ -41,7 +68,7 @@ struct Cli {
     cache: Option<PathBuf>,
 }
 
-fn library(cli: &Cli) -> Result<Library, String> {
+fn library(cli: &ServeArgs) -> Result<Library, String> {
     let book_paths: Vec<PathBuf> = if cli.book.is_empty() {
         xqengine::book::default_book().into_iter().collect()
     } else {
@@ -94,13 +121,22 @@ fn library(cli: &Cli) -> Result<Library, String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let library = match library(&cli) {
+    let library = match library(&cli.serve) {
         Ok(l) => Arc::new(l),
         Err(e) => {
             eprintln!("xqserve: {e}");
             return ExitCode::from(2);
         }
     };
+    if let Some(Command::Bench {
+        clients,
+        queries,
+        engine_positions,
+    }) = cli.command
+    {
+        return bench(library, clients, queries, engine_positions).await;
+    }
+    let cli = cli.serve;
     let listener = match tokio::net::TcpListener::bind(cli.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -123,5 +159,65 @@ async fn main() -> ExitCode {
             eprintln!("xqserve: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `xqserve bench`: the server on a free local port, loaded with each kind
+/// of query in turn.
+async fn bench(
+    library: Arc<Library>,
+    clients: usize,
+    queries: usize,
+    engine_positions: usize,
+) -> ExitCode {
+    use xqserve::load::{run, LoadReport};
+    let kinds = xqserve::bench::query_sets(&library, engine_positions);
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("xqserve bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Ok(addr) = listener.local_addr() else {
+        return ExitCode::FAILURE;
+    };
+    tokio::spawn(async move { axum::serve(listener, xqserve::http::router(library)).await });
+    xqcli::out!(
+        "{:<8} {:>8} {:>9} {:>10} {:>9} {:>9}  statuses",
+        "kind",
+        "queries",
+        "answered",
+        "per second",
+        "p50 ms",
+        "p99 ms"
+    );
+    let mut complete = true;
+    for (kind, paths) in kinds {
+        if paths.is_empty() {
+            xqcli::out!("{kind:<8} no positions (no tables?)");
+            continue;
+        }
+        let r: LoadReport = run(addr, clients, queries, Arc::new(paths)).await;
+        complete &= r.unanswered == 0;
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        xqcli::out!(
+            "{kind:<8} {queries:>8} {:>9} {:>10.0} {:>9.2} {:>9.2}  {:?}{}",
+            r.answered(),
+            r.per_second(),
+            ms(r.percentile(0.5)),
+            ms(r.percentile(0.99)),
+            r.statuses,
+            if r.unanswered > 0 {
+                format!(", {} unanswered", r.unanswered)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
