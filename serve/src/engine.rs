@@ -56,7 +56,7 @@ pub struct EngineConfig {
 pub struct EnginePool {
     config: EngineConfig,
     permits: Arc<Semaphore>,
-    waiting: AtomicUsize,
+    waiting: Arc<AtomicUsize>,
     cache: Mutex<rusqlite::Connection>,
     /// Searches under way, by cache key: a query for a position being
     /// searched waits for that search instead of starting another.
@@ -84,7 +84,7 @@ impl EnginePool {
         Ok(EnginePool {
             permits: Arc::new(Semaphore::new(config.workers.max(1))),
             config,
-            waiting: AtomicUsize::new(0),
+            waiting: Arc::new(AtomicUsize::new(0)),
             cache: Mutex::new(db),
             in_flight: Mutex::new(HashMap::new()),
             searches: AtomicUsize::new(0),
@@ -203,7 +203,7 @@ impl EnginePool {
         let config = self.config.clone();
         let searched = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            search_once(&pos, &moves, &config)
+            search_once(&pos, &moves, &config, &search::Silent)
         })
         .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -213,11 +213,63 @@ impl EnginePool {
     }
 }
 
+impl EnginePool {
+    /// Starts an analysis of `pos` with `lines` principal variations for
+    /// `think`, sending every iteration's lines to `infos`; the task's
+    /// result is the best move. `None` when the queue is full.
+    pub fn stream(
+        &self,
+        pos: Position,
+        lines: usize,
+        think: Duration,
+        infos: tokio::sync::mpsc::UnboundedSender<search::SearchInfo>,
+    ) -> Option<tokio::task::JoinHandle<Option<Move>>> {
+        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
+        if waiting >= self.config.queue + self.config.workers.max(1) {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        self.searches.fetch_add(1, Ordering::Relaxed);
+        let (permits, waiting) = (self.permits.clone(), self.waiting.clone());
+        let config = EngineConfig {
+            think,
+            search: SearchConfig {
+                multipv: lines,
+                ..self.config.search.clone()
+            },
+            ..self.config.clone()
+        };
+        Some(tokio::spawn(async move {
+            let permit = permits.acquire_owned().await.ok();
+            let moves = pos.legal_moves().to_vec();
+            let searched = tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                search_once(&pos, &moves, &config, &Forward(infos)).ok()
+            })
+            .await;
+            waiting.fetch_sub(1, Ordering::SeqCst);
+            searched.ok().flatten().and_then(|a| a.pv.first().copied())
+        }))
+    }
+}
+
+/// Sends every iteration's lines on.
+struct Forward(tokio::sync::mpsc::UnboundedSender<search::SearchInfo>);
+
+impl search::Reporter for Forward {
+    fn info(&self, info: &search::SearchInfo) {
+        // The receiver gone (the client left) is no error: the search ends
+        // at its time anyway.
+        let _ = self.0.send(info.clone());
+    }
+}
+
 /// One search of `pos` among `moves`, on this thread.
 fn search_once(
     pos: &Position,
     moves: &[Move],
     config: &EngineConfig,
+    reporter: &dyn search::Reporter,
 ) -> Result<Analysis, EngineError> {
     let tt = TranspositionTable::new(16);
     let limits = Limits {
@@ -231,7 +283,10 @@ fn search_once(
         threads: 1,
         ..config.search.clone()
     };
-    let line = LastLine::default();
+    let line = LastLine {
+        pv: Mutex::default(),
+        next: Some(reporter),
+    };
     let r = search::search(
         pos,
         moves,
@@ -255,16 +310,20 @@ fn search_once(
     })
 }
 
-/// Keeps the principal variation of the last iteration reported.
-#[derive(Default)]
-struct LastLine {
+/// Keeps the principal variation of the last iteration reported, and
+/// passes every report on.
+struct LastLine<'a> {
     pv: Mutex<Vec<Move>>,
+    next: Option<&'a dyn search::Reporter>,
 }
 
-impl search::Reporter for LastLine {
+impl search::Reporter for LastLine<'_> {
     fn info(&self, info: &search::SearchInfo) {
         if info.multipv <= 1 && !info.pv.is_empty() {
             *self.pv.lock().unwrap_or_else(|e| e.into_inner()) = info.pv.clone();
+        }
+        if let Some(next) = self.next {
+            next.info(info);
         }
     }
 }

@@ -1,5 +1,5 @@
-//! The routes, on axum: `/chessdb.php` (chessdb's API, GET and POST), and
-//! a refusal with a reason for anything else.
+//! The routes, on axum: `/chessdb.php` (chessdb's API, GET and POST), our
+//! JSON API under `/api/`, and a refusal with a reason for anything else.
 
 use std::sync::Arc;
 
@@ -20,6 +20,9 @@ pub const MAX_QUERY_LEN: usize = 8 * 1024;
 pub fn router(library: Arc<Library>) -> Router {
     Router::new()
         .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
+        .route("/api/book", get(crate::api::book))
+        .route("/api/tables", get(crate::api::tables))
+        .route("/api/analyse", get(crate::api::analyse))
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
         .with_state(library)
 }

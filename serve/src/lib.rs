@@ -11,6 +11,7 @@
 //! No query names a file: the server reads only the book, table and cache
 //! files it was started with.
 
+pub mod api;
 pub mod bench;
 pub mod board;
 pub mod chessdb;

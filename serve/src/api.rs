@@ -1,0 +1,169 @@
+//! Our own JSON API, for the analysis board:
+//!
+//! - `GET /api/book?board=B`: the book moves with their games and results.
+//! - `GET /api/tables?board=B`: every move's exact value and the line to
+//!   mate, when the tables hold the position.
+//! - `GET /api/analyse?board=B&lines=N&ms=T`: the engine's analysis with
+//!   `N` lines, streamed as server-sent events while it thinks (`info`
+//!   events, then `done`); under the same bound as chessdb's engine
+//!   queries.
+//!
+//! `board` is read as in the chessdb API (a FEN, optionally `moves ...`).
+//! Errors are JSON `{"error": reason}` with a 4xx or 503 status.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::StreamExt;
+use xqcore::{Move, Position};
+use xqegtb::{Repetitions, Value};
+use xqengine::search::{Score, SearchInfo};
+
+use crate::board::parse_board;
+use crate::chessdb::Library;
+
+/// Query parameters of the API.
+#[derive(Deserialize)]
+pub struct BoardQuery {
+    board: String,
+    /// Analysis lines (1..=5).
+    lines: Option<usize>,
+    /// Analysis time in milliseconds (at most 60,000).
+    ms: Option<u64>,
+}
+
+fn error(status: StatusCode, reason: impl std::fmt::Display) -> Response {
+    (status, Json(json!({ "error": reason.to_string() }))).into_response()
+}
+
+fn position(q: &BoardQuery) -> Result<Position, crate::board::BoardError> {
+    parse_board(&q.board)
+}
+
+/// `/api/book`.
+pub async fn book(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
+    let pos = match position(&q) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    for b in &library.books {
+        let Ok(moves) = b.probe(&pos) else { continue };
+        if moves.is_empty() {
+            continue;
+        }
+        let moves: Vec<_> = moves
+            .iter()
+            .map(|m| {
+                let stats = m.stats.map(|s| json!({ "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses }));
+                json!({ "uci": m.mv.to_string(), "weight": m.weight, "stats": stats })
+            })
+            .collect();
+        return Json(
+            json!({ "book": b.path().file_name().map(|n| n.to_string_lossy()), "moves": moves }),
+        )
+        .into_response();
+    }
+    Json(json!({ "moves": [] })).into_response()
+}
+
+/// `/api/tables`.
+pub async fn tables(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
+    let pos = match position(&q) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let Some(tb) = library.tables.as_deref() else {
+        return Json(json!({ "moves": [] })).into_response();
+    };
+    let legal = pos.legal_moves().to_vec();
+    let Ok(Some(values)) = tb.move_values(&pos, &legal) else {
+        return Json(json!({ "moves": [] })).into_response();
+    };
+    let mut values: Vec<(Move, Value)> = values
+        .into_iter()
+        .map(|(m, v)| (m, v.under(Repetitions::CheckAndChase)))
+        .collect();
+    values.sort_by(|a, b| {
+        if a.1.better_than(b.1) {
+            std::cmp::Ordering::Less
+        } else if b.1.better_than(a.1) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+    let moves: Vec<_> = values
+        .iter()
+        .map(|(m, v)| {
+            let result = match v {
+                Value::Win(_) => "win",
+                Value::Draw => "draw",
+                Value::Loss(_) => "loss",
+            };
+            json!({ "uci": m.to_string(), "result": result, "plies": v.dtm() })
+        })
+        .collect();
+    let line: Vec<String> = values
+        .first()
+        .map(|&(m, _)| xqengine::egtb::table_line(tb, &pos, m, Repetitions::CheckAndChase))
+        .unwrap_or_default()
+        .iter()
+        .map(Move::to_string)
+        .collect();
+    Json(json!({ "moves": moves, "line": line })).into_response()
+}
+
+/// One analysis line as JSON.
+fn info_json(info: &SearchInfo) -> serde_json::Value {
+    let score = match info.score {
+        Score::Cp(cp) => json!({ "cp": cp }),
+        Score::Mate(n) => json!({ "mate": n }),
+    };
+    let pv: Vec<String> = info.pv.iter().map(Move::to_string).collect();
+    json!({ "depth": info.depth, "line": info.multipv, "score": score, "nodes": info.nodes, "pv": pv })
+}
+
+/// `/api/analyse`: server-sent events.
+pub async fn analyse(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
+    let pos = match position(&q) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    if pos.legal_moves().is_empty() {
+        return error(StatusCode::BAD_REQUEST, "the side to move has no move");
+    }
+    let lines = q.lines.unwrap_or(3).clamp(1, 5);
+    let think = Duration::from_millis(q.ms.unwrap_or(3_000).clamp(10, 60_000));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SearchInfo>();
+    let Some(done) = library.engine.stream(pos, lines, think, tx) else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy: too many searches waiting",
+        );
+    };
+    let infos = UnboundedReceiverStream::new(rx).map(|info| {
+        Ok::<Event, Infallible>(
+            Event::default()
+                .event("info")
+                .data(info_json(&info).to_string()),
+        )
+    });
+    let end = tokio_stream::once(done).then(|done| async move {
+        let best = done.await.ok().flatten().map(|m| m.to_string());
+        Ok::<Event, Infallible>(
+            Event::default()
+                .event("done")
+                .data(json!({ "best": best }).to_string()),
+        )
+    });
+    Sse::new(infos.chain(end)).into_response()
+}
