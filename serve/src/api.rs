@@ -167,3 +167,52 @@ pub async fn analyse(State(library): State<Arc<Library>>, Query(q): Query<BoardQ
     });
     Sse::new(infos.chain(end)).into_response()
 }
+
+/// `/api/position`: the position's FEN, side to move, legal moves, and
+/// the ruling when the game is over.
+pub async fn position_info(Query(q): Query<BoardQuery>) -> Response {
+    let pos = match position(&q) {
+        Ok(p) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let over = pos
+        .outcome(&xqcore::EndRules::default())
+        .map(|o| o.ruling());
+    let legal: Vec<String> = if over.is_some() {
+        Vec::new()
+    } else {
+        pos.legal_moves().iter().map(Move::to_string).collect()
+    };
+    let turn = if pos.turn() == xqcore::Color::Red {
+        "red"
+    } else {
+        "black"
+    };
+    Json(json!({ "fen": pos.fen(), "turn": turn, "check": pos.in_check(), "legal": legal, "over": over }))
+        .into_response()
+}
+
+/// Longest PGN text `/api/pgn` reads.
+pub const MAX_PGN_LEN: usize = 256 * 1024;
+
+/// `POST /api/pgn`: the first game of a PGN text (ICCS, WXF or Chinese
+/// notation), as its start FEN and its moves.
+pub async fn pgn(body: axum::body::Bytes) -> Response {
+    if body.len() > MAX_PGN_LEN {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("PGN of {} bytes (at most {MAX_PGN_LEN})", body.len()),
+        );
+    }
+    let text = String::from_utf8_lossy(&body);
+    let Some(game) = xqrecords::pgn::split(&text).into_iter().next() else {
+        return error(StatusCode::BAD_REQUEST, "no game in the text");
+    };
+    match xqrecords::pgn::parse_game(&game) {
+        Ok(g) => {
+            let moves: Vec<String> = g.moves.iter().map(Move::to_string).collect();
+            Json(json!({ "start": g.start.fen(), "moves": moves })).into_response()
+        }
+        Err(e) => error(StatusCode::BAD_REQUEST, e),
+    }
+}

@@ -1,5 +1,6 @@
-//! The routes, on axum: `/chessdb.php` (chessdb's API, GET and POST), our
-//! JSON API under `/api/`, and a refusal with a reason for anything else.
+//! The routes, on axum: the analysis board at `/`, `/chessdb.php`
+//! (chessdb's API, GET and POST), our JSON API under `/api/`, and a
+//! refusal with a reason for anything else.
 
 use std::sync::Arc;
 
@@ -20,11 +21,21 @@ pub const MAX_QUERY_LEN: usize = 8 * 1024;
 pub fn router(library: Arc<Library>) -> Router {
     Router::new()
         .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
+        .route("/", get(board_page))
+        .route("/api/position", get(crate::api::position_info))
+        .route("/api/pgn", axum::routing::post(crate::api::pgn))
         .route("/api/book", get(crate::api::book))
         .route("/api/tables", get(crate::api::tables))
         .route("/api/analyse", get(crate::api::analyse))
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
         .with_state(library)
+}
+
+/// The analysis board, built into the binary.
+const BOARD_PAGE: &str = include_str!("../web/index.html");
+
+async fn board_page() -> axum::response::Html<&'static str> {
+    axum::response::Html(BOARD_PAGE)
 }
 
 async fn chessdb_get(State(library): State<Arc<Library>>, RawQuery(query): RawQuery) -> Response {
