@@ -154,6 +154,11 @@ fn square_of(sq: u8) -> Option<Square> {
     Square::new(file, 9 - row)
 }
 
+/// A move as ElephantEye writes it: from square | to square << 8.
+pub(crate) fn board_move(m: Move) -> u16 {
+    board_square(m.from()) as u16 | (board_square(m.to()) as u16) << 8
+}
+
 fn decode_move(mv: u16) -> Option<Move> {
     let from = square_of(mv as u8)?;
     let to = square_of((mv >> 8) as u8)?;

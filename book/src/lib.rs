@@ -17,6 +17,7 @@
 mod any;
 mod builder;
 mod codec;
+pub mod convert;
 pub mod eleeye;
 mod reader;
 

@@ -72,6 +72,23 @@ enum Command {
         #[arg(long, default_value_t = 10_000)]
         positions: usize,
     },
+    /// Write a book in another format: ours (xqb), ElephantEye's BOOK.DAT
+    /// (eleeye) or BHGUI's .obk (obk). The book (any of those formats) is
+    /// walked from the start position through its moves, and through up to
+    /// --max-gap moves in a row that are not in it.
+    Export {
+        /// The book to read: ours, a BOOK.DAT or an .obk.
+        book: PathBuf,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The file to write (written whole or not at all).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Moves in a row outside the book the walk goes through.
+        #[arg(long, default_value_t = 1)]
+        max_gap: u32,
+    },
     /// Merge books into one, adding up the statistics of shared moves.
     Merge {
         /// The merged book to write.
@@ -81,6 +98,15 @@ enum Command {
         #[arg(required = true, num_args = 2..)]
         books: Vec<PathBuf>,
     },
+}
+
+/// Book formats `export` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ExportFormat {
+    /// Ours.
+    Xqb,
+    /// ElephantEye's BOOK.DAT.
+    Eleeye,
 }
 
 #[derive(clap::Args)]
@@ -149,6 +175,12 @@ fn main() -> ExitCode {
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
+        Command::Export {
+            book,
+            format,
+            output,
+            max_gap,
+        } => export(&book, format, &output, max_gap),
         Command::Bench { book, positions } => bench(&book, positions),
     };
     match outcome {
@@ -411,6 +443,29 @@ fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
         summary.positions,
         summary.entries,
         summary.bytes
+    );
+    Ok(())
+}
+
+fn export(input: &Path, format: ExportFormat, output: &Path, max_gap: u32) -> Result<(), String> {
+    use xqbook::convert::{book_moves, our_entries, walk, write_eleeye};
+    let book = xqbook::open(input).map_err(|e| e.to_string())?;
+    let walked = walk(|p| book_moves(&book, p), max_gap, usize::MAX);
+    let moves: usize = walked.iter().map(|w| w.1.len()).sum();
+    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
+    let written = match format {
+        ExportFormat::Xqb => {
+            let describe = format!("exported from {}", input.display());
+            write_book(output, &our_entries(&walked), &describe)
+                .map_err(|e| failed(&e))?
+                .entries as usize
+        }
+        ExportFormat::Eleeye => write_eleeye(output, &walked).map_err(|e| failed(&e))?,
+    };
+    out!(
+        "{} positions, {moves} moves walked from the start; {written} entries written to {}",
+        walked.len(),
+        output.display()
     );
     Ok(())
 }
