@@ -57,9 +57,10 @@ enum Command {
         /// Search depth.
         #[arg(long, default_value_t = xqengine::bench::BENCH_DEPTH)]
         depth: i32,
-        /// Evaluation: the built-in net or the hand-crafted terms.
-        #[arg(long, value_enum, default_value_t = BenchEval::Nnue)]
-        eval: BenchEval,
+        /// Evaluation: the built-in net or the hand-crafted terms [default:
+        /// the engine's default, the `evaluation` option's].
+        #[arg(long, value_enum)]
+        eval: Option<BenchEval>,
     },
 }
 
@@ -151,10 +152,11 @@ fn options() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn bench(depth: i32, eval: BenchEval) -> ExitCode {
+fn bench(depth: i32, eval: Option<BenchEval>) -> ExitCode {
     let eval = match eval {
-        BenchEval::Nnue => xqengine::eval::Evaluation::Nnue,
-        BenchEval::Hce => xqengine::eval::Evaluation::Hce,
+        Some(BenchEval::Nnue) => xqengine::eval::Evaluation::Nnue,
+        Some(BenchEval::Hce) => xqengine::eval::Evaluation::Hce,
+        None => xqengine::engine::EngineOptions::default().evaluation,
     };
     let r = xqengine::bench::run(depth, eval, |fen, nodes| out!("{nodes:>12} {fen}"));
     let secs = r.elapsed.as_secs_f64().max(1e-9);
