@@ -451,3 +451,49 @@ fn two_builds_of_one_book_do_not_spoil_each_other() {
         "one book, no temporary file"
     );
 }
+
+#[test]
+fn books_export_to_elephant_eye_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/book.xqb");
+    let dat = dir.path().join("BOOK.DAT");
+    let out = stdout(&bookgen(&[
+        "export",
+        s(&ours),
+        "--format",
+        "eleeye",
+        "-o",
+        s(&dat),
+    ]));
+    assert!(out.contains("entries written"), "{out}");
+    // ElephantEye's file, read back: the start position's moves, heaviest
+    // first, are those of our book.
+    let probe = stdout(&bookgen(&["probe", s(&dat)]));
+    let first = probe.lines().next().unwrap();
+    assert!(first.starts_with("h2e2 weight "), "{probe}");
+    let back = dir.path().join("back.xqb");
+    stdout(&bookgen(&[
+        "export",
+        s(&dat),
+        "--format",
+        "xqb",
+        "-o",
+        s(&back),
+    ]));
+    let probe = stdout(&bookgen(&["probe", s(&back), "--moves", "h2e2"]));
+    assert!(probe.lines().count() >= 3, "{probe}");
+    // A book that cannot be read is named, and nothing is written.
+    let bad = dir.path().join("bad.xqb");
+    std::fs::write(&bad, b"XQBOOK\0\0 broken").unwrap();
+    let out = bookgen(&[
+        "export",
+        s(&bad),
+        "--format",
+        "eleeye",
+        "-o",
+        s(&dir.path().join("x.dat")),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.xqb"));
+    assert!(!dir.path().join("x.dat").exists());
+}
