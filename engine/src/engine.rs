@@ -91,7 +91,7 @@ impl Default for EngineOptions {
             book_variety: BookVariety::None,
             contempt: 10,
             multipv: 1,
-            evaluation: Evaluation::Hce,
+            evaluation: Evaluation::Nnue,
             net: Arc::new(Network::embedded().clone()),
         }
     }

@@ -255,7 +255,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         ucci: Some("evaluation"),
         uci: Some("Evaluation"),
         kind: OptionKind::Combo {
-            default: "hce",
+            default: "nnue",
             vars: &["nnue", "hce"],
         },
         effect: "nnue: the learned net (evalfile); hce: the hand-crafted terms (knowledge)",

@@ -821,8 +821,10 @@ impl<'a> Worker<'a> {
         let (e, exact) = match (&self.accumulators, &self.shared.config.net) {
             (Some(stack), Some(net)) => {
                 let board = self.pos.board();
+                // One evaluation in 64 checked: a recompute costs as much as
+                // dozens of updates, and debug builds run whole matches.
                 debug_assert!(
-                    *stack.top() == net.refresh(board),
+                    self.nodes % 64 != 0 || *stack.top() == net.refresh(board),
                     "accumulator out of date"
                 );
                 let score = net.evaluate(stack.top(), board, self.pos.turn());
