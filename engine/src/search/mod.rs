@@ -824,7 +824,7 @@ impl<'a> Worker<'a> {
                 // One evaluation in 64 checked: a recompute costs as much as
                 // dozens of updates, and debug builds run whole matches.
                 debug_assert!(
-                    self.nodes % 64 != 0 || *stack.top() == net.refresh(board),
+                    !self.nodes.is_multiple_of(64) || *stack.top() == net.refresh(board),
                     "accumulator out of date"
                 );
                 let score = net.evaluate(stack.top(), board, self.pos.turn());
