@@ -134,22 +134,9 @@ pub fn export_weight(m: &BookMove) -> u32 {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it.
+/// Writes `bytes` to `path` whole or not at all.
 pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    let tmp = std::path::PathBuf::from(tmp);
-    let result = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    match result.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    xqstore::write_whole(path, |_, file| file.write_all(bytes))
 }
 
 #[cfg(test)]

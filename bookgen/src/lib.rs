@@ -3,6 +3,7 @@
 //! skipped.
 
 pub mod db;
+pub mod obk;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use bookgen::db::GameDb;
+use bookgen::obk::{write_obk, ObkBook, ObkKeys};
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use xqbook::convert::{book_moves, our_entries, walk, write_eleeye, Walked};
 use xqbook::eleeye::EleeyeBook;
 use xqbook::{
     write_book, AnyBook, Book, BookFormat, BookMove, BuildConfig, SideFilter, WeightedMove,
@@ -37,14 +39,24 @@ enum Command {
     Build(BuildArgs),
     /// Store games from PGN and XQF files in a SQLite game database (duplicates
     /// skipped; files imported before and unchanged are skipped, so an
-    /// interrupted import resumes).
+    /// interrupted import resumes); or, with --obk, turn a BHGUI .obk book
+    /// into one of ours.
     Import {
         /// The database file (created if missing).
-        #[arg(long)]
-        db: PathBuf,
+        #[arg(long, required_unless_present = "obk", conflicts_with = "obk")]
+        db: Option<PathBuf>,
         /// PGN or XQF files, or directories searched for *.pgn and *.xqf.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "obk", conflicts_with = "obk")]
         inputs: Vec<PathBuf>,
+        /// A BHGUI .obk book to write as ours (to --output), walked from the
+        /// start position like `export`; needs --obk-keys.
+        #[arg(long, requires_all = ["output", "obk_keys"])]
+        obk: Option<PathBuf>,
+        /// The book --obk is written to (whole or not at all).
+        #[arg(short, long, requires = "obk")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        keys: ObkKeysArg,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -77,8 +89,10 @@ enum Command {
     /// walked from the start position through its moves, and through up to
     /// --max-gap moves in a row that are not in it.
     Export {
-        /// The book to read: ours, a BOOK.DAT or an .obk.
+        /// The book to read: ours, a BOOK.DAT or an .obk (with --obk-keys).
         book: PathBuf,
+        #[command(flatten)]
+        keys: ObkKeysArg,
         /// The format to write.
         #[arg(long, value_enum)]
         format: ExportFormat,
@@ -107,6 +121,29 @@ enum ExportFormat {
     Xqb,
     /// ElephantEye's BOOK.DAT.
     Eleeye,
+    /// BHGUI's .obk (a SQLite database; needs --obk-keys).
+    Obk,
+}
+
+/// BHGUI's key table, for reading or writing .obk books.
+#[derive(clap::Args)]
+struct ObkKeysArg {
+    /// BHGUI's Zobrist key table, needed for .obk books: a text file of
+    /// 3,585 numbers (the 14x256 piece-square keys, then the side key),
+    /// checked against the start position's key. docs/serve.md says where
+    /// to get it.
+    #[arg(long, value_name = "FILE")]
+    obk_keys: Option<PathBuf>,
+}
+
+impl ObkKeysArg {
+    /// The key table, or why there is none.
+    fn load(&self, purpose: &str) -> Result<ObkKeys, String> {
+        let path = self.obk_keys.as_ref().ok_or_else(|| {
+            format!("{purpose} needs --obk-keys FILE, BHGUI's key table (see docs/serve.md)")
+        })?;
+        ObkKeys::read(path).map_err(|e| e.to_string())
+    }
 }
 
 #[derive(clap::Args)]
@@ -171,16 +208,29 @@ fn main() -> ExitCode {
     xqcli::remove_unfinished_files_on_interrupt("bookgen");
     let outcome = match cli.command {
         Command::Build(args) => build(args),
-        Command::Import { db, inputs, read } => import(&db, &inputs, &read),
+        Command::Import {
+            obk: Some(obk),
+            output: Some(output),
+            keys,
+            ..
+        } => import_obk(&obk, &keys, &output),
+        Command::Import {
+            db: Some(db),
+            inputs,
+            read,
+            ..
+        } => import(&db, &inputs, &read),
+        Command::Import { .. } => unreachable!("clap requires --db or --obk --output"),
         Command::Probe { book, fen, moves } => probe(&book, fen.as_deref(), &moves),
         Command::Stats { book } => stats(&book),
         Command::Merge { output, books } => merge(&output, &books),
         Command::Export {
             book,
+            keys,
             format,
             output,
             max_gap,
-        } => export(&book, format, &output, max_gap),
+        } => export(&book, &keys, format, &output, max_gap),
         Command::Bench { book, positions } => bench(&book, positions),
     };
     match outcome {
@@ -447,20 +497,58 @@ fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
-fn export(input: &Path, format: ExportFormat, output: &Path, max_gap: u32) -> Result<(), String> {
-    use xqbook::convert::{book_moves, our_entries, walk, write_eleeye};
+/// Whether `path` is a SQLite database (an .obk book), by its first bytes.
+fn is_sqlite(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
+}
+
+/// The positions of the book at `input` (any format), walked from the start.
+fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> Result<Walked, String> {
+    if is_sqlite(input) {
+        let keys = keys.load(&format!("reading {}", input.display()))?;
+        let book = ObkBook::open(input, &keys).map_err(|e| e.to_string())?;
+        out!(
+            "{}: {} rows read, {} unreadable rows skipped",
+            input.display(),
+            book.rows(),
+            book.skipped()
+        );
+        return Ok(walk(|p| book.probe(p), max_gap, usize::MAX));
+    }
     let book = xqbook::open(input).map_err(|e| e.to_string())?;
-    let walked = walk(|p| book_moves(&book, p), max_gap, usize::MAX);
+    Ok(walk(|p| book_moves(&book, p), max_gap, usize::MAX))
+}
+
+fn export(
+    input: &Path,
+    keys: &ObkKeysArg,
+    format: ExportFormat,
+    output: &Path,
+    max_gap: u32,
+) -> Result<(), String> {
+    // Checked before the walk, which can take a while.
+    let obk_keys = match format {
+        ExportFormat::Obk => Some(keys.load("--format obk")?),
+        _ => None,
+    };
+    let walked = walk_book(input, keys, max_gap)?;
     let moves: usize = walked.iter().map(|w| w.1.len()).sum();
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
-    let written = match format {
-        ExportFormat::Xqb => {
+    let written = match (format, obk_keys) {
+        (ExportFormat::Obk, Some(keys)) => {
+            write_obk(output, &keys, &walked).map_err(|e| e.to_string())?
+        }
+        (ExportFormat::Eleeye, _) => write_eleeye(output, &walked).map_err(|e| failed(&e))?,
+        _ => {
             let describe = format!("exported from {}", input.display());
             write_book(output, &our_entries(&walked), &describe)
                 .map_err(|e| failed(&e))?
                 .entries as usize
         }
-        ExportFormat::Eleeye => write_eleeye(output, &walked).map_err(|e| failed(&e))?,
     };
     out!(
         "{} positions, {moves} moves walked from the start; {written} entries written to {}",
@@ -468,6 +556,17 @@ fn export(input: &Path, format: ExportFormat, output: &Path, max_gap: u32) -> Re
         output.display()
     );
     Ok(())
+}
+
+/// `import --obk`: an .obk book written as ours.
+fn import_obk(obk: &Path, keys: &ObkKeysArg, output: &Path) -> Result<(), String> {
+    if !is_sqlite(obk) {
+        return Err(format!(
+            "{}: not a BHGUI .obk book (not a SQLite database)",
+            obk.display()
+        ));
+    }
+    export(obk, keys, ExportFormat::Xqb, output, 1)
 }
 
 fn bench(path: &Path, limit: usize) -> Result<(), String> {

@@ -1,29 +1,17 @@
 //! `bookgen` driven as users run it: build from the fixtures, probe,
 //! describe, merge; bad inputs give a clear error and no file.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn bookgen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bookgen"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+use common::{bookgen, s, stdout};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../data/games")
         .join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]

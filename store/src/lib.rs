@@ -39,7 +39,7 @@ pub use error::StoreError;
 pub use format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
 pub use reader::Reader;
 pub use shared::{cached_bytes, CACHE_BUDGET};
-pub use temp::{remove_stale, remove_unfinished};
+pub use temp::{remove_stale, remove_unfinished, write_whole};
 pub use writer::{compress_block, CompressedBlock, Writer};
 
 /// Largest decompressed block a reader accepts: a bound on the memory a

@@ -113,6 +113,28 @@ impl Drop for TempFile {
     }
 }
 
+/// Writes the file `target` whole or not at all: `fill` writes a locked
+/// temporary file beside it (given by path, for writers such as SQLite
+/// that open files themselves, and as an open handle), which is renamed
+/// to `target` only when `fill` succeeds. On an error, a panic or an
+/// interrupt (see [`remove_unfinished`]) the temporary file is removed
+/// and whatever was at `target` stays as it was.
+pub fn write_whole<T>(
+    target: &Path,
+    fill: impl FnOnce(&Path, &mut File) -> io::Result<T>,
+) -> io::Result<T> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    remove_stale(dir);
+    let (temp, mut file) = TempFile::create(dir)?;
+    let value = fill(temp.path(), &mut file)?;
+    file.sync_all()?;
+    temp.persist(target)?;
+    Ok(value)
+}
+
 /// Removes the temporary files in `dir` that writers killed before they
 /// finished left behind; files of live writers, in this process or
 /// another, are left alone. Returns how many were removed.

@@ -206,6 +206,29 @@ fn an_unfinished_writer_leaves_nothing_behind() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+#[test]
+fn a_whole_file_write_replaces_the_target_only_when_it_succeeds() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.dat");
+    fs::write(&path, b"old").unwrap();
+    let failed = xqstore::write_whole(&path, |_, f| {
+        f.write_all(b"half")?;
+        Err::<(), _>(std::io::Error::other("disk full"))
+    });
+    assert_eq!(failed.unwrap_err().to_string(), "disk full");
+    assert_eq!(fs::read(&path).unwrap(), b"old");
+    assert_eq!(names(dir.path()), ["out.dat"]);
+    let written = xqstore::write_whole(&path, |temp, f| {
+        assert_eq!(temp.parent(), Some(dir.path()));
+        f.write_all(b"new")?;
+        Ok(3)
+    });
+    assert_eq!(written.unwrap(), 3);
+    assert_eq!(fs::read(&path).unwrap(), b"new");
+    assert_eq!(names(dir.path()), ["out.dat"]);
+}
+
 /// The names of the files in `dir`.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
