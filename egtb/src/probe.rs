@@ -157,6 +157,37 @@ impl Tablebase {
     }
 }
 
+impl Tablebase {
+    /// Every legal move of `pos` with the value it leads to for the side
+    /// that plays it, best first; `Ok(None)` when a position they reach
+    /// has no table.
+    pub fn ranked_moves(&self, pos: &Position) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
+        let moves = pos.legal_moves();
+        let Some(mut values) = self.move_values(pos, &moves)? else {
+            return Ok(None);
+        };
+        values.sort_by(|a, b| a.1.best_first(b.1).then(a.0.cmp(&b.0)));
+        Ok(Some(values))
+    }
+
+    /// The line the tables play from `pos`: both sides' best moves, each
+    /// with the value of the position it is played from, up to the mate,
+    /// the first repeated position (a result of the repetition rules, or a
+    /// draw), a position without table, or `max_plies`.
+    pub fn line(&self, pos: &Position, max_plies: usize) -> Result<Vec<(Move, Value)>, ProbeError> {
+        let mut pos = pos.clone();
+        let mut line = Vec::new();
+        while line.len() < max_plies && pos.repetition().is_none() {
+            let Some((mv, value)) = self.best_move(&pos)? else {
+                break;
+            };
+            line.push((mv, value));
+            pos.make_move(mv);
+        }
+        Ok(line)
+    }
+}
+
 /// Opens the table file registered for `material`, refusing one that holds
 /// another material (a file renamed or copied over another): its indexes
 /// would be read as this material's and give wrong values.

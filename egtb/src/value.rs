@@ -160,6 +160,12 @@ impl Value {
         self.order_key() > other.order_key()
     }
 
+    /// Orders values best first (see [`Value::better_than`]), for sorting
+    /// moves by the values they lead to.
+    pub fn best_first(self, other: Value) -> std::cmp::Ordering {
+        other.order_key().cmp(&self.order_key())
+    }
+
     fn order_key(self) -> i32 {
         // Past every distance a code holds.
         const FAR: i32 = 1 << 17;

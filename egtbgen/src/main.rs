@@ -65,6 +65,13 @@ enum Command {
         path: String,
         /// The position, as a FEN.
         fen: Vec<String>,
+        /// Also print every legal move with the value it leads to, best first.
+        #[arg(long)]
+        all: bool,
+        /// Also print the line to mate: both sides' best moves, each with the
+        /// value of the position it is played from.
+        #[arg(long)]
+        line: bool,
     },
     /// Describe a table file: positions, results per side to move, the longest mate.
     Info { file: PathBuf },
@@ -103,7 +110,12 @@ fn main() -> ExitCode {
             threads,
             quiet,
         } => gen(&output, max_pieces, &materials, threads, quiet),
-        Command::Probe { path, fen } => probe(&path, &fen.join(" ")),
+        Command::Probe {
+            path,
+            fen,
+            all,
+            line,
+        } => probe(&path, &fen.join(" "), all, line),
         Command::Info { file } => info(&file),
         Command::Bench {
             path,
@@ -235,7 +247,7 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
     }
 }
 
-fn probe(paths: &str, fen: &str) -> Result<(), String> {
+fn probe(paths: &str, fen: &str, all: bool, line: bool) -> Result<(), String> {
     let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN {fen:?}: {e}"))?;
     let mut tb = Tablebase::new();
     for dir in paths.split(';').filter(|d| !d.is_empty()) {
@@ -268,8 +280,24 @@ fn probe(paths: &str, fen: &str) -> Result<(), String> {
         None if pos.legal_moves().is_empty() => out!("bestmove none (no legal move)"),
         None => out!("bestmove unknown (a table its moves lead into is missing)"),
     }
+    if all {
+        if let Some(moves) = tb.ranked_moves(&pos).map_err(|e| e.to_string())? {
+            out!("moves {}", moves.len());
+            for (m, v) in moves {
+                out!("{m} {v}");
+            }
+        }
+    }
+    if line {
+        let line = tb.line(&pos, MAX_LINE).map_err(|e| e.to_string())?;
+        let moves: Vec<String> = line.iter().map(|(m, _)| m.to_string()).collect();
+        out!("line {} plies: {}", moves.len(), moves.join(" "));
+    }
     Ok(())
 }
+
+/// The longest line `probe --line` prints.
+const MAX_LINE: usize = 400;
 
 /// Times the tables are opened afresh in `bench` for first probes.
 const COLD_PROBES: usize = 200;

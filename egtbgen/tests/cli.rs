@@ -238,3 +238,56 @@ fn bench_times_cached_first_and_opening_probes() {
     assert!(figures.iter().all(|f| f.is_finite() && *f > 0.0), "{line}");
     assert!(line.contains("(200 openings)"), "{line}");
 }
+
+#[test]
+fn probe_lists_every_move_and_the_line_to_mate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = egtbgen(&["gen", "-q", "-o", s(dir.path()), "KRKA"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fen = "3ak4/9/9/9/9/9/9/9/5R3/3K5 w";
+    let probe = egtbgen(&["probe", "--all", "--line", "--path", s(dir.path()), fen]);
+    assert!(
+        probe.status.success(),
+        "{}",
+        String::from_utf8_lossy(&probe.stderr)
+    );
+    let text = String::from_utf8(probe.stdout).unwrap();
+    let field = |prefix: &str| {
+        let line = text.lines().find(|l| l.starts_with(prefix)).expect(prefix);
+        line[prefix.len()..].to_string()
+    };
+    let dtm: usize = field("dtm ").parse().unwrap();
+    let best = field("bestmove ");
+    // Every legal move, best first: the best move leads to the position's value.
+    let pos = xqcore::Position::from_fen(fen).unwrap();
+    let listed: usize = field("moves ").parse().unwrap();
+    assert_eq!(listed, pos.legal_moves().len());
+    let first = text
+        .lines()
+        .skip_while(|l| !l.starts_with("moves "))
+        .nth(1)
+        .unwrap();
+    assert_eq!(first, format!("{best} win dtm {dtm}"));
+    // The line: dtm plies from the best move, ending in mate.
+    let line = field("line ");
+    let (plies, moves) = line.split_once(" plies: ").unwrap();
+    let moves: Vec<&str> = moves.split(' ').collect();
+    assert_eq!(plies.parse::<usize>().unwrap(), dtm);
+    assert_eq!(moves.len(), dtm);
+    assert_eq!(moves[0], best);
+    let mut end = pos.clone();
+    for m in &moves {
+        let mv = end.parse_move(m).unwrap();
+        assert!(end.is_legal(mv), "{m}");
+        end.make_move(mv);
+    }
+    assert!(
+        end.legal_moves().is_empty(),
+        "the line ends in mate: {}",
+        end.fen()
+    );
+}

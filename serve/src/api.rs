@@ -92,15 +92,7 @@ pub async fn tables(State(library): State<Arc<Library>>, Query(q): Query<BoardQu
         .into_iter()
         .map(|(m, v)| (m, v.under(Repetitions::CheckAndChase)))
         .collect();
-    values.sort_by(|a, b| {
-        if a.1.better_than(b.1) {
-            std::cmp::Ordering::Less
-        } else if b.1.better_than(a.1) {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    });
+    values.sort_by(|a, b| a.1.best_first(b.1));
     let moves: Vec<_> = values
         .iter()
         .map(|(m, v)| {
