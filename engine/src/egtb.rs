@@ -17,6 +17,27 @@ pub fn default_dir() -> Option<PathBuf> {
     crate::book::find_data(DEFAULT_EGTB_DIR, Path::is_dir)
 }
 
+/// The tables a tool's `--tables` option names: `none` for none, a
+/// directory, or (no option) the default directory when there is one.
+/// Returns the tables with the directory they came from; an unreadable
+/// directory is an error naming it.
+pub fn open_tables_option(
+    option: Option<&Path>,
+) -> Result<Option<(Arc<Tablebase>, PathBuf)>, String> {
+    let dir = match option {
+        Some(dir) if dir.as_os_str() == "none" => return Ok(None),
+        Some(dir) => dir.to_path_buf(),
+        None => match default_dir() {
+            Some(dir) => dir,
+            None => return Ok(None),
+        },
+    };
+    let mut tb = Tablebase::new();
+    tb.add_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(Some((Arc::new(tb), dir)))
+}
+
 /// The tables of the directories in `egtbpaths`, registered when the
 /// paths change (files open on first probe).
 #[derive(Default)]

@@ -266,16 +266,10 @@ impl Trainer {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it into
-/// place, so that an interrupted write leaves the old file.
+/// Writes `bytes` to `path` whole or not at all: an interrupted write
+/// leaves the old file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
+    xqstore::write_whole(path, |_, file| file.write_all(bytes))
 }
 
 #[cfg(test)]

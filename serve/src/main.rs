@@ -78,20 +78,7 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
     for path in &book_paths {
         books.push(xqbook::open(path).map_err(|e| format!("{}: {e}", path.display()))?);
     }
-    let table_dir = match &cli.tables {
-        Some(dir) if dir.as_os_str() == "none" => None,
-        Some(dir) => Some(dir.clone()),
-        None => xqengine::egtb::default_dir(),
-    };
-    let tables = match table_dir {
-        Some(dir) => {
-            let mut tb = xqegtb::Tablebase::new();
-            tb.add_dir(&dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            Some(Arc::new(tb))
-        }
-        None => None,
-    };
+    let tables = xqengine::egtb::open_tables_option(cli.tables.as_deref())?.map(|(tb, _)| tb);
     let search = xqengine::search::SearchConfig {
         egtb: tables.clone(),
         ..xqengine::search::SearchConfig::default()

@@ -186,21 +186,13 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             }
         }
     };
-    let tables = match &args.tables {
-        Some(dir) if dir.as_os_str() == "none" => None,
-        Some(dir) => Some(dir.clone()),
-        None => xqengine::egtb::default_dir(),
-    };
-    let tables = match tables {
-        Some(dir) => {
-            let mut tb = xqegtb::Tablebase::new();
-            if let Err(e) = tb.add_dir(&dir) {
-                return fail(&format!("{}: {e}", dir.display()));
-            }
+    let tables = match xqengine::egtb::open_tables_option(args.tables.as_deref()) {
+        Ok(Some((tb, dir))) => {
             eprintln!("{} tables from {}", tb.len(), dir.display());
-            Some(std::sync::Arc::new(tb))
+            Some(tb)
         }
-        None => None,
+        Ok(None) => None,
+        Err(e) => return fail(&e),
     };
     let net = match args.net.as_deref() {
         None => None,
@@ -379,8 +371,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
         cfg.epochs
     );
     let source = weights_source(&tuned.rounded(), &note);
-    let tmp = args.out.with_extension("rs.tmp");
-    if let Err(e) = std::fs::write(&tmp, source).and_then(|_| std::fs::rename(&tmp, &args.out)) {
+    if let Err(e) = xqlearn::trainer::write_atomically(&args.out, source.as_bytes()) {
         eprintln!("xqtrain tune: {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }
