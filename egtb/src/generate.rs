@@ -872,7 +872,8 @@ impl Solutions {
         self.tables
             .values()
             .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
-            .sum()
+            .sum::<u64>()
+            * std::mem::size_of::<u16>() as u64
     }
 }
 

@@ -20,10 +20,12 @@ pub mod build;
 #[cfg(feature = "generate")]
 pub mod generate;
 #[cfg(feature = "generate")]
+pub mod jobs;
+#[cfg(feature = "generate")]
 pub mod verify;
 
 pub use file::{TableError, TableFile, TableInfo};
 pub use index::{Indexer, Placement, INDEX_SCHEME, MAX_PIECES};
-pub use material::{Material, MaterialError};
+pub use material::{Defenders, Material, MaterialClass, MaterialError};
 pub use probe::{ProbeError, Tablebase};
 pub use value::{Repetitions, Value, Wdl};

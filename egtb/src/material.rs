@@ -189,7 +189,10 @@ impl Material {
     /// included), without dead draws, smallest first.
     pub fn all_up_to(pieces: usize) -> Vec<Material> {
         let mut sides = Vec::new();
-        side_choices(&mut [0u8; 7], 1, pieces.saturating_sub(2), &mut sides);
+        let mut king = [0u8; 7];
+        king[Role::King.index()] = 1;
+        let others = &WRITING_ORDER[1..];
+        piece_choices(&mut king, 0, pieces.saturating_sub(2), others, &mut sides);
         let mut found = std::collections::BTreeSet::new();
         for a in &sides {
             for b in &sides {
@@ -205,18 +208,101 @@ impl Material {
     }
 }
 
-/// Every side (a king plus up to `left` more pieces) with roles from
-/// `WRITING_ORDER[from..]`, appended to `out`.
-fn side_choices(side: &mut [u8; 7], from: usize, left: usize, out: &mut Vec<[u8; 7]>) {
-    side[Role::King.index()] = 1;
+/// Which defenders (advisors and elephants) the materials of a
+/// [`MaterialClass`] give each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defenders {
+    /// None: kings and attacking pieces only.
+    None,
+    /// Any number of advisors and elephants (0 to 2 each), on each side
+    /// independently.
+    Any,
+    /// Both advisors and both elephants on both sides.
+    Full,
+}
+
+/// A set of tables named by what is on the board rather than by name: at
+/// most `max_attackers` attacking pieces (rooks, horses, cannons, pawns)
+/// in all, at most `max_attackers_per_side` on one side, defenders as
+/// `defenders` says, at most `max_pieces` pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaterialClass {
+    pub max_attackers: usize,
+    pub max_attackers_per_side: usize,
+    pub defenders: Defenders,
+    pub max_pieces: usize,
+}
+
+impl MaterialClass {
+    /// The class's materials, canonical, without dead draws, smallest
+    /// first. (Building them also builds what their captures lead into,
+    /// which may lie outside the class: see [`crate::build::plan`].)
+    pub fn materials(&self) -> Vec<Material> {
+        const ATTACKERS: [Role; 4] = [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn];
+        let mut armies = Vec::new();
+        piece_choices(
+            &mut [0u8; 7],
+            0,
+            self.max_attackers_per_side,
+            &ATTACKERS,
+            &mut armies,
+        );
+        let defence: Vec<(u8, u8)> = match self.defenders {
+            Defenders::None => vec![(0, 0)],
+            Defenders::Full => vec![(2, 2)],
+            Defenders::Any => (0..=2).flat_map(|a| (0..=2).map(move |b| (a, b))).collect(),
+        };
+        let mut sides = Vec::new();
+        for army in &armies {
+            for &(advisors, elephants) in &defence {
+                let mut side = *army;
+                side[Role::King.index()] = 1;
+                side[Role::Advisor.index()] = advisors;
+                side[Role::Elephant.index()] = elephants;
+                sides.push(side);
+            }
+        }
+        let attackers = |side: &[u8; 7]| {
+            ATTACKERS
+                .iter()
+                .map(|r| side[r.index()] as usize)
+                .sum::<usize>()
+        };
+        let mut found = std::collections::BTreeSet::new();
+        for a in &sides {
+            for b in &sides {
+                let m = Material { counts: [*a, *b] };
+                if attackers(a) + attackers(b) <= self.max_attackers
+                    && m.piece_count() <= self.max_pieces
+                    && !m.is_dead_draw()
+                {
+                    found.insert(m.canonical().0);
+                }
+            }
+        }
+        let mut list: Vec<Material> = found.into_iter().collect();
+        list.sort_by_key(|m| (m.piece_count(), m.to_string()));
+        list
+    }
+}
+
+/// Every choice of up to `left` more pieces from `roles[from..]` (within
+/// each role's count) added to `side`, appended to `out`.
+fn piece_choices(
+    side: &mut [u8; 7],
+    from: usize,
+    left: usize,
+    roles: &[Role],
+    out: &mut Vec<[u8; 7]>,
+) {
     out.push(*side);
     if left == 0 {
         return;
     }
-    for (i, &role) in WRITING_ORDER.iter().enumerate().skip(from) {
+    for (i, &role) in roles.iter().enumerate().skip(from) {
         if (side[role.index()] as usize) < role.max_count() {
             side[role.index()] += 1;
-            side_choices(side, i, left - 1, out);
+            piece_choices(side, i, left - 1, roles, out);
             side[role.index()] -= 1;
         }
     }
@@ -373,6 +459,64 @@ mod tests {
         }
         assert_eq!(deps.len(), 8, "{deps:?}");
         assert!(!deps.contains(&"KRKAABB".to_string()));
+    }
+
+    #[test]
+    fn classes_list_their_materials_once() {
+        let names = |class: MaterialClass| -> Vec<String> {
+            class.materials().iter().map(|m| m.to_string()).collect()
+        };
+        let bare = MaterialClass {
+            max_attackers: 1,
+            max_attackers_per_side: 1,
+            defenders: Defenders::None,
+            max_pieces: 32,
+        };
+        assert_eq!(names(bare), ["KCK", "KNK", "KPK", "KRK"]);
+        // One attacker, any defenders: 4 attackers x 9 defences x 9 defences.
+        let any = MaterialClass {
+            defenders: Defenders::Any,
+            ..bare
+        };
+        let listed = names(any);
+        assert_eq!(listed.len(), 4 * 9 * 9);
+        assert!(listed.contains(&"KRAABBKAABB".to_string()));
+        assert!(listed.contains(&"KPKA".to_string()));
+        let full = MaterialClass {
+            defenders: Defenders::Full,
+            ..bare
+        };
+        assert_eq!(
+            names(full),
+            ["KCAABBKAABB", "KNAABBKAABB", "KPAABBKAABB", "KRAABBKAABB"]
+        );
+        // One attacker a side: KRKR is in, KRRK is not; the piece bound cuts.
+        let each = MaterialClass {
+            max_attackers: 2,
+            max_pieces: 4,
+            ..bare
+        };
+        let listed = names(each);
+        assert!(listed.contains(&"KRKR".to_string()) && listed.contains(&"KRK".to_string()));
+        assert!(!listed.iter().any(|n| n == "KRRK" || n.len() > 4));
+        // Exactly the materials of up to 4 pieces with no defenders and
+        // at most one attacker a side.
+        let attackers = |m: &Material, side| {
+            [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+                .iter()
+                .map(|&r| m.count(side, r))
+                .sum::<usize>()
+        };
+        let mut want: Vec<String> = Material::all_up_to(4)
+            .iter()
+            .filter(|m| (0..2).all(|side| attackers(m, side) <= 1))
+            .filter(|m| !m.to_string().contains(['A', 'B']))
+            .map(|m| m.to_string())
+            .collect();
+        let mut listed = listed;
+        want.sort();
+        listed.sort();
+        assert_eq!(listed, want);
     }
 
     #[test]

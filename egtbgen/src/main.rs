@@ -14,8 +14,9 @@ use xqcore::Position;
 use xqegtb::build::{self, Event};
 use xqegtb::file::TableFile;
 use xqegtb::generate::{Progress, Solutions};
+use xqegtb::jobs;
 use xqegtb::orient::board_of;
-use xqegtb::{Material, Placement, Tablebase, Value};
+use xqegtb::{Defenders, Material, MaterialClass, Placement, Tablebase, Value};
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +39,88 @@ struct Cli {
     command: Command,
 }
 
+/// Which tables: named ones, every one up to a number of pieces, or a
+/// class by attackers and defenders (and every table their captures lead
+/// into).
+#[derive(clap::Args)]
+struct Selection {
+    /// Materials, e.g. KRKAABB.
+    materials: Vec<String>,
+    /// Every table with at most this many pieces, kings included; with
+    /// --max-attackers, a bound on that class.
+    #[arg(long)]
+    max_pieces: Option<usize>,
+    /// A class of tables: at most this many attacking pieces (rooks,
+    /// horses, cannons, pawns) in all.
+    #[arg(long)]
+    max_attackers: Option<usize>,
+    /// With --max-attackers: at most this many on one side.
+    #[arg(long, requires = "max_attackers")]
+    attackers_per_side: Option<usize>,
+    /// With --max-attackers: advisors and elephants: none, any (0 to 2 of
+    /// each, on each side), or full (all four on both sides).
+    #[arg(long, value_enum, default_value_t = DefendersArg::Any)]
+    defenders: DefendersArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DefendersArg {
+    None,
+    Any,
+    Full,
+}
+
+impl Selection {
+    /// The tables selected (not yet with their dependencies).
+    fn targets(&self) -> Result<Vec<Material>, String> {
+        let mut targets = parse_materials(&self.materials)?;
+        if let Some(n) = self.max_pieces {
+            if !(3..=xqegtb::MAX_PIECES).contains(&n) {
+                return Err(format!(
+                    "--max-pieces {n}: tables have 3 to {} pieces",
+                    xqegtb::MAX_PIECES
+                ));
+            }
+        }
+        match self.max_attackers {
+            Some(attackers) => {
+                let class = MaterialClass {
+                    max_attackers: attackers,
+                    max_attackers_per_side: self.attackers_per_side.unwrap_or(attackers),
+                    defenders: match self.defenders {
+                        DefendersArg::None => Defenders::None,
+                        DefendersArg::Any => Defenders::Any,
+                        DefendersArg::Full => Defenders::Full,
+                    },
+                    max_pieces: self.max_pieces.unwrap_or(usize::MAX),
+                };
+                targets.extend(class.materials());
+            }
+            None => targets.extend(self.max_pieces.map(Material::all_up_to).unwrap_or_default()),
+        }
+        if targets.is_empty() {
+            return Err(
+                "nothing selected: name materials (like KRKAABB), or give --max-pieces or --max-attackers"
+                    .into(),
+            );
+        }
+        let big: Vec<String> = targets
+            .iter()
+            .filter(|m| m.piece_count() > xqegtb::MAX_PIECES)
+            .map(|m| m.to_string())
+            .collect();
+        if let Some(first) = big.first() {
+            return Err(format!(
+                "{first} and {} more: tables have at most {} pieces (--max-pieces {} leaves them out)",
+                big.len() - 1,
+                xqegtb::MAX_PIECES,
+                xqegtb::MAX_PIECES
+            ));
+        }
+        Ok(targets)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build tables and every smaller table their captures lead into.
@@ -46,17 +129,30 @@ enum Command {
         /// already there are kept, so an interrupted build can be rerun.
         #[arg(short, long)]
         output: PathBuf,
-        /// Build every table with at most this many pieces, kings included.
-        #[arg(long)]
-        max_pieces: Option<usize>,
-        /// Materials to build, e.g. KRKAABB.
-        materials: Vec<String>,
+        #[command(flatten)]
+        selection: Selection,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
         /// No progress bars.
         #[arg(short, long)]
         quiet: bool,
+    },
+    /// Write the jobs that build a set of tables, one `egtbgen gen` per
+    /// table, for make (`make -j N`) or Slurm (job arrays by dependency
+    /// level), and print what each table is estimated to cost.
+    Plan {
+        #[command(flatten)]
+        selection: Selection,
+        /// The directory the jobs write the tables to.
+        #[arg(short, long, default_value = "tables")]
+        output: String,
+        /// Write a Makefile here.
+        #[arg(long)]
+        makefile: Option<PathBuf>,
+        /// Write a Slurm submission script here.
+        #[arg(long)]
+        slurm: Option<PathBuf>,
     },
     /// Print the value of a position and the best move by the tables.
     Probe {
@@ -105,11 +201,16 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Gen {
             output,
-            max_pieces,
-            materials,
+            selection,
             threads,
             quiet,
-        } => gen(&output, max_pieces, &materials, threads, quiet),
+        } => gen(&output, &selection, threads, quiet),
+        Command::Plan {
+            selection,
+            output,
+            makefile,
+            slurm,
+        } => plan(&selection, &output, makefile.as_deref(), slurm.as_deref()),
         Command::Probe {
             path,
             fen,
@@ -142,8 +243,7 @@ fn parse_materials(names: &[String]) -> Result<Vec<Material>, String> {
 
 fn gen(
     dir: &Path,
-    max_pieces: Option<usize>,
-    names: &[String],
+    selection: &Selection,
     threads: Option<usize>,
     quiet: bool,
 ) -> Result<(), String> {
@@ -153,25 +253,7 @@ fn gen(
             .build_global()
             .map_err(|e| e.to_string())?;
     }
-    let mut targets = parse_materials(names)?;
-    if let Some(n) = max_pieces {
-        if !(3..=xqegtb::MAX_PIECES).contains(&n) {
-            return Err(format!(
-                "--max-pieces {n}: tables have 3 to {} pieces",
-                xqegtb::MAX_PIECES
-            ));
-        }
-        targets.extend(Material::all_up_to(n));
-    }
-    if targets.is_empty() {
-        return Err("nothing to build: name materials (like KRKAABB) or give --max-pieces".into());
-    }
-    if let Some(big) = targets
-        .iter()
-        .find(|m| m.piece_count() > xqegtb::MAX_PIECES)
-    {
-        return Err(format!("{big}: at most {} pieces", xqegtb::MAX_PIECES));
-    }
+    let targets = selection.targets()?;
     let plan = build::plan(&targets);
     let started = Instant::now();
     let bar = Mutex::new(ProgressBar::hidden());
@@ -191,6 +273,57 @@ fn gen(
         summary.positions,
         summary.peak_memory as f64 / 1e6
     );
+    Ok(())
+}
+
+fn plan(
+    selection: &Selection,
+    dir: &str,
+    makefile: Option<&Path>,
+    slurm: Option<&Path>,
+) -> Result<(), String> {
+    let plan = build::plan(&selection.targets()?);
+    let estimates: Vec<jobs::Estimate> = plan.iter().map(|m| jobs::estimate(*m)).collect();
+    out!("table                positions   memory MB     disk MB   CPU hours");
+    for e in &estimates {
+        out!(
+            "{:<16} {:>13} {:>11.1} {:>11.1} {:>11.3}",
+            e.material.to_string(),
+            e.positions,
+            e.memory as f64 / 1e6,
+            e.disk as f64 / 1e6,
+            e.cpu_seconds / 3600.0
+        );
+    }
+    let positions: u64 = estimates.iter().map(|e| e.positions).sum();
+    let disk: u64 = estimates.iter().map(|e| e.disk).sum();
+    let memory = estimates.iter().map(|e| e.memory).max().unwrap_or(0);
+    let hours: f64 = estimates.iter().map(|e| e.cpu_seconds).sum::<f64>() / 3600.0;
+    out!(
+        "{} tables in {} dependency levels: {positions} positions, {:.1} MB on disk, at most {:.1} MB of memory for one table, {hours:.2} CPU hours (estimated: {} bits a position, {} positions a core-second)",
+        plan.len(),
+        jobs::levels(&plan).len(),
+        disk as f64 / 1e6,
+        memory as f64 / 1e6,
+        jobs::ESTIMATED_BITS_PER_POSITION,
+        jobs::ESTIMATED_POSITIONS_PER_CORE_SECOND
+    );
+    let write = |path: &Path, text: String| {
+        xqstore::write_whole(path, |_, f| std::io::Write::write_all(f, text.as_bytes()))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(path) = makefile {
+        write(path, jobs::makefile(&plan, dir))?;
+        out!("wrote {} (make -j N -f {})", path.display(), path.display());
+    }
+    if let Some(path) = slurm {
+        write(path, jobs::slurm(&plan, dir))?;
+        out!(
+            "wrote {} (sh {} where sbatch is)",
+            path.display(),
+            path.display()
+        );
+    }
     Ok(())
 }
 

@@ -1,0 +1,137 @@
+//! `egtbgen plan`: a class of tables written as jobs and built by those
+//! jobs, through make and through the Slurm script (with a stand-in
+//! `sbatch` that runs each array's elements at once), giving the same
+//! files as one `egtbgen gen`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn egtbgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_egtbgen"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The class: one attacker in all, any defenders, up to 4 pieces.
+const CLASS: [&str; 4] = ["--max-attackers", "1", "--max-pieces", "4"];
+
+/// The table files in `dir`, by name, with their bytes.
+fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xqtb"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_class_built_through_make_and_slurm_equals_one_gen() {
+    let dir = tempfile::tempdir().unwrap();
+    let direct = dir.path().join("direct");
+    let mut gen = vec!["gen", "-q", "-o", s(&direct)];
+    gen.extend(CLASS);
+    ok(egtbgen(&gen));
+    let want = tables(&direct);
+    assert_eq!(
+        want.len(),
+        20,
+        "{:?}",
+        want.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+
+    let makefile = dir.path().join("Makefile");
+    let script = dir.path().join("submit.sh");
+    let mut plan = vec!["plan", "--makefile", s(&makefile), "--slurm", s(&script)];
+    plan.extend(CLASS);
+    let report = ok(egtbgen(&plan));
+    assert!(
+        report.contains("20 tables in 2 dependency levels"),
+        "{report}"
+    );
+    assert!(report.lines().any(|l| l.starts_with("KRKA ")), "{report}");
+
+    // make -j2 builds them.
+    let made = dir.path().join("made");
+    let out = Command::new("make")
+        .args(["-j2", "-f", s(&makefile)])
+        .arg(format!("EGTBGEN={}", env!("CARGO_BIN_EXE_egtbgen")))
+        .arg(format!("DIR={}", made.display()))
+        .output()
+        .expect("make is needed for this test");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(tables(&made), want);
+
+    // The Slurm script, with an sbatch that logs its arguments and runs the
+    // array's elements one after another.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let sbatch = bin.join("sbatch");
+    std::fs::write(
+        &sbatch,
+        r#"#!/bin/sh
+log="$SBATCH_LOG"; n=$(($(wc -l < "$log") + 1)); echo "$*" >> "$log"
+for a in "$@"; do
+  case "$a" in --array=0-*) last=${a#--array=0-};; --wrap=*) cmd=${a#--wrap=};; esac
+done
+i=0; while [ $i -le $last ]; do SLURM_ARRAY_TASK_ID=$i sh -c "$cmd" >&2 || exit 1; i=$((i + 1)); done
+echo "$n;cluster"
+"#,
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&sbatch)
+        .status()
+        .unwrap();
+    let log = dir.path().join("sbatch.log");
+    std::fs::write(&log, "").unwrap();
+    let slurmed = dir.path().join("slurmed");
+    let out = Command::new("sh")
+        .arg(&script)
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("SBATCH_LOG", &log)
+        .env("EGTBGEN", env!("CARGO_BIN_EXE_egtbgen"))
+        .env("DIR", &slurmed)
+        .env("CPUS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(tables(&slurmed), want);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.lines().collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(!calls[0].contains("--dependency"), "{}", calls[0]);
+    assert!(calls[1].contains("--dependency=afterok:1 "), "{}", calls[1]);
+    assert!(calls[0].contains("--array=0-3"), "{}", calls[0]);
+}
