@@ -50,6 +50,8 @@ use crate::value::{Value, Wdl, CHASE_DTM, INVALID, MAX_DTM, RULE_DTM};
 
 mod chase;
 
+pub use chase::MAX_VICTIMS;
+
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
     /// The value of a position for the side to move, reached by a capture:
@@ -93,6 +95,8 @@ pub enum Progress {
 pub enum SolveError {
     #[error("{material}: a mate of {RULE_DTM} plies or more, or distances past {MAX_DTM} plies: more than a table's values hold")]
     TooDeep { material: String },
+    #[error("{material}: the perpetual-chase rule applies and a side has more than {MAX_VICTIMS} pieces besides its king to be chased: more than the solver tracks")]
+    TooManyVictims { material: String },
 }
 
 /// A position settled in a round, or scheduled for a later one.
@@ -125,6 +129,12 @@ pub fn solve(
     lookup: &dyn Lookup,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solved, SolveError> {
+    let non_kings = |side| material.piece_count_of(side) - 1;
+    if material.chase_rule_applies() && (non_kings(0) > MAX_VICTIMS || non_kings(1) > MAX_VICTIMS) {
+        return Err(SolveError::TooManyVictims {
+            material: material.to_string(),
+        });
+    }
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
     let state = State {

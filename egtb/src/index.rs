@@ -29,8 +29,10 @@ use crate::material::Material;
 /// Version of this numbering; written into every table file.
 pub const INDEX_SCHEME: u16 = 1;
 
-/// Most pieces a table may have, kings included.
-pub const MAX_PIECES: usize = 8;
+/// Most pieces a table may have, kings included: room for one attacking
+/// piece a side with both sides' advisors and elephants (the numbering of
+/// smaller tables does not depend on it).
+pub const MAX_PIECES: usize = 12;
 
 /// Marks a square that is not one of a piece's squares.
 const OFF: u8 = u8::MAX;

@@ -76,6 +76,11 @@ impl Material {
         self.counts[side][role.index()] as usize
     }
 
+    /// Pieces of side `side` (0 or 1), its king included.
+    pub fn piece_count_of(&self, side: usize) -> usize {
+        self.counts[side].iter().map(|&c| c as usize).sum()
+    }
+
     /// Pieces on the board, kings included.
     pub fn piece_count(&self) -> usize {
         self.counts.iter().flatten().map(|&c| c as usize).sum()

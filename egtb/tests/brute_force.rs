@@ -398,6 +398,21 @@ fn generated_value(solutions: &Solutions, pos: &Position) -> Value {
     solutions.value(pos.board(), pos.turn())
 }
 
+/// The brute-force value of `p` from the solved materials `solved` (dead
+/// draws need none).
+fn brute_value(solved: &[(String, Brute)], p: &Position) -> Value {
+    let (material, _) = table_of(p.board());
+    if material.is_dead_draw() {
+        return Value::Draw;
+    }
+    let name = material.to_string();
+    let (_, brute) = solved
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("brute force for {name} needed"));
+    brute.value(p)
+}
+
 /// Solves `material` and its dependencies with the generator and checks
 /// every legal position against the brute-force solver.
 fn check(material: &str, sub_brute: &[&str], wins: bool) -> Brute {
@@ -408,24 +423,17 @@ fn check(material: &str, sub_brute: &[&str], wins: bool) -> Brute {
         let solved = solve(dep, &solutions, &|_| {}).unwrap();
         solutions.insert(solved);
     }
-    // Brute force for the smaller materials first, then this one.
-    let subs: Vec<Brute> = sub_brute
-        .iter()
-        .map(|s| Brute::solve(&pieces(s), &|_| Value::Draw))
-        .collect();
-    let smaller = |p: &Position| {
-        let (sm, _) = table_of(p.board());
-        if sm.is_dead_draw() {
-            return Value::Draw;
-        }
-        let name = sm.to_string();
-        let i = sub_brute
-            .iter()
-            .position(|s| s.parse::<Material>().unwrap().canonical().0.to_string() == name)
-            .unwrap_or_else(|| panic!("brute force for {name} needed"));
-        subs[i].value(p)
-    };
-    let brute = Brute::solve(&pieces(material), &smaller);
+    // Brute force for the smaller materials first (each from those before
+    // it), then this one.
+    let mut subs: Vec<(String, Brute)> = Vec::new();
+    for sub in sub_brute {
+        let brute = Brute::solve(&pieces(sub), &|p| brute_value(&subs, p));
+        subs.push((
+            sub.parse::<Material>().unwrap().canonical().0.to_string(),
+            brute,
+        ));
+    }
+    let brute = Brute::solve(&pieces(material), &|p| brute_value(&subs, p));
     let positions = all_positions(&pieces(material));
     let mut decided = 0;
     for pos in &positions {
@@ -457,6 +465,12 @@ fn four_piece_tables_match_brute_force() {
     check("KCKA", &["KCK"], false);
     check("KNKB", &["KNK"], true);
     check("KPKA", &["KPK"], true);
+}
+
+/// Defenders on both sides: the rook's side keeps an advisor too.
+#[test]
+fn a_table_with_defenders_on_both_sides_matches_brute_force() {
+    check("KRAKA", &["KRK", "KRKA", "KRAK"], true);
 }
 
 /// Rook against horse: the horse's side often holds a plain draw only by

@@ -38,7 +38,11 @@ use crate::value::{Value, Wdl};
 /// Where each victim ordinal of one position stands in another: by
 /// ordinal, the ordinal in the other position (the victims of a table
 /// are the other side's pieces besides the king, at most seven).
-type VictimMap = [u8; 8];
+type VictimMap = [u8; MAX_VICTIMS];
+
+/// Most pieces (besides its king) a side may have in a table the
+/// perpetual-chase rule applies to: victims are bits of a byte.
+pub const MAX_VICTIMS: usize = 8;
 
 /// A move between candidate positions: the index it reaches and where
 /// the victims stand there.
@@ -298,7 +302,7 @@ impl Victims {
             .filter(|(_, p)| p.side == side && p.role != xqcore::Role::King)
             .map(|(slot, _)| slot)
             .collect::<Vec<_>>();
-        debug_assert!(slots.len() <= 8);
+        debug_assert!(slots.len() <= MAX_VICTIMS);
         Victims { slots }
     }
 
@@ -333,7 +337,7 @@ impl Victims {
         // Compared as boards: the order of like pieces in a placement says
         // nothing.
         let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
-        let mut map = [0u8; 8];
+        let mut map = [0u8; MAX_VICTIMS];
         for (k, &slot) in self.slots.iter().enumerate() {
             let mut sq = placement[slot];
             if let Some(m) = moved {
