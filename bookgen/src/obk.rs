@@ -466,6 +466,59 @@ mod tests {
     }
 
     #[test]
+    fn keys_stored_every_way_books_store_them_are_found() {
+        let keys = test_keys();
+        let start = Position::start();
+        let moves = ["h2e2", "c3c4", "b0c2", "h0g2", "g3g4"].map(|m| start.parse_move(m).unwrap());
+        // The start's key with its top bit set, as the books' quirks store it.
+        let key = keys.key(&start, false) | 1 << 63;
+        let keys = ObkKeys::new(
+            keys.pieces.clone(),
+            keys.red_to_move ^ (key ^ keys.key(&start, false)),
+        );
+        assert_eq!(keys.key(&start, false), key);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("quirks.obk");
+        let db = Connection::open(&path).unwrap();
+        db.execute(SCHEMA, []).unwrap();
+        let insert = |vkey: rusqlite::types::Value, m: Move, valid: i64| {
+            db.execute(
+                "INSERT INTO bhobk(vkey, vmove, vscore, vwin, vdraw, vlost, vvalid) VALUES (?1, ?2, 5, 3, 2, 1, ?3)",
+                params![vkey, encode_move(m), valid],
+            )
+            .unwrap();
+        };
+        use rusqlite::types::Value as V;
+        insert(V::Integer(key as i64), moves[0], 1);
+        insert(V::Real(f64::from_bits(key)), moves[1], 1);
+        insert(V::Real(key as f64), moves[2], 1);
+        insert(V::Text(key.to_string()), moves[3], 1);
+        insert(V::Integer(key as i64), moves[4], 0);
+        insert(
+            V::Integer(key as i64),
+            Move::new(Square::new(0, 0).unwrap(), Square::new(0, 0).unwrap()),
+            1,
+        );
+        drop(db);
+        let book = ObkBook::open(&path, &keys).unwrap();
+        let mut found: Vec<Move> = book.probe(&start).iter().map(|m| m.mv).collect();
+        found.sort();
+        let mut want = moves[..4].to_vec();
+        want.sort();
+        // The invalid row is left out; the null move is no legal move.
+        assert_eq!(found, want);
+        assert_eq!(book.probe(&start)[0].wins, 3);
+        // A database without the table is refused, naming the file.
+        let other = dir.path().join("other.obk");
+        Connection::open(&other)
+            .unwrap()
+            .execute("CREATE TABLE t(x)", [])
+            .unwrap();
+        let err = ObkBook::open(&other, &keys).unwrap_err().to_string();
+        assert!(err.contains("other.obk: not a BHGUI .obk book"), "{err}");
+    }
+
+    #[test]
     fn key_tables_are_parsed_and_checked() {
         let keys = test_keys();
         let mut text = String::new();
