@@ -129,12 +129,12 @@ pub struct TableInfo {
 }
 
 impl TableInfo {
-    /// The statistics of a table's values (bytes by side to move).
-    pub fn of_values(material: Material, rules: u8, values: &[Vec<u16>; 2]) -> TableInfo {
+    /// The statistics of a table's values.
+    pub fn of_values(material: Material, rules: u8, values: &impl TableCodes) -> TableInfo {
         let stats = [0, 1].map(|side| {
             let mut s = SideStats::default();
-            for (i, &b) in values[side].iter().enumerate() {
-                let Some(v) = Value::from_code(b) else {
+            for i in 0..values.size() {
+                let Some(v) = Value::from_code(values.code(side, i)) else {
                     continue;
                 };
                 match v {
@@ -156,7 +156,7 @@ impl TableInfo {
                 } else if let Some(d) = v.dtm() {
                     if d > s.longest {
                         s.longest = d;
-                        s.longest_index = i as u64;
+                        s.longest_index = i;
                     }
                 }
             }
@@ -165,7 +165,7 @@ impl TableInfo {
         TableInfo {
             material,
             rules,
-            size: values[0].len() as u64,
+            size: values.size(),
             stats,
         }
     }
@@ -253,51 +253,72 @@ impl<'a> ByteReader<'a> {
     }
 }
 
+/// A table's value codes ([`Value::to_code`], [`INVALID`] where no
+/// position is), as the writer reads them.
+pub trait TableCodes: Sync {
+    /// Indexes per side to move.
+    fn size(&self) -> u64;
+    /// The code of the position at `index` with `side` to move.
+    fn code(&self, side: usize, index: u64) -> u16;
+}
+
+/// Codes by side to move, then index.
+impl TableCodes for [Vec<u16>; 2] {
+    fn size(&self) -> u64 {
+        self[0].len() as u64
+    }
+
+    fn code(&self, side: usize, index: u64) -> u16 {
+        self[side][index as usize]
+    }
+}
+
+/// Blocks compressed at once: bounds what the writer holds besides the
+/// values.
+const BLOCKS_AT_ONCE: u64 = 512;
+
 /// Writes a table file at `path` (through a temporary file renamed into
-/// place: an interrupted write leaves nothing under `path`). `values` are
-/// the codes by side to move, [`INVALID`] where no position is. Returns
-/// the file's length.
+/// place: an interrupted write leaves nothing under `path`). Returns the
+/// file's length. Blocks are made and compressed a batch at a time, in
+/// parallel where the generator's thread pool is at hand, so writing
+/// holds no copy of the values.
 pub fn write_table(
     path: &Path,
     info: &TableInfo,
-    values: &[Vec<u16>; 2],
+    values: &impl TableCodes,
     level: i32,
 ) -> Result<u64, TableError> {
     let mut writer = Writer::create(path, TABLE_KIND, &info.encode(), level)?;
-    let mut codes = Vec::with_capacity(values[0].len() + values[1].len());
-    let mut last = 0u16;
-    for &c in values[0].iter().chain(values[1].iter()) {
+    let records = 2 * values.size();
+    let blocks = records.div_ceil(BLOCK_RECORDS);
+    let block = |k: u64| {
+        let (start, end) = (k * BLOCK_RECORDS, ((k + 1) * BLOCK_RECORDS).min(records));
+        let code = |r: u64| values.code((r / values.size()) as usize, r % values.size());
         // Don't-care positions repeat the code before them.
-        last = if c == INVALID { last } else { c };
-        codes.push(last);
-    }
-    let planes: Vec<Vec<u8>> = codes
-        .chunks(BLOCK_RECORDS as usize)
-        .map(|chunk| {
-            let low = chunk.iter().map(|&c| c as u8);
-            let high = chunk.iter().map(|&c| (c >> 8) as u8);
-            low.chain(high).collect()
-        })
-        .collect();
-    let blocks: Vec<&[u8]> = planes.iter().map(Vec::as_slice).collect();
-    // Compressing is most of the writing: blocks in parallel where the
-    // generator's thread pool is at hand.
-    #[cfg(feature = "generate")]
-    let compressed: Vec<_> = {
-        use rayon::prelude::*;
-        blocks
-            .par_iter()
-            .map(|b| xqstore::compress_block(b, level))
-            .collect()
+        let mut last = (start..end).map(code).find(|&c| c != INVALID).unwrap_or(0);
+        let mut plane = vec![0u8; 2 * (end - start) as usize];
+        let (low, high) = plane.split_at_mut((end - start) as usize);
+        for (i, r) in (start..end).enumerate() {
+            let c = code(r);
+            last = if c == INVALID { last } else { c };
+            low[i] = last as u8;
+            high[i] = (last >> 8) as u8;
+        }
+        let compressed = xqstore::compress_block(&plane, level);
+        (compressed, plane.len())
     };
-    #[cfg(not(feature = "generate"))]
-    let compressed: Vec<_> = blocks
-        .iter()
-        .map(|b| xqstore::compress_block(b, level))
-        .collect();
-    for (i, (block, raw)) in compressed.into_iter().zip(&blocks).enumerate() {
-        let first_key = i as u64 * BLOCK_RECORDS;
-        writer.add_compressed(first_key, raw.len() as u32 / 2, block)?;
+    for first in (0..blocks).step_by(BLOCKS_AT_ONCE as usize) {
+        let batch = first..(first + BLOCKS_AT_ONCE).min(blocks);
+        #[cfg(feature = "generate")]
+        let compressed: Vec<_> = {
+            use rayon::prelude::*;
+            batch.into_par_iter().map(block).collect()
+        };
+        #[cfg(not(feature = "generate"))]
+        let compressed: Vec<_> = batch.map(block).collect();
+        for (k, (block, raw_len)) in (first..).zip(compressed) {
+            writer.add_compressed(k * BLOCK_RECORDS, raw_len as u32 / 2, block)?;
+        }
     }
     Ok(writer.finish()?)
 }

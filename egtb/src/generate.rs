@@ -9,16 +9,21 @@
 //!    (the side not to move in check, kings facing, two pieces on a square,
 //!    the larger of a mirror pair) are marked invalid. For each side to
 //!    move the legal moves are counted, distinct successors once; captures
-//!    leave the table and are scored at once from the smaller tables.
-//! 2. **Rounds**: the positions settled at distance `n` are walked
-//!    backwards (un-moves of the side that just moved: no un-captures, no
-//!    pawn steps backwards), and each predecessor is either won at `n + 1`
-//!    or has one more move known to lose.
+//!    leave the table and are scored at once from the smaller tables (a
+//!    capture that wins gives a distance the rounds may still shorten).
+//! 2. **Rounds**: each round scans the cells for the positions settled at
+//!    its distance `n` and walks them backwards (un-moves of the side that
+//!    just moved: no un-captures, no pawn steps backwards); each
+//!    predecessor is either won at `n + 1` or has one more move known to
+//!    lose. A position found lost learns then what its captures lose in.
 //! 3. Whatever is left unsettled is a draw: neither side can force mate.
 //!
-//! Rounds run in parallel (rayon); values and move counters are atomics,
-//! and each round only reads what earlier rounds settled, so the result
-//! does not depend on the number of threads.
+//! Memory is one cell per index and side to move (`generate/cells.rs`): a
+//! byte, or two bytes for the rare table whose distances do not fit in
+//! one (solved again, wider, when a byte runs out). Rounds run in
+//! parallel (rayon) on atomic cells, and each round only reads what
+//! earlier rounds settled, so the result does not depend on the number of
+//! threads.
 //!
 //! 4. **Perpetual check** (when a side has pieces that give check): among
 //!    the draws, a greatest fixed point finds the positions whose side can
@@ -38,7 +43,8 @@
 //! [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use xqcore::{Board, Color, Position, Role, Setup};
@@ -46,33 +52,21 @@ use xqcore::{Board, Color, Position, Role, Setup};
 use crate::index::{Indexer, Placement};
 use crate::material::{color_of_side, Material};
 use crate::orient::{board_of, placement_of};
-use crate::value::{Value, Wdl, CHASE_DTM, INVALID, MAX_DTM, RULE_DTM};
+use crate::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
 
+mod cells;
 mod chase;
+mod solution;
 
+use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
+pub use solution::{Solution, Solutions, Solved, Table};
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
     /// The value of a position for the side to move, reached by a capture:
     /// its material has one piece fewer than the table being solved.
     fn value(&self, board: &Board, turn: Color) -> Value;
-}
-
-/// A solved material: one value code per index and side to move
-/// ([`Value::to_code`], [`INVALID`] for positions that cannot occur).
-pub struct Solved {
-    pub indexer: Indexer,
-    /// By side to move (0: the side written first), then by index.
-    pub values: [Vec<u16>; 2],
-}
-
-impl Solved {
-    /// The value of the position at `index` with `side` to move; `None`
-    /// for one that cannot occur.
-    pub fn value(&self, side: usize, index: u64) -> Option<Value> {
-        Value::from_code(self.values[side][index as usize])
-    }
 }
 
 /// What the solver reports as it goes.
@@ -99,27 +93,37 @@ pub enum SolveError {
     TooManyVictims { material: String },
 }
 
-/// A position settled in a round, or scheduled for a later one.
+/// Why one attempt at solving stopped.
+enum Failure {
+    Solve(SolveError),
+    /// The cells ran out of codes for distances: solve with wider ones.
+    Narrow,
+}
+
+impl From<SolveError> for Failure {
+    fn from(e: SolveError) -> Failure {
+        Failure::Solve(e)
+    }
+}
+
+/// A position settled later than the round that found it: a loss whose
+/// captures last longer than its moves in the table.
 #[derive(Clone, Copy, Debug)]
-struct Settled {
+struct Scheduled {
+    dtm: u16,
     side: u8,
     index: u64,
-    value: Value,
 }
 
-/// Bytes the solver holds for `material`, per index and side to move:
-/// values and capture losses two bytes each, unresolved counts one, and
-/// two more for the perpetual-check pass when a side can check.
+/// Bytes the solver holds for `material` (besides the smaller tables its
+/// captures read): two bytes per index and side to move, and two bits
+/// more each (the rounds' frontiers, or the perpetual-check pass's flags).
 pub fn working_bytes(material: Material) -> u64 {
-    let per_index = if material.has_attackers(0) || material.has_attackers(1) {
-        14
-    } else {
-        10
-    };
-    per_index * Indexer::new(material).size()
+    let positions = 2 * Indexer::new(material).size();
+    2 * positions + positions.div_ceil(4)
 }
 
-/// Indexes per unit of parallel setup work.
+/// Indexes per unit of parallel work.
 const CHUNK: u64 = 4096;
 
 /// Solves `material` (as written: side 0 is its first side), with
@@ -128,42 +132,86 @@ pub fn solve(
     material: Material,
     lookup: &dyn Lookup,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<Solved, SolveError> {
+) -> Result<Solution, SolveError> {
     let non_kings = |side| material.piece_count_of(side) - 1;
     if material.chase_rule_applies() && (non_kings(0) > MAX_VICTIMS || non_kings(1) > MAX_VICTIMS) {
         return Err(SolveError::TooManyVictims {
             material: material.to_string(),
         });
     }
+    // Two bytes a cell: byte cells (`generate/cells.rs`) hold half, but a
+    // table whose captures reach results of the repetition rules has more
+    // distances than a byte holds.
+    match solve_in::<AtomicU16>(material, lookup, progress) {
+        Ok(solution) => Ok(solution),
+        Err(Failure::Solve(e)) => Err(e),
+        Err(Failure::Narrow) => Err(SolveError::TooDeep {
+            material: material.to_string(),
+        }),
+    }
+}
+
+/// Most distinct successors in the table a position of `material` can
+/// have, plus one for a capture that draws: the largest move counter.
+fn open_max(material: Material) -> u32 {
+    let moves = |role: Role| match role {
+        Role::King | Role::Advisor | Role::Elephant => 4,
+        Role::Horse => 8,
+        Role::Rook | Role::Cannon => 17,
+        Role::Pawn => 3,
+    };
+    (0..2)
+        .map(|side| {
+            Role::ALL
+                .iter()
+                .map(|&role| moves(role) * material.count(side, role) as u32)
+                .sum::<u32>()
+        })
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
+/// One attempt at solving, with cells of type `C`.
+fn solve_in<C: Cell>(
+    material: Material,
+    lookup: &dyn Lookup,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Solution, Failure> {
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
+    let open_max = open_max(material);
+    if open_max + 2 >= C::MAX {
+        return Err(Failure::Narrow);
+    }
     let state = State {
-        values: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(0)).collect()),
-        unresolved: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
-        capture_loss: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(0)).collect()),
+        cells: [0, 1].map(|_| (0..size).map(|_| C::new(0)).collect()),
+        codes: Codes::new(open_max, C::MAX),
+        unlisted: (0..=MAX_DTM as usize + 1)
+            .map(|_| AtomicBool::new(false))
+            .collect(),
         rule_captures: AtomicBool::new(false),
         chase_captures: AtomicBool::new(false),
         indexer: &indexer,
+        lookup,
     };
-    // Setup: per chunk, the positions already settled by their captures.
+    // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
-    let found: Vec<Settled> = (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|c| {
-            let start = c * CHUNK;
-            let end = (start + CHUNK).min(indexer.size());
-            let found = state.setup_range(start, end, lookup);
-            progress(Progress::Setup(end - start));
-            found
-        })
-        .collect();
-    let mut longest = state.rounds(found, 0, progress)?;
+    (0..chunks).into_par_iter().for_each(|c| {
+        let start = c * CHUNK;
+        let end = (start + CHUNK).min(indexer.size());
+        state.setup_range(start, end);
+        progress(Progress::Setup(end - start));
+    });
+    state.check_codes()?;
+    let mut longest = state.rounds(0, BTreeMap::new(), progress)?;
     // Mates are shorter than RULE_DTM; longer distances here can only come
     // from captures into results of the rule.
     if longest >= RULE_DTM && !state.rule_captures.load(Relaxed) {
         return Err(SolveError::TooDeep {
             material: material.to_string(),
-        });
+        }
+        .into());
     }
     // The perpetual-check rule: a side whose only ways to avoid losing are
     // checks for ever loses. Such losses decide more positions, which may
@@ -171,11 +219,12 @@ pub fn solve(
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
     let may_check = [0, 1].map(|side| material.has_attackers(side));
-    let traps = may_check.iter().any(|&c| c).then(|| Traps::new(size));
+    let traps = may_check
+        .iter()
+        .any(|&c| c)
+        .then(|| Traps::new(size as u64));
     if let Some(traps) = &traps {
-        while let Some(next) =
-            state.check_rule(traps, may_check, longest, RULE_DTM, lookup, progress)?
-        {
+        while let Some(next) = state.check_rule(traps, may_check, longest, RULE_DTM, progress)? {
             longest = next;
         }
     }
@@ -183,148 +232,396 @@ pub fn solve(
     if longest >= CHASE_DTM && !state.chase_captures.load(Relaxed) {
         return Err(SolveError::TooDeep {
             material: material.to_string(),
-        });
+        }
+        .into());
     }
     // Then the perpetual-chase rule, from CHASE_DTM up, so that every value
     // below it holds where only perpetual check loses. Its losses may trap
-    // more checkers, and those more chasers, to a fixed point.
+    // more checkers, and those more chasers, to a fixed point of both.
     if material.chase_rule_applies() {
         let traps = traps.as_ref().expect("chasers can check");
+        // Whether the last check pass trapped a checker (the passes above
+        // ran until one did not).
+        let mut checked = false;
         loop {
             let base = CHASE_DTM.max((longest + 2) & !1);
-            let trapped: Vec<Settled> = [0, 1]
-                .into_iter()
-                .flat_map(|chaser| state.trapped_chasers(chaser, base, lookup))
-                .collect();
-            progress(Progress::PerpetualChase {
-                trapped: trapped.len(),
-            });
-            let chased = !trapped.is_empty();
-            if chased {
-                longest = state.rounds(trapped, base, progress)?;
+            let mut later = BTreeMap::new();
+            let mut trapped = 0;
+            for chaser in [0, 1] {
+                for index in state.trapped_chasers(chaser) {
+                    trapped += 1;
+                    state.lose(chaser, index, base, &mut later);
+                }
             }
-            let checked =
-                match state.check_rule(traps, may_check, longest, CHASE_DTM, lookup, progress)? {
-                    Some(next) => {
-                        longest = next;
-                        true
-                    }
-                    None => false,
-                };
+            state.check_codes()?;
+            progress(Progress::PerpetualChase { trapped });
+            let chased = trapped > 0;
+            if chased {
+                longest = state.rounds(base, later, progress)?;
+            } else if !checked {
+                // Nothing changed since a check pass found nothing.
+                break;
+            }
+            checked = match state.check_rule(traps, may_check, longest, CHASE_DTM, progress)? {
+                Some(next) => {
+                    longest = next;
+                    true
+                }
+                None => false,
+            };
             if !chased && !checked {
                 break;
             }
         }
     }
-    let values = state
-        .values
-        .map(|v| v.into_iter().map(|a| a.into_inner()).collect::<Vec<u16>>());
-    Ok(Solved { indexer, values })
+    let decode = state.codes.decode_table();
+    Ok(Solution::from_cells(indexer.clone(), state.cells, decode))
 }
 
-/// Flags of the perpetual-check pass, by side to move and index.
+/// A bit per index and side to move (`side * size + index`).
+struct Bits {
+    words: Vec<AtomicU64>,
+}
+
+impl Bits {
+    fn new(positions: u64) -> Bits {
+        Bits {
+            words: (0..positions.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    fn set(&self, position: u64) {
+        self.words[(position / 64) as usize].fetch_or(1 << (position % 64), Relaxed);
+    }
+}
+
+/// Flags of the perpetual-check pass: two bits per index and side to move.
 struct Traps {
-    /// [`TRAPPED`] and [`HOLDING`] bits.
-    flags: [Vec<AtomicU8>; 2],
-    /// For a holding position: its quiet, non-checking moves into
-    /// positions still trapped (distinct successors).
-    holds: [Vec<AtomicU8>; 2],
+    size: u64,
+    words: Vec<AtomicU64>,
+}
+
+/// A drawn position, not in check, whose every move that avoids losing is
+/// a quiet check into a holding position: its side can only check.
+const TRAPPED: u64 = 1;
+/// A drawn position in check whose side has a quiet, non-checking move
+/// into a trapped position: it keeps the checker trapped. Its cell counts
+/// those moves while the pass runs.
+const HOLDING: u64 = 2;
+/// A position that was holding and stopped: its cell's move counter is
+/// counted again when the pass is over.
+const RELEASED: u64 = 3;
+
+impl Traps {
+    fn new(size: u64) -> Traps {
+        Traps {
+            size,
+            words: (0..(2 * size).div_ceil(32))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    fn place(&self, side: usize, index: u64) -> (&AtomicU64, u32) {
+        let bit = side as u64 * self.size + index;
+        (&self.words[(bit / 32) as usize], (bit % 32) as u32 * 2)
+    }
+
+    fn get(&self, side: usize, index: u64) -> u64 {
+        let (word, shift) = self.place(side, index);
+        word.load(Relaxed) >> shift & 3
+    }
+
+    fn set(&self, side: usize, index: u64, flag: u64) {
+        let (word, shift) = self.place(side, index);
+        word.fetch_and(!(3 << shift), Relaxed);
+        word.fetch_or(flag << shift, Relaxed);
+    }
+
+    /// Changes the flag from `from` to `to`; whether it was `from`.
+    fn change(&self, side: usize, index: u64, from: u64, to: u64) -> bool {
+        let (word, shift) = self.place(side, index);
+        word.fetch_update(Relaxed, Relaxed, |w| {
+            (w >> shift & 3 == from).then_some(w & !(3 << shift) | to << shift)
+        })
+        .is_ok()
+    }
 }
 
 /// A position that stopped being [`TRAPPED`] or [`HOLDING`]: side to move,
 /// index and which of the two it was.
-type Released = (usize, u64, u8);
+type Released = (usize, u64, u64);
 
-/// A drawn position, not in check, whose every move that avoids losing is
-/// a quiet check into a holding position: its side can only check.
-const TRAPPED: u8 = 1;
-/// A drawn position in check whose side has a quiet, non-checking move
-/// into a trapped position: it keeps the checker trapped.
-const HOLDING: u8 = 2;
-
-impl Traps {
-    fn new(size: usize) -> Traps {
-        let zeros = || (0..size).map(|_| AtomicU8::new(0)).collect();
-        Traps {
-            flags: [zeros(), zeros()],
-            holds: [zeros(), zeros()],
-        }
-    }
-}
-
-struct State<'a> {
-    /// 0 while unsettled, [`INVALID`], or a value code.
-    values: [Vec<AtomicU16>; 2],
-    /// Distinct successors in the table not yet known to be won for the
-    /// opponent, plus one when a capture draws or wins (then the position
-    /// is never lost).
-    unresolved: [Vec<AtomicU8>; 2],
-    /// The loss distance forced by captures into positions the opponent
-    /// wins (0 when there are none): a lost position lasts at least this long.
-    capture_loss: [Vec<AtomicU16>; 2],
+struct State<'a, C> {
+    /// By side to move, then index (see `generate/cells.rs`).
+    cells: [Vec<C>; 2],
+    codes: Codes,
+    /// By distance: whether cells were settled at it outside the rounds
+    /// (by captures in the setup, or by a rule), so that its round scans.
+    unlisted: Vec<AtomicBool>,
     /// Whether a capture reached a result of a repetition rule.
     rule_captures: AtomicBool,
     /// Whether a capture reached a result of the perpetual-chase rule.
     chase_captures: AtomicBool,
     indexer: &'a Indexer,
+    lookup: &'a dyn Lookup,
 }
 
-impl State<'_> {
-    /// Settles `found` (positions whose distance is already known) and
-    /// everything that follows from them, round by round from distance
-    /// `first`. Returns the longest distance settled (`first` if none).
+impl<C: Cell> State<'_, C> {
+    fn cell(&self, side: usize, index: u64) -> &C {
+        &self.cells[side][index as usize]
+    }
+
+    /// Whether the position is still unsettled (or no position).
+    fn is_open(&self, side: usize, index: u64) -> bool {
+        self.codes.is_open(self.cell(side, index).get())
+    }
+
+    /// Stops an attempt whose cells ran out of codes.
+    fn check_codes(&self) -> Result<(), Failure> {
+        if self.codes.exhausted() {
+            Err(Failure::Narrow)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Settles the open position as lost at `at`, when its captures last
+    /// no longer; otherwise it waits in `later` for the round of their loss.
+    fn lose(&self, side: usize, index: u64, at: u16, later: &mut BTreeMap<u16, Vec<Scheduled>>) {
+        let dtm = at.max(self.capture_loss(side, index));
+        let cell = self.cell(side, index);
+        if dtm == at {
+            self.set_unlisted(cell, dtm);
+            return;
+        }
+        cell.set(0);
+        later.entry(dtm).or_default().push(Scheduled {
+            dtm,
+            side: side as u8,
+            index,
+        });
+    }
+
+    /// Settles a cell at `dtm` outside the rounds, on no frontier: the
+    /// round of `dtm` then scans every cell.
+    fn set_unlisted(&self, cell: &C, dtm: u16) {
+        cell.set(self.codes.code(dtm));
+        self.unlisted[dtm as usize].store(true, Relaxed);
+    }
+
+    /// Settles the positions scheduled for `dtm` (still waiting: cell 0),
+    /// on the round's frontier.
+    fn settle_scheduled(&self, scheduled: Vec<Scheduled>, frontier: &Bits) {
+        if scheduled.is_empty() {
+            return;
+        }
+        let code = self.codes.code(scheduled[0].dtm);
+        for s in scheduled {
+            let cell = self.cell(s.side as usize, s.index);
+            debug_assert_eq!(cell.get(), 0, "a scheduled loss waits");
+            cell.set(code);
+            frontier.set(s.side as u64 * self.indexer.size() + s.index);
+        }
+    }
+
+    /// Settles the positions whose cells hold distance `first` and
+    /// everything that follows from them, round by round, with `later`
+    /// the positions whose later distance is already known. Returns the
+    /// longest distance settled (`first` if none).
     fn rounds(
         &self,
-        found: Vec<Settled>,
         first: u16,
+        mut later: BTreeMap<u16, Vec<Scheduled>>,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<u16, SolveError> {
-        // Positions whose distance is known before their round, by distance.
-        let mut scheduled: BTreeMap<u16, Vec<Settled>> = BTreeMap::new();
-        let mut pending = 0usize;
-        let schedule = |scheduled: &mut BTreeMap<u16, Vec<Settled>>, s: Settled| {
-            let dtm = s.value.dtm().expect("decided");
-            scheduled.entry(dtm).or_default().push(s);
-        };
-        for s in found {
-            schedule(&mut scheduled, s);
-            pending += 1;
-        }
-        let mut dtm = first;
+    ) -> Result<u16, Failure> {
+        let positions = 2 * self.indexer.size();
+        // The positions settled at this round's distance and the next's.
+        let (mut now, mut next) = (Bits::new(positions), Bits::new(positions));
         let mut longest = first;
-        let mut frontier: Vec<Settled> = Vec::new();
+        let mut dtm = first;
         loop {
-            // Positions whose distance was fixed ahead of time settle now,
-            // unless something shorter settled them first.
-            let now = scheduled.remove(&dtm).unwrap_or_default();
-            pending -= now.len();
-            frontier.extend(now.into_iter().filter(|s| self.settle(s)));
-            progress(Progress::Round {
-                dtm,
-                settled: frontier.len(),
-            });
-            if !frontier.is_empty() {
+            if let Some(scheduled) = later.remove(&dtm) {
+                self.settle_scheduled(scheduled, &now);
+            }
+            let mut settled = 0;
+            if let Some(code) = self.codes.existing(dtm) {
+                let scan = self.unlisted[dtm as usize].load(Relaxed);
+                let (found, waiting) = self.round(dtm, code, scan, &now, &next);
+                settled = found;
+                for s in waiting {
+                    later.entry(s.dtm).or_default().push(s);
+                }
+            }
+            std::mem::swap(&mut now, &mut next);
+            self.check_codes()?;
+            progress(Progress::Round { dtm, settled });
+            if settled > 0 {
                 longest = dtm;
             }
-            if frontier.is_empty() && pending == 0 {
+            // Done when no position is settled further on: no scheduled
+            // loss and no distance with a code beyond this one.
+            if settled == 0 && later.is_empty() && self.codes.longest() <= dtm {
                 return Ok(longest);
             }
             if dtm == MAX_DTM {
                 return Err(SolveError::TooDeep {
                     material: self.indexer.material().to_string(),
-                });
+                }
+                .into());
             }
-            let (next, later): (Vec<Settled>, Vec<Settled>) = frontier
-                .par_iter()
-                .flat_map_iter(|s| self.predecessors(s))
-                .partition(|s| s.value.dtm() == Some(dtm + 1));
-            pending += later.len();
-            for s in later {
-                schedule(&mut scheduled, s);
-            }
-            frontier = next;
             dtm += 1;
         }
+    }
+
+    /// One round: the positions settled at `dtm` (their cells hold `code`)
+    /// settle their predecessors, onto `next`. They are the bits of `now`,
+    /// or with `scan` every cell holding `code` (positions settled outside
+    /// the rounds have no bits). Leaves `now` empty. Returns how many
+    /// there were and the losses found that wait for a later round.
+    fn round(
+        &self,
+        dtm: u16,
+        code: u32,
+        scan: bool,
+        now: &Bits,
+        next: &Bits,
+    ) -> (usize, Vec<Scheduled>) {
+        let size = self.indexer.size();
+        let later = Mutex::new(Vec::new());
+        let words_per_chunk = (CHUNK / 64) as usize;
+        let chunks = now.words.len().div_ceil(words_per_chunk);
+        let settled = (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(now.words.len());
+                let mut found = 0;
+                let mut waiting = Vec::new();
+                for w in words {
+                    let mut bits = if scan {
+                        now.words[w].store(0, Relaxed);
+                        self.scan_word(w as u64, code)
+                    } else {
+                        now.words[w].swap(0, Relaxed)
+                    };
+                    while bits != 0 {
+                        let position = w as u64 * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let (side, index) = ((position / size) as usize, position % size);
+                        debug_assert_eq!(self.cell(side, index).get(), code);
+                        found += 1;
+                        self.predecessors(side, index, dtm, &mut waiting, next);
+                    }
+                }
+                if !waiting.is_empty() {
+                    later.lock().expect("no panic").extend(waiting);
+                }
+                found
+            })
+            .sum();
+        (settled, later.into_inner().expect("no panic"))
+    }
+
+    /// The positions among the 64 of frontier word `w` whose cells hold
+    /// `code`, as bits.
+    fn scan_word(&self, w: u64, code: u32) -> u64 {
+        let size = self.indexer.size();
+        let mut bits = 0;
+        for b in 0..64 {
+            let position = w * 64 + b;
+            if position >= 2 * size {
+                break;
+            }
+            let (side, index) = ((position / size) as usize, position % size);
+            if self.cell(side, index).get() == code {
+                bits |= 1 << b;
+            }
+        }
+        bits
+    }
+
+    /// Follows a position settled at `dtm` (a loss when even) to its
+    /// predecessors: wins one ply longer, or losses once every move is
+    /// known to lose (in `later` when a capture lasts longer).
+    fn predecessors(
+        &self,
+        side: usize,
+        index: u64,
+        dtm: u16,
+        later: &mut Vec<Scheduled>,
+        next_frontier: &Bits,
+    ) {
+        let mover = 1 - side;
+        let lost = dtm.is_multiple_of(2);
+        let next = dtm + 1;
+        let win = if lost { self.codes.code(next) } else { 0 };
+        for p in self.parents(index, mover) {
+            let cell = self.cell(mover, p);
+            loop {
+                let c = cell.get();
+                if lost {
+                    // Open, or won only later (by a capture, from setup).
+                    let open = c != 0 && self.codes.is_open(c);
+                    let longer = self.codes.dtm_of(c).is_some_and(|d| d % 2 == 1 && d > next);
+                    if !(open || longer) {
+                        break;
+                    }
+                    if cell.replace(c, win) {
+                        next_frontier.set(mover as u64 * self.indexer.size() + p);
+                        break;
+                    }
+                } else {
+                    if c == 0 || !self.codes.is_open(c) {
+                        break;
+                    }
+                    if !cell.replace(c, c - 1) {
+                        continue;
+                    }
+                    if c == 1 {
+                        let dtm = next.max(self.capture_loss(mover, p));
+                        if dtm == next {
+                            cell.set(self.codes.code(next));
+                            next_frontier.set(mover as u64 * self.indexer.size() + p);
+                        } else {
+                            later.push(Scheduled {
+                                dtm,
+                                side: mover as u8,
+                                index: p,
+                            });
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The longest loss among the captures of the position at `index` with
+    /// `side` to move (0 when none loses): a lost position lasts at least
+    /// this long.
+    fn capture_loss(&self, side: usize, index: u64) -> u16 {
+        let mut placement = Placement::new();
+        let Some(mut pos) = positions_at(self.indexer, index, &mut placement)
+            .into_iter()
+            .nth(side)
+            .flatten()
+        else {
+            return 0;
+        };
+        let mut longest = 0;
+        for &m in pos.legal_moves().iter() {
+            if pos.board().piece_at(m.to()).is_none() {
+                continue;
+            }
+            pos.make_move(m);
+            if let Value::Loss(d) = self.lookup.value(pos.board(), pos.turn()).parent() {
+                longest = longest.max(d);
+            }
+            pos.unmake_move();
+        }
+        longest
     }
 
     /// One pass of the perpetual-check rule: the trapped checkers lose at
@@ -337,23 +634,22 @@ impl State<'_> {
         may_check: [bool; 2],
         longest: u16,
         floor: u16,
-        lookup: &dyn Lookup,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<Option<u16>, SolveError> {
+    ) -> Result<Option<u16>, Failure> {
         let base = floor.max((longest + 2) & !1);
-        let trapped = self.trapped_checkers(traps, may_check, base, lookup);
-        progress(Progress::Perpetual {
-            trapped: trapped.len(),
-        });
-        if trapped.is_empty() {
+        let (trapped, later) = self.trapped_checkers(traps, may_check, base);
+        self.check_codes()?;
+        progress(Progress::Perpetual { trapped });
+        if trapped == 0 {
             return Ok(None);
         }
-        self.rounds(trapped, base, progress).map(Some)
+        self.rounds(base, later, progress).map(Some)
     }
 
-    /// The drawn positions whose side to move can only check for ever, as
-    /// losses at `base` (or longer, when a capture loses more slowly), not
-    /// yet settled. `may_check`: which sides have pieces that give check.
+    /// The drawn positions whose side to move can only check for ever,
+    /// settled as losses at `base` (or longer, when a capture loses more
+    /// slowly: returned by distance). `may_check`: which sides have pieces
+    /// that give check. Returns how many there were.
     ///
     /// A greatest fixed point: every drawn position not in check whose
     /// non-losing moves are all quiet checks starts out trapped, every
@@ -368,18 +664,18 @@ impl State<'_> {
         traps: &Traps,
         may_check: [bool; 2],
         base: u16,
-        lookup: &dyn Lookup,
-    ) -> Vec<Settled> {
+    ) -> (usize, BTreeMap<u16, Vec<Scheduled>>) {
         let size = self.indexer.size();
-        // Candidates.
-        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-            self.mark_candidates(traps, start, end, may_check, base, lookup);
+        let chunks = size.div_ceil(CHUNK);
+        let range = |c: u64| (c * CHUNK, ((c + 1) * CHUNK).min(size));
+        (0..chunks).into_par_iter().for_each(|c| {
+            let (start, end) = range(c);
+            self.mark_candidates(traps, start, end, may_check, base);
         });
-        let mut released: Vec<Released> = (0..size.div_ceil(CHUNK))
+        let mut released: Vec<Released> = (0..chunks)
             .into_par_iter()
             .flat_map_iter(|c| {
-                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+                let (start, end) = range(c);
                 self.count_holds(traps, start, end)
             })
             .collect();
@@ -390,21 +686,33 @@ impl State<'_> {
                 .flat_map_iter(|&released| self.release(traps, released))
                 .collect();
         }
-        (0..2usize)
-            .flat_map(|side| {
-                let flags = &traps.flags[side];
-                let capture_loss = &self.capture_loss[side];
-                (0..size)
-                    .into_par_iter()
-                    .filter(move |&i| flags[i as usize].load(Relaxed) & TRAPPED != 0)
-                    .map(move |index| Settled {
-                        side: side as u8,
-                        index,
-                        value: Value::Loss(base.max(capture_loss[index as usize].load(Relaxed))),
-                    })
-                    .collect::<Vec<_>>()
+        // The holding candidates' cells count their moves again.
+        (0..chunks).into_par_iter().for_each(|c| {
+            let (start, end) = range(c);
+            self.recount_holding(traps, start, end);
+        });
+        let later = Mutex::new(BTreeMap::new());
+        let trapped = (0..2 * chunks)
+            .into_par_iter()
+            .map(|c| {
+                let side = (c / chunks) as usize;
+                let (start, end) = range(c % chunks);
+                let mut waiting = BTreeMap::new();
+                let mut trapped = 0;
+                for index in start..end {
+                    if traps.get(side, index) == TRAPPED {
+                        trapped += 1;
+                        self.lose(side, index, base, &mut waiting);
+                    }
+                }
+                let mut later = later.lock().expect("no panic");
+                for (dtm, mut w) in waiting {
+                    later.entry(dtm).or_insert_with(Vec::new).append(&mut w);
+                }
+                trapped
             })
-            .collect()
+            .sum();
+        (trapped, later.into_inner().expect("no panic"))
     }
 
     /// Flags the candidates among indexes `start..end`: drawn positions in
@@ -417,16 +725,14 @@ impl State<'_> {
         end: u64,
         may_check: [bool; 2],
         base: u16,
-        lookup: &dyn Lookup,
     ) {
         let mut placement = Placement::new();
         let mut child = Placement::new();
         for index in start..end {
-            let i = index as usize;
-            let open = [0, 1].map(|side| self.values[side][i].load(Relaxed) == 0);
+            let open = [0, 1].map(|side| self.is_open(side, index));
             if !open.iter().any(|&o| o) {
                 for side in 0..2 {
-                    traps.flags[side][i].store(0, Relaxed);
+                    traps.set(side, index, 0);
                 }
                 continue;
             }
@@ -436,8 +742,7 @@ impl State<'_> {
                     Some(pos) if open[side] => {
                         if pos.in_check() {
                             HOLDING
-                        } else if may_check[side] && self.only_checks(pos, base, lookup, &mut child)
-                        {
+                        } else if may_check[side] && self.only_checks(pos, base, &mut child) {
                             TRAPPED
                         } else {
                             0
@@ -445,7 +750,7 @@ impl State<'_> {
                     }
                     _ => 0,
                 };
-                traps.flags[side][i].store(flag, Relaxed);
+                traps.set(side, index, flag);
             }
         }
     }
@@ -457,23 +762,17 @@ impl State<'_> {
     /// capture into a smaller table's result of the chase rule escapes, as
     /// it does where only perpetual check loses, so that every value below
     /// [`CHASE_DTM`] is that rule's; from [`CHASE_DTM`] up it loses.
-    fn only_checks(
-        &self,
-        mut pos: Position,
-        base: u16,
-        lookup: &dyn Lookup,
-        child: &mut Placement,
-    ) -> bool {
+    fn only_checks(&self, mut pos: Position, base: u16, child: &mut Placement) -> bool {
         for &m in pos.legal_moves().iter() {
             let capture = pos.board().piece_at(m.to()).is_some();
             pos.make_move(m);
             let escapes = if capture {
                 // A capture that does not lose leaves the cycle.
-                let v = lookup.value(pos.board(), pos.turn());
+                let v = self.lookup.value(pos.board(), pos.turn());
                 v.wdl() != Wdl::Win || (base < CHASE_DTM && v.by_chase_rule())
             } else {
                 let (side, index) = table_position(self.indexer, &pos, child);
-                self.values[side][index as usize].load(Relaxed) == 0 && !pos.in_check()
+                self.is_open(side, index) && !pos.in_check()
             };
             pos.unmake_move();
             if escapes {
@@ -483,49 +782,67 @@ impl State<'_> {
         true
     }
 
-    /// Counts, for the holding candidates among indexes `start..end`, their
-    /// quiet moves into trapped positions (distinct successors; such moves
-    /// never check, as a trapped position is not in check). Returns the
-    /// candidates with none, released at once.
-    fn count_holds(&self, traps: &Traps, start: u64, end: u64) -> Vec<Released> {
-        let mut released = Vec::new();
+    /// The distinct successors in the table of a position's quiet moves.
+    fn quiet_successors(&self, pos: &mut Position, child: &mut Placement, out: &mut Vec<u64>) {
+        out.clear();
+        for &m in pos.legal_moves().iter() {
+            if pos.board().piece_at(m.to()).is_some() {
+                continue;
+            }
+            pos.make_move(m);
+            out.push(table_position(self.indexer, pos, child).1);
+            pos.unmake_move();
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Calls `visit` with each position among indexes `start..end` whose
+    /// trap flag passes `wanted`: side to move, index, position.
+    fn each_flagged(
+        &self,
+        traps: &Traps,
+        (start, end): (u64, u64),
+        wanted: impl Fn(u64) -> bool,
+        mut visit: impl FnMut(usize, u64, Position),
+    ) {
         let mut placement = Placement::new();
-        let mut child = Placement::new();
-        let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
-            let i = index as usize;
-            let holding = [0, 1].map(|side| traps.flags[side][i].load(Relaxed) == HOLDING);
-            if !holding.iter().any(|&h| h) {
+            let flagged = [0, 1].map(|side| wanted(traps.get(side, index)));
+            if !flagged.iter().any(|&f| f) {
                 continue;
             }
             let positions = positions_at(self.indexer, index, &mut placement);
             for (side, pos) in positions.into_iter().enumerate() {
-                let (true, Some(mut pos)) = (holding[side], pos) else {
-                    continue;
-                };
-                successors.clear();
-                for &m in pos.legal_moves().iter() {
-                    if pos.board().piece_at(m.to()).is_some() {
-                        continue;
-                    }
-                    pos.make_move(m);
-                    successors.push(table_position(self.indexer, &pos, &mut child).1);
-                    pos.unmake_move();
-                }
-                successors.sort_unstable();
-                successors.dedup();
-                let opponent = 1 - side;
-                let holds = successors
-                    .iter()
-                    .filter(|&&s| traps.flags[opponent][s as usize].load(Relaxed) & TRAPPED != 0)
-                    .count();
-                traps.holds[side][i].store(holds as u8, Relaxed);
-                if holds == 0 {
-                    traps.flags[side][i].store(0, Relaxed);
-                    released.push((side, index, HOLDING));
+                if let (true, Some(pos)) = (flagged[side], pos) {
+                    visit(side, index, pos);
                 }
             }
         }
+    }
+
+    /// Counts, for the holding candidates among indexes `start..end`, their
+    /// quiet moves into trapped positions (distinct successors; such moves
+    /// never check, as a trapped position is not in check), in their cells.
+    /// Returns the candidates with none, released at once.
+    fn count_holds(&self, traps: &Traps, start: u64, end: u64) -> Vec<Released> {
+        let mut released = Vec::new();
+        let mut child = Placement::new();
+        let mut successors: Vec<u64> = Vec::with_capacity(128);
+        let holding = |flag| flag == HOLDING;
+        self.each_flagged(traps, (start, end), holding, |side, index, mut pos| {
+            self.quiet_successors(&mut pos, &mut child, &mut successors);
+            let opponent = 1 - side;
+            let holds = successors
+                .iter()
+                .filter(|&&s| traps.get(opponent, s) == TRAPPED)
+                .count();
+            self.cell(side, index).set(holds as u32);
+            if holds == 0 {
+                traps.set(side, index, RELEASED);
+                released.push((side, index, HOLDING));
+            }
+        });
         released
     }
 
@@ -539,20 +856,56 @@ impl State<'_> {
         let mover = 1 - side;
         let mut released = Vec::new();
         for p in self.parents(index, mover) {
-            let (flag, holds) = (
-                &traps.flags[mover][p as usize],
-                &traps.holds[mover][p as usize],
-            );
-            let kind = if was == HOLDING { TRAPPED } else { HOLDING };
-            if flag.load(Relaxed) != kind {
+            if was == HOLDING {
+                if traps.change(mover, p, TRAPPED, 0) {
+                    released.push((mover, p, TRAPPED));
+                }
                 continue;
             }
-            let release = kind == TRAPPED || holds.fetch_sub(1, Relaxed) == 1;
-            if release && flag.swap(0, Relaxed) == kind {
-                released.push((mover, p, kind));
+            if traps.get(mover, p) != HOLDING {
+                continue;
+            }
+            let cell = self.cell(mover, p);
+            let holds = loop {
+                let c = cell.get();
+                if c == 0 || cell.replace(c, c - 1) {
+                    break c;
+                }
+            };
+            if holds == 1 && traps.change(mover, p, HOLDING, RELEASED) {
+                released.push((mover, p, HOLDING));
             }
         }
         released
+    }
+
+    /// Counts again the moves of the holding candidates among indexes
+    /// `start..end`, whose cells held their holds: distinct successors
+    /// still open, and one more for a capture that does not lose (what
+    /// the cell of an open position counts when the rounds are over).
+    fn recount_holding(&self, traps: &Traps, start: u64, end: u64) {
+        let mut child = Placement::new();
+        let mut successors: Vec<u64> = Vec::with_capacity(128);
+        let held = |flag| flag >= HOLDING;
+        self.each_flagged(traps, (start, end), held, |side, index, mut pos| {
+            let mut blocked = false;
+            for &m in pos.legal_moves().iter() {
+                if pos.board().piece_at(m.to()).is_some() {
+                    pos.make_move(m);
+                    let v = self.lookup.value(pos.board(), pos.turn()).parent();
+                    blocked |= v.wdl() != Wdl::Loss;
+                    pos.unmake_move();
+                }
+            }
+            self.quiet_successors(&mut pos, &mut child, &mut successors);
+            let opponent = 1 - side;
+            let open = successors
+                .iter()
+                .filter(|&&s| self.is_open(opponent, s))
+                .count();
+            self.cell(side, index)
+                .set((open + usize::from(blocked)) as u32);
+        });
     }
 
     /// The distinct indexes from which `mover` reaches the position at
@@ -574,27 +927,20 @@ impl State<'_> {
         parents
     }
 
-    /// Settles a position if it is still open; whether it was.
-    fn settle(&self, s: &Settled) -> bool {
-        self.values[s.side as usize][s.index as usize]
-            .compare_exchange(0, s.value.to_code(), Relaxed, Relaxed)
-            .is_ok()
-    }
-
-    /// Sets up indexes `start..end`; returns the positions whose value the
-    /// setup already decides (no move, or a capture that wins), to be
-    /// settled in the round of their distance.
-    fn setup_range(&self, start: u64, end: u64, lookup: &dyn Lookup) -> Vec<Settled> {
-        let mut found = Vec::new();
+    /// Sets up the cells of indexes `start..end`: no position, a move
+    /// counter, or the distance the captures already decide (a capture
+    /// that wins, the rounds may still shorten; every move a capture that
+    /// loses).
+    fn setup_range(&self, start: u64, end: u64) {
         let mut placement = Placement::new();
         let mut child = Placement::new();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
-            let i = index as usize;
             let positions = positions_at(self.indexer, index, &mut placement);
             for (side, pos) in positions.into_iter().enumerate() {
+                let cell = self.cell(side, index);
                 let Some(mut pos) = pos else {
-                    self.values[side][i].store(INVALID, Relaxed);
+                    cell.set(C::MAX);
                     continue;
                 };
                 let mut best_capture: Option<Value> = None;
@@ -605,7 +951,7 @@ impl State<'_> {
                     let capture = pos.board().piece_at(m.to()).is_some();
                     pos.make_move(m);
                     if capture {
-                        let v = lookup.value(pos.board(), pos.turn()).parent();
+                        let v = self.lookup.value(pos.board(), pos.turn()).parent();
                         if v.by_rule() {
                             self.rule_captures.store(true, Relaxed);
                         }
@@ -627,59 +973,17 @@ impl State<'_> {
                 successors.sort_unstable();
                 successors.dedup();
                 let open = successors.len() + usize::from(blocked);
-                self.unresolved[side][i].store(open as u8, Relaxed);
-                self.capture_loss[side][i].store(capture_loss, Relaxed);
-                let decided = match best_capture {
-                    Some(v @ Value::Win(_)) => Some(v),
+                match best_capture {
+                    Some(Value::Win(d)) => self.set_unlisted(cell, d),
                     // Every move is a capture that loses: the longest loss.
-                    _ if open == 0 => Some(Value::Loss(capture_loss)),
-                    _ => None,
-                };
-                if let Some(value) = decided {
-                    found.push(Settled {
-                        side: side as u8,
-                        index,
-                        value,
-                    });
-                }
-            }
-        }
-        found
-    }
-
-    /// The predecessors of a position settled in this round whose values
-    /// follow from it: wins one ply longer, or losses once every move is
-    /// known to lose (scheduled later when a capture lasts longer).
-    fn predecessors(&self, s: &Settled) -> Vec<Settled> {
-        let mut out = Vec::new();
-        let mover = 1 - s.side as usize;
-        for p in self.parents(s.index, mover) {
-            let i = p as usize;
-            if self.values[mover][i].load(Relaxed) != 0 {
-                continue;
-            }
-            let value = match s.value {
-                Value::Loss(d) => Value::Win(d + 1),
-                Value::Win(d) => {
-                    if self.unresolved[mover][i].fetch_sub(1, Relaxed) != 1 {
-                        continue;
+                    _ if open == 0 => self.set_unlisted(cell, capture_loss),
+                    _ => {
+                        assert!(open as u32 <= self.codes.open_max(), "counted moves fit");
+                        cell.set(open as u32);
                     }
-                    Value::Loss((d + 1).max(self.capture_loss[mover][i].load(Relaxed)))
                 }
-                Value::Draw => unreachable!("draws are never settled in rounds"),
-            };
-            let settled = Settled {
-                side: mover as u8,
-                index: p,
-                value,
-            };
-            // Wins one ply on settle now (first come, same value); longer
-            // losses wait for their round.
-            if value.dtm() != Some(s.value.dtm().expect("decided") + 1) || self.settle(&settled) {
-                out.push(settled);
             }
         }
-        out
     }
 }
 
@@ -852,60 +1156,4 @@ fn pawn_square(s: u8, side: usize) -> bool {
     let (rank, file) = (s / 9, s % 9);
     let ahead = if side == 0 { rank } else { 9 - rank };
     ahead >= 5 || (ahead >= 3 && file % 2 == 0)
-}
-
-/// Solved tables held in memory, looked up by material: what a material's
-/// captures need while a set of tables is generated smallest first.
-#[derive(Default)]
-pub struct Solutions {
-    tables: std::collections::HashMap<Material, Solved>,
-}
-
-impl Solutions {
-    /// Adds a solved table.
-    pub fn insert(&mut self, solved: Solved) {
-        self.tables.insert(solved.indexer.material(), solved);
-    }
-
-    /// The solved table of a canonical material.
-    pub fn get(&self, material: &Material) -> Option<&Solved> {
-        self.tables.get(material)
-    }
-
-    /// Keeps only the tables whose material passes `keep`.
-    pub fn retain(&mut self, mut keep: impl FnMut(&Material) -> bool) {
-        self.tables.retain(|m, _| keep(m));
-    }
-
-    /// Bytes of values held.
-    pub fn bytes(&self) -> u64 {
-        self.tables
-            .values()
-            .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
-            .sum::<u64>()
-            * std::mem::size_of::<u16>() as u64
-    }
-}
-
-impl Lookup for Solutions {
-    /// # Panics
-    /// If the position's table was not solved before (dead draws need none).
-    fn value(&self, board: &Board, turn: Color) -> Value {
-        let (material, swapped) = crate::orient::table_of(board);
-        if material.is_dead_draw() {
-            return Value::Draw;
-        }
-        let table = self.tables.get(&material).unwrap_or_else(|| {
-            panic!("{material} is solved before the tables that capture into it")
-        });
-        let mut placement = Placement::new();
-        placement_of(&table.indexer, board, swapped, &mut placement);
-        let index = table
-            .indexer
-            .index(&placement)
-            .expect("a legal position has an index");
-        table
-            .value(crate::orient::side_of(turn, swapped), index)
-            .expect("a legal position is valid")
-    }
 }

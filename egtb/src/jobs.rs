@@ -27,7 +27,7 @@ pub struct Estimate {
     /// Positions: indexes times two sides to move.
     pub positions: u64,
     /// Memory the solver holds: its own working arrays and the values of
-    /// the tables its captures lead into.
+    /// the tables its captures lead into (the sides to move they reach).
     pub memory: u64,
     /// Bytes of the table file.
     pub disk: u64,
@@ -38,10 +38,12 @@ pub struct Estimate {
 /// The estimate for `material` (canonical).
 pub fn estimate(material: Material) -> Estimate {
     let positions = 2 * Indexer::new(material).size();
+    // The solver keeps of each table its captures reach only the side to
+    // move there, two bytes a position at most.
     let captured: u64 = material
-        .captures()
+        .capture_sides()
         .iter()
-        .map(|c| 2 * 2 * Indexer::new(*c).size())
+        .map(|(c, _)| 2 * Indexer::new(*c).size())
         .sum();
     Estimate {
         material,

@@ -190,6 +190,31 @@ impl Material {
         out
     }
 
+    /// The sides to move one capture leads to: each material of
+    /// [`Material::captures`] with the side to move after the capture (0:
+    /// the side written first in its name).
+    pub fn capture_sides(&self) -> Vec<(Material, usize)> {
+        let mut out = Vec::new();
+        for victim in 0..2 {
+            for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
+                if self.count(victim, role) == 0 {
+                    continue;
+                }
+                let (sub, swapped) = self.without(victim, role);
+                if sub.is_dead_draw() {
+                    continue;
+                }
+                // The captured side moves next, and keeps its place in the
+                // name unless the smaller material is written the other way.
+                let to_move = if swapped { 1 - victim } else { victim };
+                if !out.contains(&(sub, to_move)) {
+                    out.push((sub, to_move));
+                }
+            }
+        }
+        out
+    }
+
     /// Every canonical material with at most `pieces` pieces (kings
     /// included), without dead draws, smallest first.
     pub fn all_up_to(pieces: usize) -> Vec<Material> {

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use xqcore::Position;
 
-use crate::generate::{positions_at, table_position, Lookup, Solved};
+use crate::generate::{positions_at, table_position, Lookup, Table};
 use crate::index::Placement;
 use crate::value::{Value, CHASE_DTM, RULE_DTM};
 use xqcore::chase::chased_squares;
@@ -48,8 +48,8 @@ pub struct Report {
 /// Checks every legal position of `table` against its successors: those
 /// in the table itself, and captures through `lookup`. `progress` gets the
 /// number of indexes done as work finishes.
-pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Sync)) -> Report {
-    let indexer = &table.indexer;
+pub fn verify(table: &impl Table, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Sync)) -> Report {
+    let indexer = table.indexer();
     let checked = AtomicU64::new(0);
     let chunk = 4096u64;
     let chunks = indexer.size().div_ceil(chunk);
@@ -67,7 +67,9 @@ pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Syn
                 for (side, pos) in positions.into_iter().enumerate() {
                     let Some(mut pos) = pos else { continue };
                     n += 1;
-                    let stored = table.value(side, index).expect("legal positions are valid");
+                    let stored = table
+                        .value_at(side, index)
+                        .expect("legal positions are valid");
                     let derived = best_of_successors(&mut pos, stored, table, lookup, &mut child);
                     if stored != derived {
                         found.push(Mismatch {
@@ -99,7 +101,7 @@ pub fn verify(table: &Solved, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Syn
 fn best_of_successors(
     pos: &mut Position,
     stored: Value,
-    table: &Solved,
+    table: &impl Table,
     lookup: &dyn Lookup,
     child: &mut Placement,
 ) -> Value {
@@ -123,9 +125,9 @@ fn best_of_successors(
         let v = if capture {
             lookup.value(pos.board(), pos.turn())
         } else {
-            let (side, index) = table_position(&table.indexer, pos, child);
+            let (side, index) = table_position(table.indexer(), pos, child);
             table
-                .value(side, index)
+                .value_at(side, index)
                 .expect("a legal successor is valid")
         };
         let check = pos.in_check();

@@ -505,7 +505,7 @@ fn verify_accepts_solved_tables_and_catches_a_changed_value() {
     }
     // Change one decided value of KRKA: verify names that position.
     let m: Material = "KRKA".parse().unwrap();
-    let mut solved = solve(m, &solutions, &|_| {}).unwrap();
+    let mut solved = solve(m, &solutions, &|_| {}).unwrap().to_solved();
     let at = solved.values[0]
         .iter()
         .position(|&b| matches!(Value::from_code(b), Some(Value::Win(_))))
@@ -525,7 +525,7 @@ fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
         solutions.insert(solved);
     }
     let m: Material = "KRKN".parse().unwrap();
-    let mut solved = solve(m, &solutions, &|_| {}).unwrap();
+    let mut solved = solve(m, &solutions, &|_| {}).unwrap().to_solved();
     let report = verify(&solved, &solutions, &|_| {});
     assert_eq!(report.mismatch_count, 0, "{:?}", report.mismatches);
     // A drawn position claimed lost by the rule, and a loss by the rule

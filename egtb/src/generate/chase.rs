@@ -24,16 +24,17 @@
 //! repeats, and the cycle between the repetitions is a perpetual chase
 //! against idle moves: the chaser loses (docs/rules.md).
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
-use super::{positions_at, table_position, Lookup, Settled, State, CHUNK};
+use super::cells::Cell;
+use super::{positions_at, table_position, State, CHUNK};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
-use crate::value::{Value, Wdl};
+use crate::value::Wdl;
 
 /// Where each victim ordinal of one position stands in another: by
 /// ordinal, the ordinal in the other position (the victims of a table
@@ -43,6 +44,9 @@ type VictimMap = [u8; MAX_VICTIMS];
 /// Most pieces (besides its king) a side may have in a table the
 /// perpetual-chase rule applies to: victims are bits of a byte.
 pub const MAX_VICTIMS: usize = 8;
+
+/// Victim masks of candidate positions, by index.
+type Masks = HashMap<u64, u8>;
 
 /// A move between candidate positions: the index it reaches and where
 /// the victims stand there.
@@ -60,54 +64,46 @@ struct Candidate {
     edges: Vec<Edge>,
 }
 
-impl State<'_> {
+impl<C: Cell> State<'_, C> {
     /// The open positions with `chaser` to move that lose by the
-    /// perpetual-chase rule, as losses at `base` (or longer, when a capture
-    /// loses more slowly).
-    pub(super) fn trapped_chasers(
-        &self,
-        chaser: usize,
-        base: u16,
-        lookup: &dyn Lookup,
-    ) -> Vec<Settled> {
+    /// perpetual-chase rule (their indexes). `base`: the distance they lose
+    /// at (see [`State::only_checks`]).
+    pub(super) fn trapped_chasers(&self, chaser: usize) -> Vec<u64> {
         let size = self.indexer.size();
         let victims = Victims::new(self, 1 - chaser);
         if victims.slots.is_empty() {
             return Vec::new();
         }
         // Victim masks of trapped candidates (chaser to move) and of holding
-        // ones (the other side to move), by index.
-        let mut trapped_mask = vec![0u8; size as usize];
+        // ones (the other side to move), by index: candidates are few, so
+        // maps rather than a byte for every index.
         let trapped: Vec<(Candidate, u8)> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
                 let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                self.chase_candidates(chaser, &victims, start, end, lookup)
+                self.chase_candidates(chaser, &victims, start, end)
             })
             .collect();
-        let trapped: Vec<Candidate> = trapped
-            .into_iter()
-            .map(|(candidate, mask)| {
-                trapped_mask[candidate.index as usize] = mask;
-                candidate
-            })
-            .collect();
+        let mut trapped_mask: Masks = trapped.iter().map(|(t, mask)| (t.index, *mask)).collect();
+        let trapped: Vec<Candidate> = trapped.into_iter().map(|(t, _)| t).collect();
         let holding = self.holding_candidates(chaser, &victims, &trapped, &trapped_mask);
-        let mut holding_mask = vec![0u8; size as usize];
+        let mut holding_mask = Masks::new();
+        let mask_at = |masks: &Masks, index: u64| masks.get(&index).copied().unwrap_or(0);
         loop {
             for h in &holding {
-                holding_mask[h.index as usize] = h.edges.iter().fold(0, |m, e| {
-                    m | pull(trapped_mask[e.to as usize], &e.map, victims.all())
+                let mask = h.edges.iter().fold(0, |m, e| {
+                    m | pull(mask_at(&trapped_mask, e.to), &e.map, victims.all())
                 });
+                holding_mask.insert(h.index, mask);
             }
             let mut changed = false;
             for t in &trapped {
-                let before = trapped_mask[t.index as usize];
+                let before = mask_at(&trapped_mask, t.index);
                 let after = t.edges.iter().fold(before, |m, e| {
-                    m & pull(holding_mask[e.to as usize], &e.map, victims.all())
+                    m & pull(mask_at(&holding_mask, e.to), &e.map, victims.all())
                 });
                 if after != before {
-                    trapped_mask[t.index as usize] = after;
+                    trapped_mask.insert(t.index, after);
                     changed = true;
                 }
             }
@@ -117,14 +113,8 @@ impl State<'_> {
         }
         trapped
             .iter()
-            .filter(|t| trapped_mask[t.index as usize] != 0)
-            .map(|t| Settled {
-                side: chaser as u8,
-                index: t.index,
-                value: Value::Loss(
-                    base.max(self.capture_loss[chaser][t.index as usize].load(Relaxed)),
-                ),
-            })
+            .filter(|t| mask_at(&trapped_mask, t.index) != 0)
+            .map(|t| t.index)
             .collect()
     }
 
@@ -137,14 +127,13 @@ impl State<'_> {
         victims: &Victims,
         start: u64,
         end: u64,
-        lookup: &dyn Lookup,
     ) -> Vec<(Candidate, u8)> {
         let mut found = Vec::new();
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
         let mut child = Placement::new();
         for index in start..end {
-            if self.values[chaser][index as usize].load(Relaxed) != 0 {
+            if !self.is_open(chaser, index) {
                 continue;
             }
             let positions = positions_at(self.indexer, index, &mut placement);
@@ -159,13 +148,13 @@ impl State<'_> {
                 pos.make_move(m);
                 let step = if capture {
                     // A capture that does not lose leaves the cycle.
-                    match lookup.value(pos.board(), pos.turn()).wdl() {
+                    match self.lookup.value(pos.board(), pos.turn()).wdl() {
                         Wdl::Win => Step::Loses,
                         _ => Step::Escapes,
                     }
                 } else {
                     let (side, to) = table_position(self.indexer, &pos, &mut child);
-                    if self.values[side][to as usize].load(Relaxed) != 0 {
+                    if !self.is_open(side, to) {
                         // Settled: a win for the other side, or this
                         // position would have been won.
                         Step::Loses
@@ -211,7 +200,7 @@ impl State<'_> {
         chaser: usize,
         victims: &Victims,
         trapped: &[Candidate],
-        trapped_mask: &[u8],
+        trapped_mask: &Masks,
     ) -> Vec<Candidate> {
         let defender = 1 - chaser;
         let mut parents: Vec<u64> = trapped
@@ -223,7 +212,7 @@ impl State<'_> {
         parents
             .par_iter()
             .filter_map(|&index| {
-                if self.values[defender][index as usize].load(Relaxed) != 0 {
+                if !self.is_open(defender, index) {
                     return None;
                 }
                 let mut placement = Placement::new();
@@ -245,7 +234,7 @@ impl State<'_> {
                     pos.unmake_move();
                     // Only a move into a trapped candidate matters; only then
                     // is it graded, on the board before it.
-                    if trapped_mask[to as usize] == 0
+                    if trapped_mask.get(&to).is_none_or(|&m| m == 0)
                         || check
                         || chased_squares(pos.board(), m) != 0
                     {
@@ -293,7 +282,7 @@ struct Victims {
 }
 
 impl Victims {
-    fn new(state: &State, side: usize) -> Victims {
+    fn new<C: Cell>(state: &State<C>, side: usize) -> Victims {
         let slots = state
             .indexer
             .slots()
