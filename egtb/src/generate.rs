@@ -936,10 +936,11 @@ impl<C: Cell> State<'_, C> {
         let mut child = Placement::new();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
-            let positions = positions_at(self.indexer, index, &mut placement);
-            for (side, pos) in positions.into_iter().enumerate() {
+            let mut positions = positions_at(self.indexer, index, &mut placement);
+            // Borrowed, not moved out: a position is some 430 bytes.
+            for (side, pos) in positions.iter_mut().enumerate() {
                 let cell = self.cell(side, index);
-                let Some(mut pos) = pos else {
+                let Some(pos) = pos else {
                     cell.set(C::MAX);
                     continue;
                 };
@@ -966,7 +967,7 @@ impl<C: Cell> State<'_, C> {
                             best_capture = Some(v);
                         }
                     } else {
-                        successors.push(table_position(self.indexer, &pos, &mut child).1);
+                        successors.push(table_position(self.indexer, pos, &mut child).1);
                     }
                     pos.unmake_move();
                 }
@@ -1015,15 +1016,17 @@ pub fn positions_at(
         return [None, None];
     }
     let board = board_of(indexer, placement);
-    [0, 1].map(|side| {
+    let position = |board, side| {
         Position::from_setup(Setup {
-            board: board.clone(),
+            board,
             turn: color_of_side(side, false),
             plies_since_capture: 0,
             fullmoves: 1,
         })
         .ok()
-    })
+    };
+    // One copy of the board, not two: positions are built by the million.
+    [position(board.clone(), 0), position(board, 1)]
 }
 
 /// Calls `visit` with every placement from which `side` could have made a
