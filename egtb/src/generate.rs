@@ -18,9 +18,8 @@
 //!    lose. A position found lost learns then what its captures lose in.
 //! 3. Whatever is left unsettled is a draw: neither side can force mate.
 //!
-//! Memory is one cell per index and side to move (`generate/cells.rs`): a
-//! byte, or two bytes for the rare table whose distances do not fit in
-//! one (solved again, wider, when a byte runs out). Rounds run in
+//! Memory is one two-byte cell per index and side to move
+//! (`generate/cells.rs`). Rounds run in
 //! parallel (rayon) on atomic cells, and each round only reads what
 //! earlier rounds settled, so the result does not depend on the number of
 //! threads.
@@ -43,7 +42,7 @@
 //! [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -93,19 +92,6 @@ pub enum SolveError {
     TooManyVictims { material: String },
 }
 
-/// Why one attempt at solving stopped.
-enum Failure {
-    Solve(SolveError),
-    /// The cells ran out of codes for distances: solve with wider ones.
-    Narrow,
-}
-
-impl From<SolveError> for Failure {
-    fn from(e: SolveError) -> Failure {
-        Failure::Solve(e)
-    }
-}
-
 /// A position settled later than the round that found it: a loss whose
 /// captures last longer than its moves in the table.
 #[derive(Clone, Copy, Debug)]
@@ -139,16 +125,7 @@ pub fn solve(
             material: material.to_string(),
         });
     }
-    // Two bytes a cell: byte cells (`generate/cells.rs`) hold half, but a
-    // table whose captures reach results of the repetition rules has more
-    // distances than a byte holds.
-    match solve_in::<AtomicU16>(material, lookup, progress) {
-        Ok(solution) => Ok(solution),
-        Err(Failure::Solve(e)) => Err(e),
-        Err(Failure::Narrow) => Err(SolveError::TooDeep {
-            material: material.to_string(),
-        }),
-    }
+    solve_checked(material, lookup, progress)
 }
 
 /// Most distinct successors in the table a position of `material` can
@@ -172,21 +149,17 @@ fn open_max(material: Material) -> u32 {
         + 1
 }
 
-/// One attempt at solving, with cells of type `C`.
-fn solve_in<C: Cell>(
+/// [`solve`], once the material is known to fit the solver.
+fn solve_checked(
     material: Material,
     lookup: &dyn Lookup,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<Solution, Failure> {
+) -> Result<Solution, SolveError> {
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
-    let open_max = open_max(material);
-    if open_max + 2 >= C::MAX {
-        return Err(Failure::Narrow);
-    }
     let state = State {
-        cells: [0, 1].map(|_| (0..size).map(|_| C::new(0)).collect()),
-        codes: Codes::new(open_max, C::MAX),
+        cells: [0, 1].map(|_| (0..size).map(|_| Cell::new(0)).collect()),
+        codes: Codes::new(open_max(material), Cell::MAX),
         unlisted: (0..=MAX_DTM as usize + 1)
             .map(|_| AtomicBool::new(false))
             .collect(),
@@ -210,8 +183,7 @@ fn solve_in<C: Cell>(
     if longest >= RULE_DTM && !state.rule_captures.load(Relaxed) {
         return Err(SolveError::TooDeep {
             material: material.to_string(),
-        }
-        .into());
+        });
     }
     // The perpetual-check rule: a side whose only ways to avoid losing are
     // checks for ever loses. Such losses decide more positions, which may
@@ -232,8 +204,7 @@ fn solve_in<C: Cell>(
     if longest >= CHASE_DTM && !state.chase_captures.load(Relaxed) {
         return Err(SolveError::TooDeep {
             material: material.to_string(),
-        }
-        .into());
+        });
     }
     // Then the perpetual-chase rule, from CHASE_DTM up, so that every value
     // below it holds where only perpetual check loses. Its losses may trap
@@ -354,9 +325,9 @@ impl Traps {
 /// index and which of the two it was.
 type Released = (usize, u64, u64);
 
-struct State<'a, C> {
+struct State<'a> {
     /// By side to move, then index (see `generate/cells.rs`).
-    cells: [Vec<C>; 2],
+    cells: [Vec<Cell>; 2],
     codes: Codes,
     /// By distance: whether cells were settled at it outside the rounds
     /// (by captures in the setup, or by a rule), so that its round scans.
@@ -369,8 +340,8 @@ struct State<'a, C> {
     lookup: &'a dyn Lookup,
 }
 
-impl<C: Cell> State<'_, C> {
-    fn cell(&self, side: usize, index: u64) -> &C {
+impl State<'_> {
+    fn cell(&self, side: usize, index: u64) -> &Cell {
         &self.cells[side][index as usize]
     }
 
@@ -380,9 +351,11 @@ impl<C: Cell> State<'_, C> {
     }
 
     /// Stops an attempt whose cells ran out of codes.
-    fn check_codes(&self) -> Result<(), Failure> {
+    fn check_codes(&self) -> Result<(), SolveError> {
         if self.codes.exhausted() {
-            Err(Failure::Narrow)
+            Err(SolveError::TooDeep {
+                material: self.indexer.material().to_string(),
+            })
         } else {
             Ok(())
         }
@@ -407,7 +380,7 @@ impl<C: Cell> State<'_, C> {
 
     /// Settles a cell at `dtm` outside the rounds, on no frontier: the
     /// round of `dtm` then scans every cell.
-    fn set_unlisted(&self, cell: &C, dtm: u16) {
+    fn set_unlisted(&self, cell: &Cell, dtm: u16) {
         cell.set(self.codes.code(dtm));
         self.unlisted[dtm as usize].store(true, Relaxed);
     }
@@ -436,7 +409,7 @@ impl<C: Cell> State<'_, C> {
         first: u16,
         mut later: BTreeMap<u16, Vec<Scheduled>>,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<u16, Failure> {
+    ) -> Result<u16, SolveError> {
         let positions = 2 * self.indexer.size();
         // The positions settled at this round's distance and the next's.
         let (mut now, mut next) = (Bits::new(positions), Bits::new(positions));
@@ -469,8 +442,7 @@ impl<C: Cell> State<'_, C> {
             if dtm == MAX_DTM {
                 return Err(SolveError::TooDeep {
                     material: self.indexer.material().to_string(),
-                }
-                .into());
+                });
             }
             dtm += 1;
         }
@@ -635,7 +607,7 @@ impl<C: Cell> State<'_, C> {
         longest: u16,
         floor: u16,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<Option<u16>, Failure> {
+    ) -> Result<Option<u16>, SolveError> {
         let base = floor.max((longest + 2) & !1);
         let (trapped, later) = self.trapped_checkers(traps, may_check, base);
         self.check_codes()?;
@@ -941,7 +913,7 @@ impl<C: Cell> State<'_, C> {
             for (side, pos) in positions.iter_mut().enumerate() {
                 let cell = self.cell(side, index);
                 let Some(pos) = pos else {
-                    cell.set(C::MAX);
+                    cell.set(Cell::MAX);
                     continue;
                 };
                 let mut best_capture: Option<Value> = None;

@@ -177,14 +177,9 @@ impl Material {
     /// the tables a solver of this one looks values up in.
     pub fn captures(&self) -> Vec<Material> {
         let mut out = Vec::new();
-        for side in 0..2 {
-            for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
-                if self.count(side, role) > 0 {
-                    let (sub, _) = self.without(side, role);
-                    if !sub.is_dead_draw() && !out.contains(&sub) {
-                        out.push(sub);
-                    }
-                }
+        for (sub, _) in self.capture_sides() {
+            if !out.contains(&sub) {
+                out.push(sub);
             }
         }
         out

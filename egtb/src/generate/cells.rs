@@ -1,6 +1,6 @@
-//! The solver's working memory: one cell per index and side to move, of
-//! two bytes (or one, which halves the memory, for a table whose
-//! distances fit).
+//! The solver's working memory: one two-byte cell per index and side to
+//! move. (A byte would halve it, but a table whose captures reach results
+//! of the repetition rules has more distances than a byte holds codes.)
 //!
 //! A cell holds one of:
 //!
@@ -17,49 +17,41 @@
 //! their own (the solver once kept nine bytes a position): a position's
 //! capture loss is only needed once, when it is found lost.
 
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use crate::value::MAX_DTM;
 
 /// An atomic cell of the solver.
-pub(super) trait Cell: Send + Sync + Sized {
+pub(super) struct Cell(AtomicU16);
+
+impl Cell {
     /// The cell of a position that does not exist; every code is below it.
-    const MAX: u32;
-    fn new(v: u32) -> Self;
-    fn get(&self) -> u32;
-    fn set(&self, v: u32);
+    pub(super) const MAX: u32 = u16::MAX as u32;
+
+    pub(super) fn new(v: u32) -> Cell {
+        Cell(AtomicU16::new(v as u16))
+    }
+
+    pub(super) fn get(&self) -> u32 {
+        self.0.load(Relaxed) as u32
+    }
+
+    pub(super) fn set(&self, v: u32) {
+        self.0.store(v as u16, Relaxed)
+    }
+
     /// Replaces `current` with `new`; whether the cell still held `current`.
-    fn replace(&self, current: u32, new: u32) -> bool;
-    fn into_inner(self) -> u32;
-}
+    pub(super) fn replace(&self, current: u32, new: u32) -> bool {
+        self.0
+            .compare_exchange(current as u16, new as u16, Relaxed, Relaxed)
+            .is_ok()
+    }
 
-macro_rules! cell {
-    ($atomic:ty, $int:ty) => {
-        impl Cell for $atomic {
-            const MAX: u32 = <$int>::MAX as u32;
-            fn new(v: u32) -> Self {
-                <$atomic>::new(v as $int)
-            }
-            fn get(&self) -> u32 {
-                self.load(Relaxed) as u32
-            }
-            fn set(&self, v: u32) {
-                self.store(v as $int, Relaxed)
-            }
-            fn replace(&self, current: u32, new: u32) -> bool {
-                self.compare_exchange(current as $int, new as $int, Relaxed, Relaxed)
-                    .is_ok()
-            }
-            fn into_inner(self) -> u32 {
-                <$atomic>::into_inner(self) as u32
-            }
-        }
-    };
+    pub(super) fn into_inner(self) -> u16 {
+        self.0.into_inner()
+    }
 }
-
-cell!(AtomicU8, u8);
-cell!(AtomicU16, u16);
 
 /// The cell codes of settled distances, handed out as distances first
 /// occur (a table uses a few hundred distances of the 65,000 a value may
@@ -122,8 +114,8 @@ impl Codes {
     }
 
     /// The code of distance `dtm`, handed out on first use. When no code is
-    /// left, [`Codes::exhausted`] is set and an unusable code returned: the
-    /// solve then stops.
+    /// left (never, in practice, with two-byte cells), [`Codes::exhausted`]
+    /// is set and an unusable code returned: the solve then stops.
     pub(super) fn code(&self, dtm: u16) -> u32 {
         if let Some(code) = self.existing(dtm) {
             return code;

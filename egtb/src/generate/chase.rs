@@ -30,7 +30,6 @@ use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
-use super::cells::Cell;
 use super::{positions_at, table_position, State, CHUNK};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
@@ -64,10 +63,9 @@ struct Candidate {
     edges: Vec<Edge>,
 }
 
-impl<C: Cell> State<'_, C> {
+impl State<'_> {
     /// The open positions with `chaser` to move that lose by the
-    /// perpetual-chase rule (their indexes). `base`: the distance they lose
-    /// at (see [`State::only_checks`]).
+    /// perpetual-chase rule (their indexes).
     pub(super) fn trapped_chasers(&self, chaser: usize) -> Vec<u64> {
         let size = self.indexer.size();
         let victims = Victims::new(self, 1 - chaser);
@@ -282,7 +280,7 @@ struct Victims {
 }
 
 impl Victims {
-    fn new<C: Cell>(state: &State<C>, side: usize) -> Victims {
+    fn new(state: &State, side: usize) -> Victims {
         let slots = state
             .indexer
             .slots()

@@ -108,20 +108,13 @@ impl TableCodes for Solution {
 }
 
 impl Solution {
-    /// A solution from the solver's cells and the value code of each
-    /// (one byte a position when the cells are bytes).
-    pub(super) fn from_cells<C: Cell>(
-        indexer: Indexer,
-        cells: [Vec<C>; 2],
-        decode: Vec<u16>,
-    ) -> Self {
+    /// A solution from the solver's cells and the value code of each.
+    pub(super) fn from_cells(indexer: Indexer, cells: [Vec<Cell>; 2], decode: Vec<u16>) -> Self {
+        // In place: the cells are two bytes, as the values are.
         let sides = cells.map(|side| {
-            // Bytes turn into bytes in place: no second copy of the table.
-            Some(if C::MAX <= u8::MAX as u32 {
-                Cells::Narrow(side.into_iter().map(|c| c.into_inner() as u8).collect())
-            } else {
-                Cells::Wide(side.into_iter().map(|c| c.into_inner() as u16).collect())
-            })
+            Some(Cells::Wide(
+                side.into_iter().map(Cell::into_inner).collect(),
+            ))
         });
         Solution {
             indexer,
