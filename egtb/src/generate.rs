@@ -56,10 +56,12 @@ use crate::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
 mod cells;
 mod chase;
 mod solution;
+mod walk;
 
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
 pub use solution::{Solution, Solutions, Solved, Table};
+use walk::{in_palace, on_own_half, Node, Step, Walker, HORSE_STEPS};
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
@@ -166,6 +168,7 @@ fn solve_checked(
         rule_captures: AtomicBool::new(false),
         chase_captures: AtomicBool::new(false),
         indexer: &indexer,
+        walker: Walker::new(&indexer),
         lookup,
     };
     // Setup: every cell, and the positions the captures already settle.
@@ -337,6 +340,7 @@ struct State<'a> {
     /// Whether a capture reached a result of the perpetual-chase rule.
     chase_captures: AtomicBool,
     indexer: &'a Indexer,
+    walker: Walker<'a>,
     lookup: &'a dyn Lookup,
 }
 
@@ -575,25 +579,28 @@ impl State<'_> {
     /// this long.
     fn capture_loss(&self, side: usize, index: u64) -> u16 {
         let mut placement = Placement::new();
-        let Some(mut pos) = positions_at(self.indexer, index, &mut placement)
-            .into_iter()
-            .nth(side)
-            .flatten()
-        else {
+        let Some(node) = self.walker.node(index, &mut placement) else {
             return 0;
         };
-        let mut longest = 0;
-        for &m in pos.legal_moves().iter() {
-            if pos.board().piece_at(m.to()).is_none() {
-                continue;
-            }
-            pos.make_move(m);
-            if let Value::Loss(d) = self.lookup.value(pos.board(), pos.turn()).parent() {
-                longest = longest.max(d);
-            }
-            pos.unmake_move();
+        if !self.walker.valid(&node, side) {
+            return 0;
         }
+        let mut longest = 0;
+        self.walker.moves(&node, side, |step| {
+            if step.captured.is_some() {
+                if let Value::Loss(d) = self.captured_value(&node, step).parent() {
+                    longest = longest.max(d);
+                }
+            }
+        });
         longest
+    }
+
+    /// The value of the position a capture reaches, for its side to move
+    /// (from the smaller table).
+    fn captured_value(&self, node: &Node, step: Step) -> Value {
+        let (board, turn) = self.walker.board_after(node, step);
+        self.lookup.value(&board, turn)
     }
 
     /// One pass of the perpetual-check rule: the trapped checkers lose at
@@ -699,22 +706,19 @@ impl State<'_> {
         base: u16,
     ) {
         let mut placement = Placement::new();
-        let mut child = Placement::new();
         for index in start..end {
             let open = [0, 1].map(|side| self.is_open(side, index));
-            if !open.iter().any(|&o| o) {
-                for side in 0..2 {
-                    traps.set(side, index, 0);
-                }
-                continue;
-            }
-            let positions = positions_at(self.indexer, index, &mut placement);
-            for (side, pos) in positions.into_iter().enumerate() {
-                let flag = match pos {
-                    Some(pos) if open[side] => {
-                        if pos.in_check() {
+            let node = if open.iter().any(|&o| o) {
+                self.walker.node(index, &mut placement)
+            } else {
+                None
+            };
+            for (side, open) in open.into_iter().enumerate() {
+                let flag = match &node {
+                    Some(node) if open && self.walker.valid(node, side) => {
+                        if self.walker.in_check(node, side) {
                             HOLDING
-                        } else if may_check[side] && self.only_checks(pos, base, &mut child) {
+                        } else if may_check[side] && self.only_checks(node, side, base) {
                             TRAPPED
                         } else {
                             0
@@ -734,37 +738,32 @@ impl State<'_> {
     /// capture into a smaller table's result of the chase rule escapes, as
     /// it does where only perpetual check loses, so that every value below
     /// [`CHASE_DTM`] is that rule's; from [`CHASE_DTM`] up it loses.
-    fn only_checks(&self, mut pos: Position, base: u16, child: &mut Placement) -> bool {
-        for &m in pos.legal_moves().iter() {
-            let capture = pos.board().piece_at(m.to()).is_some();
-            pos.make_move(m);
-            let escapes = if capture {
+    fn only_checks(&self, node: &Node, side: usize, base: u16) -> bool {
+        let mut escapes = false;
+        self.walker.moves(node, side, |step| {
+            if escapes {
+                return;
+            }
+            escapes = if step.captured.is_some() {
                 // A capture that does not lose leaves the cycle.
-                let v = self.lookup.value(pos.board(), pos.turn());
+                let v = self.captured_value(node, step);
                 v.wdl() != Wdl::Win || (base < CHASE_DTM && v.by_chase_rule())
             } else {
-                let (side, index) = table_position(self.indexer, &pos, child);
-                self.is_open(side, index) && !pos.in_check()
+                self.is_open(1 - side, self.walker.child_index(node, step))
+                    && !self.walker.gives_check(node, step)
             };
-            pos.unmake_move();
-            if escapes {
-                return false;
-            }
-        }
-        true
+        });
+        !escapes
     }
 
     /// The distinct successors in the table of a position's quiet moves.
-    fn quiet_successors(&self, pos: &mut Position, child: &mut Placement, out: &mut Vec<u64>) {
+    fn quiet_successors(&self, node: &Node, side: usize, out: &mut Vec<u64>) {
         out.clear();
-        for &m in pos.legal_moves().iter() {
-            if pos.board().piece_at(m.to()).is_some() {
-                continue;
+        self.walker.moves(node, side, |step| {
+            if step.captured.is_none() {
+                out.push(self.walker.child_index(node, step));
             }
-            pos.make_move(m);
-            out.push(table_position(self.indexer, pos, child).1);
-            pos.unmake_move();
-        }
+        });
         out.sort_unstable();
         out.dedup();
     }
@@ -776,7 +775,7 @@ impl State<'_> {
         traps: &Traps,
         (start, end): (u64, u64),
         wanted: impl Fn(u64) -> bool,
-        mut visit: impl FnMut(usize, u64, Position),
+        mut visit: impl FnMut(usize, u64, &Node),
     ) {
         let mut placement = Placement::new();
         for index in start..end {
@@ -784,10 +783,12 @@ impl State<'_> {
             if !flagged.iter().any(|&f| f) {
                 continue;
             }
-            let positions = positions_at(self.indexer, index, &mut placement);
-            for (side, pos) in positions.into_iter().enumerate() {
-                if let (true, Some(pos)) = (flagged[side], pos) {
-                    visit(side, index, pos);
+            let Some(node) = self.walker.node(index, &mut placement) else {
+                continue;
+            };
+            for (side, flagged) in flagged.into_iter().enumerate() {
+                if flagged && self.walker.valid(&node, side) {
+                    visit(side, index, &node);
                 }
             }
         }
@@ -799,11 +800,10 @@ impl State<'_> {
     /// Returns the candidates with none, released at once.
     fn count_holds(&self, traps: &Traps, start: u64, end: u64) -> Vec<Released> {
         let mut released = Vec::new();
-        let mut child = Placement::new();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         let holding = |flag| flag == HOLDING;
-        self.each_flagged(traps, (start, end), holding, |side, index, mut pos| {
-            self.quiet_successors(&mut pos, &mut child, &mut successors);
+        self.each_flagged(traps, (start, end), holding, |side, index, node| {
+            self.quiet_successors(node, side, &mut successors);
             let opponent = 1 - side;
             let holds = successors
                 .iter()
@@ -856,20 +856,16 @@ impl State<'_> {
     /// still open, and one more for a capture that does not lose (what
     /// the cell of an open position counts when the rounds are over).
     fn recount_holding(&self, traps: &Traps, start: u64, end: u64) {
-        let mut child = Placement::new();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         let held = |flag| flag >= HOLDING;
-        self.each_flagged(traps, (start, end), held, |side, index, mut pos| {
+        self.each_flagged(traps, (start, end), held, |side, index, node| {
             let mut blocked = false;
-            for &m in pos.legal_moves().iter() {
-                if pos.board().piece_at(m.to()).is_some() {
-                    pos.make_move(m);
-                    let v = self.lookup.value(pos.board(), pos.turn()).parent();
-                    blocked |= v.wdl() != Wdl::Loss;
-                    pos.unmake_move();
+            self.walker.moves(node, side, |step| {
+                if step.captured.is_some() {
+                    blocked |= self.captured_value(node, step).parent().wdl() != Wdl::Loss;
                 }
-            }
-            self.quiet_successors(&mut pos, &mut child, &mut successors);
+            });
+            self.quiet_successors(node, side, &mut successors);
             let opponent = 1 - side;
             let open = successors
                 .iter()
@@ -887,12 +883,8 @@ impl State<'_> {
         let mut placement = Placement::new();
         self.indexer.placement(index, &mut placement);
         let mut parents = Vec::with_capacity(64);
-        un_moves(self.indexer, &placement, mover, &mut |parent| {
-            parents.push(
-                self.indexer
-                    .index(parent)
-                    .expect("a predecessor on its points"),
-            );
+        un_move_steps(self.indexer, &placement, mover, |slot, from| {
+            parents.push(self.indexer.moved_index(index, &placement, slot, from));
         });
         parents.sort_unstable();
         parents.dedup();
@@ -905,14 +897,12 @@ impl State<'_> {
     /// loses).
     fn setup_range(&self, start: u64, end: u64) {
         let mut placement = Placement::new();
-        let mut child = Placement::new();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
-            let mut positions = positions_at(self.indexer, index, &mut placement);
-            // Borrowed, not moved out: a position is some 430 bytes.
-            for (side, pos) in positions.iter_mut().enumerate() {
+            let node = self.walker.node(index, &mut placement);
+            for side in 0..2 {
                 let cell = self.cell(side, index);
-                let Some(pos) = pos else {
+                let Some(node) = node.as_ref().filter(|n| self.walker.valid(n, side)) else {
                     cell.set(Cell::MAX);
                     continue;
                 };
@@ -920,11 +910,9 @@ impl State<'_> {
                 let mut capture_loss = 0u16;
                 let mut blocked = false;
                 successors.clear();
-                for &m in pos.legal_moves().iter() {
-                    let capture = pos.board().piece_at(m.to()).is_some();
-                    pos.make_move(m);
-                    if capture {
-                        let v = self.lookup.value(pos.board(), pos.turn()).parent();
+                self.walker.moves(node, side, |step| {
+                    if step.captured.is_some() {
+                        let v = self.captured_value(node, step).parent();
                         if v.by_rule() {
                             self.rule_captures.store(true, Relaxed);
                         }
@@ -939,10 +927,9 @@ impl State<'_> {
                             best_capture = Some(v);
                         }
                     } else {
-                        successors.push(table_position(self.indexer, pos, &mut child).1);
+                        successors.push(self.walker.child_index(node, step));
                     }
-                    pos.unmake_move();
-                }
+                });
                 successors.sort_unstable();
                 successors.dedup();
                 let open = successors.len() + usize::from(blocked);
@@ -1006,19 +993,31 @@ pub fn positions_at(
 /// along their own moves onto empty squares). Legality of the result is
 /// the caller's business.
 pub fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, visit: &mut dyn FnMut(&[u8])) {
+    let mut parent: Placement = placement.to_vec();
+    un_move_steps(indexer, placement, side, |slot, from| {
+        let to = parent[slot];
+        parent[slot] = from;
+        visit(&parent);
+        parent[slot] = to;
+    });
+}
+
+/// [`un_moves`] as steps: calls `visit` with the slot of each piece of
+/// `side` that could have come back from a square, and that square.
+fn un_move_steps(
+    indexer: &Indexer,
+    placement: &[u8],
+    side: usize,
+    mut visit: impl FnMut(usize, u8),
+) {
     let occupied = placement.iter().fold(0u128, |o, &s| o | 1 << s);
     let empty = |s: u8| occupied & 1 << s == 0;
-    let mut parent: Placement = placement.to_vec();
     for (slot, piece) in indexer.slots().iter().enumerate() {
         if piece.side != side {
             continue;
         }
         let to = placement[slot];
-        let mut origin = |from: u8| {
-            parent[slot] = from;
-            visit(&parent);
-            parent[slot] = to;
-        };
+        let mut origin = |from: u8| visit(slot, from);
         let (rank, file) = ((to / 9) as i32, (to % 9) as i32);
         let at = |r: i32, f: i32| {
             ((0..10).contains(&r) && (0..9).contains(&f)).then(|| (r * 9 + f) as u8)
@@ -1055,16 +1054,7 @@ pub fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, visit: &mut dy
                 }
             }
             Role::Horse => {
-                for (dr, df) in [
-                    (1, 2),
-                    (1, -2),
-                    (-1, 2),
-                    (-1, -2),
-                    (2, 1),
-                    (2, -1),
-                    (-2, 1),
-                    (-2, -1),
-                ] {
+                for (dr, df) in HORSE_STEPS {
                     // From `s` the horse steps first along its long leg.
                     let (r, f) = (rank - dr, file - df);
                     let leg = if dr.abs() == 2 {
@@ -1112,18 +1102,6 @@ pub fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, visit: &mut dy
             }
         }
     }
-}
-
-/// Whether square `s` is in the palace of table side `side` (0: bottom).
-fn in_palace(s: u8, side: usize) -> bool {
-    let (rank, file) = (s / 9, s % 9);
-    let ranks = if side == 0 { 0..=2 } else { 7..=9 };
-    (3..=5).contains(&file) && ranks.contains(&rank)
-}
-
-/// Whether square `s` is on table side `side`'s half of the board.
-fn on_own_half(s: u8, side: usize) -> bool {
-    (s / 9 <= 4) == (side == 0)
 }
 
 /// Whether a pawn of table side `side` can stand on `s`.

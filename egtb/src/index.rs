@@ -508,6 +508,59 @@ impl Indexer {
     }
 }
 
+impl Indexer {
+    /// The index of `placement` with the piece of `slot` moved to `to`,
+    /// given `raw`, the index `placement` has as it stands (as
+    /// [`Indexer::placement`] decodes it, before mirror folding). A piece
+    /// outside group 0 changes one digit of the number, so the child's
+    /// index is found without ranking every piece again.
+    ///
+    /// # Panics
+    /// If the moved piece has no index on `to` (never for a move by the
+    /// rules).
+    pub fn moved_index(&self, raw: u64, placement: &[u8], slot: usize, to: u8) -> u64 {
+        let n0 = self.groups[0].len_squares();
+        let symmetric = self.groups[0].symmetric[(raw / self.span0) as usize];
+        if slot < n0 || symmetric {
+            // Group 0 decides the mirror folding: rank the whole child.
+            let mut child = [0u8; MAX_PIECES];
+            let child = &mut child[..placement.len()];
+            child.copy_from_slice(placement);
+            child[slot] = to;
+            return self.index(child).expect("a moved piece on its points");
+        }
+        let g1 = self.groups[1];
+        let n1 = g1.len_squares();
+        let free_weight = self.span0 / g1.len() as u64;
+        if slot < n0 + n1 {
+            let mut group = [0u8; 5];
+            let group = &mut group[..n1];
+            group.copy_from_slice(&placement[n0..n0 + n1]);
+            let old = g1.number[g1.code_of(group).expect("on its points") as usize];
+            group[slot - n0] = to;
+            let new = g1.number[g1.code_of(group).expect("a moved piece on its points") as usize];
+            return (raw as i64 + (i64::from(new) - i64::from(old)) * free_weight as i64) as u64;
+        }
+        let mut at = n0 + n1;
+        let mut weight = free_weight;
+        for f in &self.free {
+            weight /= f.radix;
+            if slot < at + f.count {
+                let set = &placement[at..at + f.count];
+                let old = f.rank(set).expect("on its points");
+                let mut moved = [0u8; 5];
+                let moved = &mut moved[..f.count];
+                moved.copy_from_slice(set);
+                moved[slot - at] = to;
+                let new = f.rank(moved).expect("a moved piece on its points");
+                return (raw as i64 + (new as i64 - old as i64) * weight as i64) as u64;
+            }
+            at += f.count;
+        }
+        unreachable!("slot {slot} is one of the placement's")
+    }
+}
+
 impl Group {
     /// Squares the group occupies: the king, advisors and elephants.
     fn len_squares(&self) -> usize {
@@ -562,6 +615,40 @@ mod tests {
             indexer("KRKAABB").size(),
             6 * (9 * 10 * 21 - 10 * 6 - 5 * 4 * 21) * 90
         );
+    }
+
+    #[test]
+    fn a_moved_piece_is_indexed_as_the_whole_placement_is() {
+        for name in ["KRKNAABB", "KPPKAB", "KCKNA", "KAABKRP"] {
+            let ix = indexer(name);
+            let mut p = Placement::new();
+            let step = ix.size() / 2000 + 1;
+            let mut checked = 0;
+            for raw in (0..ix.size()).step_by(step as usize) {
+                ix.placement(raw, &mut p);
+                if !ix.is_canonical(raw, &p) {
+                    continue;
+                }
+                for slot in 0..p.len() {
+                    for to in 0..NUM_SQUARES as u8 {
+                        if p.contains(&to) {
+                            continue;
+                        }
+                        let mut child = p.clone();
+                        child[slot] = to;
+                        if let Some(whole) = ix.index(&child) {
+                            assert_eq!(
+                                ix.moved_index(raw, &p, slot, to),
+                                whole,
+                                "{name} {p:?} {slot} {to}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+            assert!(checked > 10_000, "{name}: {checked}");
+        }
     }
 
     #[test]
