@@ -159,6 +159,7 @@ fn solve_checked(
 ) -> Result<Solution, SolveError> {
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
+    let may_check = [0, 1].map(|side| material.has_attackers(side));
     let state = State {
         cells: [0, 1].map(|_| (0..size).map(|_| Cell::new(0)).collect()),
         codes: Codes::new(open_max(material), Cell::MAX),
@@ -170,6 +171,11 @@ fn solve_checked(
         indexer: &indexer,
         walker: Walker::new(&indexer),
         lookup,
+        traps: may_check
+            .iter()
+            .any(|&c| c)
+            .then(|| Traps::new(size as u64)),
+        may_check,
     };
     // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
@@ -193,12 +199,7 @@ fn solve_checked(
     // trap more checkers, so this repeats until no checker is trapped.
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
-    let may_check = [0, 1].map(|side| material.has_attackers(side));
-    let traps = may_check
-        .iter()
-        .any(|&c| c)
-        .then(|| Traps::new(size as u64));
-    if let Some(traps) = &traps {
+    if let Some(traps) = &state.traps {
         while let Some(next) = state.check_rule(traps, may_check, longest, RULE_DTM, progress)? {
             longest = next;
         }
@@ -213,7 +214,7 @@ fn solve_checked(
     // below it holds where only perpetual check loses. Its losses may trap
     // more checkers, and those more chasers, to a fixed point of both.
     if material.chase_rule_applies() {
-        let traps = traps.as_ref().expect("chasers can check");
+        let traps = state.traps.as_ref().expect("chasers can check");
         // Whether the last check pass trapped a checker (the passes above
         // ran until one did not).
         let mut checked = false;
@@ -269,13 +270,40 @@ impl Bits {
     fn set(&self, position: u64) {
         self.words[(position / 64) as usize].fetch_or(1 << (position % 64), Relaxed);
     }
+
+    fn clear(&self, position: u64) {
+        self.words[(position / 64) as usize].fetch_and(!(1 << (position % 64)), Relaxed);
+    }
+
+    fn get(&self, position: u64) -> bool {
+        self.words[(position / 64) as usize].load(Relaxed) & 1 << (position % 64) != 0
+    }
 }
 
 /// Flags of the perpetual-check pass: two bits per index and side to move.
+///
+/// Between passes an open position's flag is 0, [`HOLDING`] or
+/// [`RELEASED`] (it held: it is in check), or [`TRAPPED`] when the rounds
+/// since found one of its moves losing (it is looked at again: see
+/// [`State::mark_changed`]).
 struct Traps {
     size: u64,
     words: Vec<AtomicU64>,
+    /// The positions a pass found trapped at the start (kept: a move
+    /// that loses never escapes again, so they stay candidates while
+    /// open).
+    candidates: Bits,
+    /// How the last pass marked: [`UNMARKED`], [`BELOW_CHASE`] or
+    /// [`FROM_CHASE`] (captures into the chase rule's results lose).
+    marked: std::sync::atomic::AtomicU8,
 }
+
+/// No pass has marked the candidates yet.
+const UNMARKED: u8 = 0;
+/// Marked with the check rule alone (`base` below [`CHASE_DTM`]).
+const BELOW_CHASE: u8 = 1;
+/// Marked from [`CHASE_DTM`] up.
+const FROM_CHASE: u8 = 2;
 
 /// A drawn position, not in check, whose every move that avoids losing is
 /// a quiet check into a holding position: its side can only check.
@@ -295,6 +323,8 @@ impl Traps {
             words: (0..(2 * size).div_ceil(32))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            candidates: Bits::new(2 * size),
+            marked: std::sync::atomic::AtomicU8::new(UNMARKED),
         }
     }
 
@@ -342,6 +372,10 @@ struct State<'a> {
     indexer: &'a Indexer,
     walker: Walker<'a>,
     lookup: &'a dyn Lookup,
+    /// The perpetual-check pass's flags, when a side may check.
+    traps: Option<Traps>,
+    /// By side: whether it has pieces that give check.
+    may_check: [bool; 2],
 }
 
 impl State<'_> {
@@ -555,7 +589,9 @@ impl State<'_> {
                     if !cell.replace(c, c - 1) {
                         continue;
                     }
-                    if c == 1 {
+                    if c > 1 {
+                        self.mark_changed(mover, p);
+                    } else {
                         let dtm = next.max(self.capture_loss(mover, p));
                         if dtm == next {
                             cell.set(self.codes.code(next));
@@ -570,6 +606,17 @@ impl State<'_> {
                     }
                     break;
                 }
+            }
+        }
+    }
+
+    /// Notes that an open position has one more move known to lose, for
+    /// the next perpetual-check pass to look at it again (once a pass has
+    /// marked the candidates).
+    fn mark_changed(&self, side: usize, index: u64) {
+        if let Some(traps) = &self.traps {
+            if self.may_check[side] && traps.marked.load(Relaxed) != UNMARKED {
+                traps.change(side, index, 0, TRAPPED);
             }
         }
     }
@@ -647,9 +694,21 @@ impl State<'_> {
         let size = self.indexer.size();
         let chunks = size.div_ceil(CHUNK);
         let range = |c: u64| (c * CHUNK, ((c + 1) * CHUNK).min(size));
+        // Where the last pass marked the same way, only the positions the
+        // rounds since gave a losing move can have become candidates.
+        let mode = if base < CHASE_DTM {
+            BELOW_CHASE
+        } else {
+            FROM_CHASE
+        };
+        let incremental = traps.marked.swap(mode, Relaxed) == mode;
         (0..chunks).into_par_iter().for_each(|c| {
             let (start, end) = range(c);
-            self.mark_candidates(traps, start, end, may_check, base);
+            if incremental {
+                self.remark_candidates(traps, start, end, base);
+            } else {
+                self.mark_candidates(traps, start, end, may_check, base);
+            }
         });
         let mut released: Vec<Released> = (0..chunks)
             .into_par_iter()
@@ -727,6 +786,54 @@ impl State<'_> {
                     _ => 0,
                 };
                 traps.set(side, index, flag);
+                let position = side as u64 * self.indexer.size() + index;
+                if flag == TRAPPED {
+                    traps.candidates.set(position);
+                } else {
+                    traps.candidates.clear(position);
+                }
+            }
+        }
+    }
+
+    /// [`State::mark_candidates`] after an earlier pass marked the same
+    /// way: settled positions drop out, positions that held hold again,
+    /// trapped candidates stay so while open (their moves only ever
+    /// lose more), and only the positions flagged by
+    /// [`State::mark_changed`] are looked at again.
+    fn remark_candidates(&self, traps: &Traps, start: u64, end: u64, base: u16) {
+        let size = self.indexer.size();
+        let mut placement = Placement::new();
+        for index in start..end {
+            let mut node: Option<Option<Node>> = None;
+            for side in 0..2 {
+                let flag = traps.get(side, index);
+                let position = side as u64 * size + index;
+                let new = if !self.is_open(side, index) {
+                    0
+                } else if flag == HOLDING || flag == RELEASED {
+                    HOLDING
+                } else if traps.candidates.get(position) {
+                    TRAPPED
+                } else if flag == TRAPPED {
+                    let node = node.get_or_insert_with(|| self.walker.node(index, &mut placement));
+                    let trapped = node.as_ref().is_some_and(|node| {
+                        self.walker.valid(node, side)
+                            && !self.walker.in_check(node, side)
+                            && self.only_checks(node, side, base)
+                    });
+                    if trapped {
+                        traps.candidates.set(position);
+                        TRAPPED
+                    } else {
+                        0
+                    }
+                } else {
+                    0
+                };
+                if new != flag {
+                    traps.set(side, index, new);
+                }
             }
         }
     }

@@ -30,6 +30,11 @@ const UNALIGNED: u128 = 1 << 127;
 struct Lines {
     between: Vec<u128>,
     horse_leg: Vec<u8>,
+    /// By a king's square: the squares whose emptying or filling can
+    /// change whether it is attacked (its rank and file, where rooks,
+    /// cannons and the other king act, and the legs of horses next to
+    /// it diagonally).
+    exposed: Vec<u128>,
 }
 
 fn lines() -> &'static Lines {
@@ -64,7 +69,27 @@ fn lines() -> &'static Lines {
                 }
             }
         }
-        Lines { between, horse_leg }
+        let exposed = (0..n as u8)
+            .map(|k| {
+                let mut mask = 0u128;
+                for s in 0..n as u8 {
+                    if s / 9 == k / 9 || s % 9 == k % 9 {
+                        mask |= 1 << s;
+                    }
+                }
+                for (dr, df) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+                    if let Some(s) = step(k, dr, df) {
+                        mask |= 1 << s;
+                    }
+                }
+                mask
+            })
+            .collect();
+        Lines {
+            between,
+            horse_leg,
+            exposed,
+        }
     })
 }
 
@@ -234,6 +259,14 @@ impl<'a> Walker<'a> {
     pub(super) fn moves(&self, node: &Node, side: usize, mut visit: impl FnMut(Step)) {
         let occupied = node.occupied[0] | node.occupied[1];
         let mut squares = node.squares;
+        let king = self.kings[side];
+        // Out of check, a move other than the king's that neither leaves
+        // nor enters a square where the king's safety is decided is legal.
+        let exposed = if self.attacked(&squares, occupied, side, NONE) {
+            u128::MAX
+        } else {
+            self.lines.exposed[squares[king] as usize]
+        };
         for &slot in &self.own[side] {
             let from = squares[slot];
             let mut target = |to: u8| {
@@ -241,10 +274,15 @@ impl<'a> Walker<'a> {
                     return;
                 }
                 let capture = node.occupied[1 - side] & 1 << to != 0;
-                squares[slot] = to;
-                let after = occupied & !(1u128 << from) | 1 << to;
-                let legal = !self.attacked(&squares, after, side, if capture { to } else { NONE });
-                squares[slot] = from;
+                let judged = slot == king || exposed & (1 << from | 1 << to) != 0;
+                let legal = !judged || {
+                    squares[slot] = to;
+                    let after = occupied & !(1u128 << from) | 1 << to;
+                    let safe =
+                        !self.attacked(&squares, after, side, if capture { to } else { NONE });
+                    squares[slot] = from;
+                    safe
+                };
                 if legal {
                     let captured = capture.then(|| self.slot_at(node, 1 - side, to));
                     visit(Step { slot, to, captured });
