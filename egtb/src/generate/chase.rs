@@ -131,7 +131,7 @@ impl State<'_> {
         let mut canonical = Placement::new();
         let mut child = Placement::new();
         for index in start..end {
-            if !self.is_open(chaser, index) {
+            if !self.is_open(chaser, index) || !self.may_chase_only(chaser, index, &mut placement) {
                 continue;
             }
             let positions = positions_at(self.indexer, index, &mut placement);
@@ -188,6 +188,30 @@ impl State<'_> {
             }
         }
         found
+    }
+
+    /// Whether the open position at `index`, `chaser` to move, may be a
+    /// trapped candidate: no move that does not lose escapes by a capture,
+    /// a check, or a quiet move after which its side attacks nothing (no
+    /// chase). What most positions fail, found without building them.
+    fn may_chase_only(&self, chaser: usize, index: u64, placement: &mut Placement) -> bool {
+        let Some(node) = self.walker.node(index, placement) else {
+            return false;
+        };
+        let mut escapes = false;
+        self.walker.moves(&node, chaser, |step| {
+            if escapes {
+                return;
+            }
+            escapes = if step.captured.is_some() {
+                self.captured_value(&node, step).wdl() != Wdl::Win
+            } else {
+                self.is_open(1 - chaser, self.walker.child_index(&node, step))
+                    && (self.walker.gives_check(&node, step)
+                        || !self.walker.threatens_after(&node, step))
+            };
+        });
+        !escapes
     }
 
     /// The holding candidates: open positions, out of check, with the

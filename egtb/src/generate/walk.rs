@@ -407,6 +407,27 @@ impl<'a> Walker<'a> {
         self.attacked(&squares, occupied, 1 - side, NONE)
     }
 
+    /// Whether, after the move, its side can capture some piece of the
+    /// other side (by the rules of each piece, legal or not): what any
+    /// chase needs ([`xqcore::chase::chased_squares`] names only pieces
+    /// so reached).
+    pub(super) fn threatens_after(&self, node: &Node, step: Step) -> bool {
+        let side = self.sides[step.slot];
+        let mut squares = node.squares;
+        let from = squares[step.slot];
+        squares[step.slot] = step.to;
+        let own = node.occupied[side] & !(1u128 << from) | 1 << step.to;
+        let enemy = node.occupied[1 - side] & !(1u128 << step.to);
+        let occupied = own | enemy;
+        self.own[side].iter().any(|&slot| {
+            let mut hit = false;
+            self.targets(self.roles[slot], side, squares[slot], occupied, &mut |to| {
+                hit |= enemy & 1 << to != 0;
+            });
+            hit
+        })
+    }
+
     /// The board after a move (in table orientation) and the colour to
     /// move: for captures, whose positions are in a smaller table.
     pub(super) fn board_after(&self, node: &Node, step: Step) -> (Board, Color) {
@@ -447,12 +468,14 @@ mod tests {
     use crate::generate::{positions_at, table_position};
     use crate::material::Material;
     use std::collections::BTreeSet;
+    use xqcore::chase::chased_squares;
 
     /// Every move of every sampled position, as xqcore makes it and as the
     /// walker does: the same positions valid, in check, with the same
     /// quiet children (and checks) and the same boards after captures.
     #[test]
     fn the_walker_moves_as_xqcore_does() {
+        let mut chases = 0;
         for name in [
             "KRKNAABB", "KCKNAB", "KPPKAB", "KAABKRP", "KNKP", "KRKR", "KCPKA", "KPKP",
         ] {
@@ -476,9 +499,14 @@ mod tests {
                     };
                     assert_eq!(walker.in_check(node, side), pos.in_check());
                     let mut expected = BTreeSet::new();
+                    let mut chasing = BTreeSet::new();
                     for &m in pos.legal_moves().iter() {
                         let capture = pos.board().piece_at(m.to()).is_some();
+                        let chases = !capture && chased_squares(pos.board(), m) != 0;
                         pos.make_move(m);
+                        if chases {
+                            chasing.insert(table_position(&indexer, &pos, &mut child).1);
+                        }
                         expected.insert(if capture {
                             (true, pos.board().fen_placement(), 0, pos.in_check())
                         } else {
@@ -488,7 +516,11 @@ mod tests {
                         pos.unmake_move();
                     }
                     let mut walked = BTreeSet::new();
+                    let mut threatening = BTreeSet::new();
                     walker.moves(node, side, |s| {
+                        if s.captured.is_none() && walker.threatens_after(node, s) {
+                            threatening.insert(walker.child_index(node, s));
+                        }
                         let check = walker.gives_check(node, s);
                         walked.insert(if s.captured.is_some() {
                             let (board, turn) = walker.board_after(node, s);
@@ -500,9 +532,15 @@ mod tests {
                     });
                     moves += expected.len();
                     assert_eq!(walked, expected, "{name} index {index} side {side}");
+                    chases += chasing.len();
+                    assert!(
+                        chasing.is_subset(&threatening),
+                        "{name} index {index} side {side}: a chase without a threat"
+                    );
                 }
             }
             assert!(moves > 1000, "{name}: {moves} moves compared");
         }
+        assert!(chases > 100, "{chases} chasing moves compared");
     }
 }
