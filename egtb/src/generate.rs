@@ -11,8 +11,9 @@
 //!    move the legal moves are counted, distinct successors once; captures
 //!    leave the table and are scored at once from the smaller tables (a
 //!    capture that wins gives a distance the rounds may still shorten).
-//! 2. **Rounds**: each round scans the cells for the positions settled at
-//!    its distance `n` and walks them backwards (un-moves of the side that
+//! 2. **Rounds**: each round takes the positions settled at its distance
+//!    `n` (its frontier bitmap, and those settled outside the rounds and
+//!    still pending) and walks them backwards (un-moves of the side that
 //!    just moved: no un-captures, no pawn steps backwards); each
 //!    predecessor is either won at `n + 1` or has one more move known to
 //!    lose. A position found lost learns then what its captures lose in.
@@ -104,11 +105,12 @@ struct Scheduled {
 }
 
 /// Bytes the solver holds for `material` (besides the smaller tables its
-/// captures read): two bytes per index and side to move, and two bits
-/// more each (the rounds' frontiers, or the perpetual-check pass's flags).
+/// captures read): two bytes per index and side to move, and six bits
+/// more each (the rounds' two frontiers, the perpetual-check pass's
+/// flags and candidates, the positions pending outside the rounds).
 pub fn working_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
-    2 * positions + positions.div_ceil(4)
+    2 * positions + (6 * positions).div_ceil(8)
 }
 
 /// Indexes per unit of parallel work.
@@ -166,6 +168,7 @@ fn solve_checked(
         unlisted: (0..=MAX_DTM as usize + 1)
             .map(|_| AtomicBool::new(false))
             .collect(),
+        pending: Bits::new(2 * size as u64),
         rule_captures: AtomicBool::new(false),
         chase_captures: AtomicBool::new(false),
         indexer: &indexer,
@@ -363,8 +366,11 @@ struct State<'a> {
     cells: [Vec<Cell>; 2],
     codes: Codes,
     /// By distance: whether cells were settled at it outside the rounds
-    /// (by captures in the setup, or by a rule), so that its round scans.
+    /// (by captures in the setup, or by a rule), so that its round looks
+    /// through the pending positions.
     unlisted: Vec<AtomicBool>,
+    /// The positions settled outside the rounds and not yet followed.
+    pending: Bits,
     /// Whether a capture reached a result of a repetition rule.
     rule_captures: AtomicBool,
     /// Whether a capture reached a result of the perpetual-chase rule.
@@ -403,12 +409,11 @@ impl State<'_> {
     /// no longer; otherwise it waits in `later` for the round of their loss.
     fn lose(&self, side: usize, index: u64, at: u16, later: &mut BTreeMap<u16, Vec<Scheduled>>) {
         let dtm = at.max(self.capture_loss(side, index));
-        let cell = self.cell(side, index);
         if dtm == at {
-            self.set_unlisted(cell, dtm);
+            self.set_unlisted(side, index, dtm);
             return;
         }
-        cell.set(0);
+        self.cell(side, index).set(0);
         later.entry(dtm).or_default().push(Scheduled {
             dtm,
             side: side as u8,
@@ -416,11 +421,12 @@ impl State<'_> {
         });
     }
 
-    /// Settles a cell at `dtm` outside the rounds, on no frontier: the
-    /// round of `dtm` then scans every cell.
-    fn set_unlisted(&self, cell: &Cell, dtm: u16) {
-        cell.set(self.codes.code(dtm));
+    /// Settles a position at `dtm` outside the rounds, on no frontier but
+    /// among the pending ones, which the round of `dtm` looks through.
+    fn set_unlisted(&self, side: usize, index: u64, dtm: u16) {
+        self.cell(side, index).set(self.codes.code(dtm));
         self.unlisted[dtm as usize].store(true, Relaxed);
+        self.pending.set(side as u64 * self.indexer.size() + index);
     }
 
     /// Settles the positions scheduled for `dtm` (still waiting: cell 0),
@@ -488,8 +494,8 @@ impl State<'_> {
 
     /// One round: the positions settled at `dtm` (their cells hold `code`)
     /// settle their predecessors, onto `next`. They are the bits of `now`,
-    /// or with `scan` every cell holding `code` (positions settled outside
-    /// the rounds have no bits). Leaves `now` empty. Returns how many
+    /// and with `scan` the pending positions whose cells hold `code`
+    /// (settled outside the rounds). Leaves `now` empty. Returns how many
     /// there were and the losses found that wait for a later round.
     fn round(
         &self,
@@ -509,20 +515,19 @@ impl State<'_> {
                 let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(now.words.len());
                 let mut found = 0;
                 let mut waiting = Vec::new();
+                let mut scratch = (Placement::new(), Vec::with_capacity(64));
                 for w in words {
-                    let mut bits = if scan {
-                        now.words[w].store(0, Relaxed);
-                        self.scan_word(w as u64, code)
-                    } else {
-                        now.words[w].swap(0, Relaxed)
-                    };
+                    let mut bits = now.words[w].swap(0, Relaxed);
+                    if scan {
+                        bits |= self.take_pending(w, dtm, code);
+                    }
                     while bits != 0 {
                         let position = w as u64 * 64 + u64::from(bits.trailing_zeros());
                         bits &= bits - 1;
                         let (side, index) = ((position / size) as usize, position % size);
                         debug_assert_eq!(self.cell(side, index).get(), code);
                         found += 1;
-                        self.predecessors(side, index, dtm, &mut waiting, next);
+                        self.predecessors(side, index, dtm, &mut waiting, next, &mut scratch);
                     }
                 }
                 if !waiting.is_empty() {
@@ -534,22 +539,29 @@ impl State<'_> {
         (settled, later.into_inner().expect("no panic"))
     }
 
-    /// The positions among the 64 of frontier word `w` whose cells hold
-    /// `code`, as bits.
-    fn scan_word(&self, w: u64, code: u32) -> u64 {
+    /// The pending positions among the 64 of word `w` whose cells hold
+    /// `code` (distance `dtm`), as bits; they, and those the rounds have
+    /// since settled sooner, are pending no more.
+    fn take_pending(&self, w: usize, dtm: u16, code: u32) -> u64 {
         let size = self.indexer.size();
-        let mut bits = 0;
-        for b in 0..64 {
-            let position = w * 64 + b;
-            if position >= 2 * size {
-                break;
-            }
-            let (side, index) = ((position / size) as usize, position % size);
-            if self.cell(side, index).get() == code {
-                bits |= 1 << b;
+        let pending = self.pending.words[w].load(Relaxed);
+        let (mut taken, mut done) = (0, 0);
+        let mut bits = pending;
+        while bits != 0 {
+            let bit = bits & bits.wrapping_neg();
+            bits &= bits - 1;
+            let position = w as u64 * 64 + u64::from(bit.trailing_zeros());
+            let c = self.cell((position / size) as usize, position % size).get();
+            if c == code {
+                taken |= bit;
+            } else if self.codes.dtm_of(c).is_some_and(|d| d < dtm) {
+                done |= bit;
             }
         }
-        bits
+        if taken | done != 0 {
+            self.pending.words[w].fetch_and(!(taken | done), Relaxed);
+        }
+        taken
     }
 
     /// Follows a position settled at `dtm` (a loss when even) to its
@@ -562,12 +574,19 @@ impl State<'_> {
         dtm: u16,
         later: &mut Vec<Scheduled>,
         next_frontier: &Bits,
+        (placement, parents): &mut (Placement, Vec<u64>),
     ) {
         let mover = 1 - side;
         let lost = dtm.is_multiple_of(2);
         let next = dtm + 1;
         let win = if lost { self.codes.code(next) } else { 0 };
-        for p in self.parents(index, mover) {
+        self.parents_into(index, mover, placement, parents);
+        // The cells are far apart: ask for all of them before the first
+        // atomic update waits on its own.
+        for &p in parents.iter() {
+            self.cells[mover][p as usize].prefetch();
+        }
+        for &p in parents.iter() {
             let cell = self.cell(mover, p);
             loop {
                 let c = cell.get();
@@ -987,15 +1006,26 @@ impl State<'_> {
     /// `index` by a quiet move (un-moves; legality is the caller's
     /// business: positions that cannot occur are never open).
     fn parents(&self, index: u64, mover: usize) -> Vec<u64> {
-        let mut placement = Placement::new();
-        self.indexer.placement(index, &mut placement);
-        let mut parents = Vec::with_capacity(64);
-        un_move_steps(self.indexer, &placement, mover, |slot, from| {
-            parents.push(self.indexer.moved_index(index, &placement, slot, from));
-        });
-        parents.sort_unstable();
-        parents.dedup();
+        let mut parents = Vec::new();
+        self.parents_into(index, mover, &mut Placement::new(), &mut parents);
         parents
+    }
+
+    /// [`State::parents`] into `out`, with `placement` for scratch.
+    fn parents_into(
+        &self,
+        index: u64,
+        mover: usize,
+        placement: &mut Placement,
+        out: &mut Vec<u64>,
+    ) {
+        self.indexer.placement(index, placement);
+        out.clear();
+        un_move_steps(self.indexer, placement, mover, |slot, from| {
+            out.push(self.indexer.moved_index(index, placement, slot, from));
+        });
+        out.sort_unstable();
+        out.dedup();
     }
 
     /// Sets up the cells of indexes `start..end`: no position, a move
@@ -1041,9 +1071,9 @@ impl State<'_> {
                 successors.dedup();
                 let open = successors.len() + usize::from(blocked);
                 match best_capture {
-                    Some(Value::Win(d)) => self.set_unlisted(cell, d),
+                    Some(Value::Win(d)) => self.set_unlisted(side, index, d),
                     // Every move is a capture that loses: the longest loss.
-                    _ if open == 0 => self.set_unlisted(cell, capture_loss),
+                    _ if open == 0 => self.set_unlisted(side, index, capture_loss),
                     _ => {
                         assert!(open as u32 <= self.codes.open_max(), "counted moves fit");
                         cell.set(open as u32);

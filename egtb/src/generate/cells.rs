@@ -48,6 +48,14 @@ impl Cell {
             .is_ok()
     }
 
+    /// Reads the cell for nothing but to bring it into the cache: loads
+    /// issued together wait for memory together, where each atomic update
+    /// would wait alone.
+    #[inline]
+    pub(super) fn prefetch(&self) {
+        std::hint::black_box(self.0.load(Relaxed));
+    }
+
     pub(super) fn into_inner(self) -> u16 {
         self.0.into_inner()
     }
