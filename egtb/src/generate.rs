@@ -49,7 +49,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use xqcore::{Board, Color, Position, Role, Setup};
 
-use crate::index::{Indexer, Placement};
+use crate::index::{Indexer, Placement, MAX_PIECES};
 use crate::material::{color_of_side, Material};
 use crate::orient::{board_of, placement_of};
 use crate::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
@@ -69,6 +69,94 @@ pub trait Lookup: Sync {
     /// The value of a position for the side to move, reached by a capture:
     /// its material has one piece fewer than the table being solved.
     fn value(&self, board: &Board, turn: Color) -> Value;
+
+    /// The solved table of a canonical material, when held in memory: the
+    /// solver then reads it from placements, without boards.
+    fn solution(&self, _material: &Material) -> Option<&Solution> {
+        None
+    }
+}
+
+/// Where the capture of one slot's piece leads: the smaller table, and
+/// for each of its slots the slot of the larger table whose piece takes it.
+struct CaptureTable<'a> {
+    /// `None`: neither side can mate there (a dead draw).
+    table: Option<&'a Solution>,
+    /// Whether the smaller table's sides are the larger's swapped (its
+    /// board turned round).
+    swapped: bool,
+    from_slots: Vec<usize>,
+}
+
+impl<'a> CaptureTable<'a> {
+    /// The capture tables of `indexer`'s slots, where `lookup` holds them
+    /// in memory (by slot; `None` for kings, and where it does not).
+    fn of_slots(indexer: &Indexer, lookup: &'a dyn Lookup) -> Vec<Option<CaptureTable<'a>>> {
+        let slots = indexer.slots();
+        (0..slots.len())
+            .map(|captured| {
+                let piece = slots[captured];
+                if piece.role == Role::King {
+                    return None;
+                }
+                let (material, swapped) = indexer.material().without(piece.side, piece.role);
+                let table = if material.is_dead_draw() {
+                    None
+                } else {
+                    Some(lookup.solution(&material)?)
+                };
+                let Some(into) = table else {
+                    return Some(CaptureTable {
+                        table: None,
+                        swapped,
+                        from_slots: Vec::new(),
+                    });
+                };
+                // Each slot of the smaller table takes the next unused
+                // piece of its side and role.
+                let mut used = vec![false; slots.len()];
+                used[captured] = true;
+                let from_slots = into
+                    .indexer
+                    .slots()
+                    .iter()
+                    .map(|small| {
+                        let side = if swapped { 1 - small.side } else { small.side };
+                        let slot = (0..slots.len())
+                            .find(|&s| {
+                                !used[s] && slots[s].side == side && slots[s].role == small.role
+                            })
+                            .expect("the smaller table has one piece fewer");
+                        used[slot] = true;
+                        slot
+                    })
+                    .collect();
+                Some(CaptureTable {
+                    table: Some(into),
+                    swapped,
+                    from_slots,
+                })
+            })
+            .collect()
+    }
+
+    /// The value, for its side to move, of the position a capture reaches.
+    fn value(&self, node: &Node, step: Step, mover: usize) -> Value {
+        let Some(table) = self.table else {
+            return Value::Draw;
+        };
+        let mut placement = [0u8; MAX_PIECES];
+        for (square, &slot) in placement.iter_mut().zip(&self.from_slots) {
+            let s = node.square_after(slot, step);
+            *square = if self.swapped { 89 - s } else { s };
+        }
+        let index = table
+            .indexer
+            .index(&placement[..self.from_slots.len()])
+            .expect("a legal position has an index");
+        let side = (1 - mover) ^ usize::from(self.swapped);
+        table.value(side, index).expect("a legal position is valid")
+    }
 }
 
 /// What the solver reports as it goes.
@@ -173,6 +261,7 @@ fn solve_checked(
         chase_captures: AtomicBool::new(false),
         indexer: &indexer,
         walker: Walker::new(&indexer),
+        captures: CaptureTable::of_slots(&indexer, lookup),
         lookup,
         traps: may_check
             .iter()
@@ -377,6 +466,8 @@ struct State<'a> {
     chase_captures: AtomicBool,
     indexer: &'a Indexer,
     walker: Walker<'a>,
+    /// By captured slot: its smaller table, when held in memory.
+    captures: Vec<Option<CaptureTable<'a>>>,
     lookup: &'a dyn Lookup,
     /// The perpetual-check pass's flags, when a side may check.
     traps: Option<Traps>,
@@ -665,8 +756,19 @@ impl State<'_> {
     /// The value of the position a capture reaches, for its side to move
     /// (from the smaller table).
     fn captured_value(&self, node: &Node, step: Step) -> Value {
-        let (board, turn) = self.walker.board_after(node, step);
-        self.lookup.value(&board, turn)
+        let captured = step.captured.expect("a capture");
+        let slow = || {
+            let (board, turn) = self.walker.board_after(node, step);
+            self.lookup.value(&board, turn)
+        };
+        match &self.captures[captured] {
+            Some(table) => {
+                let value = table.value(node, step, self.walker.side_of(step.slot));
+                debug_assert_eq!(value, slow(), "placements and boards agree");
+                value
+            }
+            None => slow(),
+        }
     }
 
     /// One pass of the perpetual-check rule: the trapped checkers lose at

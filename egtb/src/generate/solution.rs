@@ -230,6 +230,10 @@ impl Solutions {
 }
 
 impl Lookup for Solutions {
+    fn solution(&self, material: &Material) -> Option<&Solution> {
+        self.tables.get(material)
+    }
+
     /// # Panics
     /// If the position's table was not solved before (dead draws need
     /// none), or its side to move was dropped.

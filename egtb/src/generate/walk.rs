@@ -148,6 +148,17 @@ pub(super) struct Node {
     occupied: [u128; 2],
 }
 
+impl Node {
+    /// Where the piece of `slot` stands after `step`.
+    pub(super) fn square_after(&self, slot: usize, step: Step) -> u8 {
+        if slot == step.slot {
+            step.to
+        } else {
+            self.squares[slot]
+        }
+    }
+}
+
 /// A legal move from a [`Node`]: the piece of `slot` to `to`, capturing
 /// the piece of slot `captured` (or none).
 #[derive(Clone, Copy, Debug)]
@@ -387,6 +398,11 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
+
+    /// The table side a slot's piece belongs to.
+    pub(super) fn side_of(&self, slot: usize) -> usize {
+        self.sides[slot]
     }
 
     /// The index of the position a quiet move reaches (mirror folded).
