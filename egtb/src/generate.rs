@@ -1126,8 +1126,10 @@ impl State<'_> {
         un_move_steps(self.indexer, placement, mover, |slot, from| {
             out.push(self.indexer.moved_index(index, placement, slot, from));
         });
-        out.sort_unstable();
-        out.dedup();
+        if self.walker.near_symmetric_placement(placement) {
+            out.sort_unstable();
+            out.dedup();
+        }
     }
 
     /// Sets up the cells of indexes `start..end`: no position, a move
@@ -1149,6 +1151,10 @@ impl State<'_> {
                 let mut capture_loss = 0u16;
                 let mut blocked = false;
                 successors.clear();
+                // Far from its mirror image, a position's quiet moves reach
+                // distinct indexes: they need only be counted.
+                let distinct = !self.walker.near_symmetric(node);
+                let mut quiet = 0;
                 self.walker.moves(node, side, |step| {
                     if step.captured.is_some() {
                         let v = self.captured_value(node, step).parent();
@@ -1165,13 +1171,15 @@ impl State<'_> {
                         if best_capture.is_none_or(|b| v.better_than(b)) {
                             best_capture = Some(v);
                         }
+                    } else if distinct {
+                        quiet += 1;
                     } else {
                         successors.push(self.walker.child_index(node, step));
                     }
                 });
                 successors.sort_unstable();
                 successors.dedup();
-                let open = successors.len() + usize::from(blocked);
+                let open = quiet + successors.len() + usize::from(blocked);
                 match best_capture {
                     Some(Value::Win(d)) => self.set_unlisted(side, index, d),
                     // Every move is a capture that loses: the longest loss.

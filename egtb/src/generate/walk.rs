@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use xqcore::{Board, Color, Piece, Role, Square, NUM_SQUARES};
 
-use crate::index::{Indexer, Placement, MAX_PIECES};
+use crate::index::{mirror_square, Indexer, Placement, MAX_PIECES};
 use crate::material::color_of_side;
 
 /// Marks a square that is none.
@@ -135,6 +135,8 @@ pub(super) struct Walker<'a> {
     attackers: [Vec<usize>; 2],
     /// By side: its slots.
     own: [Vec<usize>; 2],
+    /// By slot: its kind of piece (side and role), numbered from 0.
+    kinds: Vec<usize>,
     lines: &'static Lines,
 }
 
@@ -191,6 +193,7 @@ impl<'a> Walker<'a> {
             kings: [king(0), king(1)],
             attackers: [of_side(0, true), of_side(1, true)],
             own: [of_side(0, false), of_side(1, false)],
+            kinds: slots.iter().map(|s| s.side * 7 + s.role.index()).collect(),
             roles,
             sides,
             lines: lines(),
@@ -257,6 +260,33 @@ impl<'a> Walker<'a> {
     pub(super) fn valid(&self, node: &Node, side: usize) -> bool {
         let occupied = node.occupied[0] | node.occupied[1];
         !self.attacked(&node.squares, occupied, 1 - side, NONE)
+    }
+
+    /// Whether two moves from the node may reach one index: only when
+    /// the node and its mirror image differ by at most two pieces. (Two
+    /// moves reach one index when one child is the other's mirror image:
+    /// `P - a + x = mirror(P) - b + y` puts every piece of `P` but `a` and
+    /// `y` on a square its mirror image also has.) Elsewhere the distinct
+    /// successors are the quiet moves, counted without their indexes.
+    pub(super) fn near_symmetric(&self, node: &Node) -> bool {
+        self.near_symmetric_placement(&node.squares[..self.kinds.len()])
+    }
+
+    /// [`Walker::near_symmetric`] of a placement. The same holds of the
+    /// positions un-moves come from: two of them share an index only
+    /// when the position is near its mirror image.
+    pub(super) fn near_symmetric_placement(&self, squares: &[u8]) -> bool {
+        let mut by_kind = [0u128; 14];
+        for (&kind, &s) in self.kinds.iter().zip(squares) {
+            by_kind[kind] |= 1 << s;
+        }
+        let unmatched = self
+            .kinds
+            .iter()
+            .zip(squares)
+            .filter(|&(&kind, &s)| by_kind[kind] & 1 << mirror_square(s) == 0)
+            .count();
+        unmatched <= 2
     }
 
     /// Whether `side`'s king is attacked in the node.
@@ -491,7 +521,7 @@ mod tests {
     /// quiet children (and checks) and the same boards after captures.
     #[test]
     fn the_walker_moves_as_xqcore_does() {
-        let mut chases = 0;
+        let (mut chases, mut near) = (0, 0);
         for name in [
             "KRKNAABB", "KCKNAB", "KPPKAB", "KAABKRP", "KNKP", "KRKR", "KCPKA", "KPKP",
         ] {
@@ -533,7 +563,9 @@ mod tests {
                     }
                     let mut walked = BTreeSet::new();
                     let mut threatening = BTreeSet::new();
+                    let mut quiet = 0;
                     walker.moves(node, side, |s| {
+                        quiet += usize::from(s.captured.is_none());
                         if s.captured.is_none() && walker.threatens_after(node, s) {
                             threatening.insert(walker.child_index(node, s));
                         }
@@ -548,6 +580,22 @@ mod tests {
                     });
                     moves += expected.len();
                     assert_eq!(walked, expected, "{name} index {index} side {side}");
+                    let distinct = walked.iter().filter(|m| !m.0).count();
+                    let mut parents = Vec::new();
+                    crate::generate::un_move_steps(&indexer, &placement, 1 - side, |slot, from| {
+                        parents.push(indexer.moved_index(index, &placement, slot, from));
+                    });
+                    let steps = parents.len();
+                    parents.sort_unstable();
+                    parents.dedup();
+                    if !walker.near_symmetric_placement(&placement) {
+                        assert_eq!(steps, parents.len(), "{name} index {index}: parents");
+                    }
+                    if walker.near_symmetric(node) {
+                        near += 1;
+                    } else {
+                        assert_eq!(quiet, distinct, "{name} index {index} side {side}");
+                    }
                     chases += chasing.len();
                     assert!(
                         chasing.is_subset(&threatening),
@@ -558,5 +606,6 @@ mod tests {
             assert!(moves > 1000, "{name}: {moves} moves compared");
         }
         assert!(chases > 100, "{chases} chasing moves compared");
+        assert!(near > 0, "no near-symmetric position seen");
     }
 }
