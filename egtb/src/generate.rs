@@ -977,8 +977,8 @@ impl State<'_> {
                 let v = self.captured_value(node, step);
                 v.wdl() != Wdl::Win || (base < CHASE_DTM && v.by_chase_rule())
             } else {
-                self.is_open(1 - side, self.walker.child_index(node, step))
-                    && !self.walker.gives_check(node, step)
+                !self.walker.gives_check(node, step)
+                    && self.is_open(1 - side, self.walker.child_index(node, step))
             };
         });
         !escapes
@@ -1123,8 +1123,14 @@ impl State<'_> {
     ) {
         self.indexer.placement(index, placement);
         out.clear();
+        let mut mirrored = [0u8; MAX_PIECES];
+        let mirror = self.indexer.mirror_raw(index, placement, &mut mirrored);
+        let mirror = mirror.map(|raw| (raw, &mirrored[..placement.len()]));
         un_move_steps(self.indexer, placement, mover, |slot, from| {
-            out.push(self.indexer.moved_index(index, placement, slot, from));
+            out.push(
+                self.indexer
+                    .moved_index_mirrored(index, placement, mirror, slot, from),
+            );
         });
         if self.walker.near_symmetric_placement(placement) {
             out.sort_unstable();

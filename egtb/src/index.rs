@@ -519,8 +519,62 @@ impl Indexer {
     /// If the moved piece has no index on `to` (never for a move by the
     /// rules).
     pub fn moved_index(&self, raw: u64, placement: &[u8], slot: usize, to: u8) -> u64 {
+        self.moved_index_mirrored(raw, placement, None, slot, to)
+    }
+
+    /// When group 0 of `placement` is its own mirror image: the raw index
+    /// of the placement's mirror image, with that placement in `out`
+    /// (for [`Indexer::moved_index_mirrored`]).
+    pub fn mirror_raw(
+        &self,
+        raw: u64,
+        placement: &[u8],
+        out: &mut [u8; MAX_PIECES],
+    ) -> Option<u64> {
+        if !self.groups[0].symmetric[(raw / self.span0) as usize] {
+            return None;
+        }
+        for (m, &s) in out.iter_mut().zip(placement) {
+            *m = MIRROR[s as usize];
+        }
+        self.raw_index(&out[..placement.len()])
+    }
+
+    /// [`Indexer::moved_index`], given for a placement whose group 0 is
+    /// its own mirror image the mirror image and its raw index
+    /// ([`Indexer::mirror_raw`]): the child is then the smaller of two
+    /// one-digit changes instead of two whole rankings.
+    pub fn moved_index_mirrored(
+        &self,
+        raw: u64,
+        placement: &[u8],
+        mirror: Option<(u64, &[u8])>,
+        slot: usize,
+        to: u8,
+    ) -> u64 {
         let n0 = self.groups[0].len_squares();
         let symmetric = self.groups[0].symmetric[(raw / self.span0) as usize];
+        if slot >= n0 && symmetric {
+            if let Some((mirror_raw, mirrored)) = mirror {
+                let direct = self.moved_raw(raw, placement, slot, to);
+                return direct.min(self.moved_raw(mirror_raw, mirrored, slot, MIRROR[to as usize]));
+            }
+        }
+        if slot < n0 {
+            // A group 0 that stays on the numbered side of its mirror
+            // image changes the first digit only.
+            let g0 = self.groups[0];
+            let mut group = [0u8; 5];
+            let group = &mut group[..n0];
+            group.copy_from_slice(&placement[..n0]);
+            group[slot] = to;
+            let code = g0.code_of(group).expect("a moved piece on its points");
+            if code < g0.mirror[code as usize] {
+                let old = raw / self.span0;
+                let new = u64::from(g0.number[code as usize]);
+                return raw - old * self.span0 + new * self.span0;
+            }
+        }
         if slot < n0 || symmetric {
             // Group 0 decides the mirror folding: rank the whole child.
             let mut child = [0u8; MAX_PIECES];
@@ -529,6 +583,13 @@ impl Indexer {
             child[slot] = to;
             return self.index(child).expect("a moved piece on its points");
         }
+        self.moved_raw(raw, placement, slot, to)
+    }
+
+    /// The raw index of `placement` (raw index `raw`) with the piece of
+    /// `slot`, outside group 0, moved to `to`: one digit changed.
+    fn moved_raw(&self, raw: u64, placement: &[u8], slot: usize, to: u8) -> u64 {
+        let n0 = self.groups[0].len_squares();
         let g1 = self.groups[1];
         let n1 = g1.len_squares();
         let free_weight = self.span0 / g1.len() as u64;
@@ -641,6 +702,13 @@ mod tests {
                                 ix.moved_index(raw, &p, slot, to),
                                 whole,
                                 "{name} {p:?} {slot} {to}"
+                            );
+                            let mut m = [0u8; MAX_PIECES];
+                            let mirror = ix.mirror_raw(raw, &p, &mut m).map(|r| (r, &m[..p.len()]));
+                            assert_eq!(
+                                ix.moved_index_mirrored(raw, &p, mirror, slot, to),
+                                whole,
+                                "{name} {p:?} {slot} {to} mirrored"
                             );
                             checked += 1;
                         }

@@ -206,9 +206,10 @@ impl State<'_> {
             escapes = if step.captured.is_some() {
                 self.captured_value(&node, step).wdl() != Wdl::Win
             } else {
-                self.is_open(1 - chaser, self.walker.child_index(&node, step))
-                    && (self.walker.gives_check(&node, step)
-                        || !self.walker.threatens_after(&node, step))
+                // What the move does first, then (a read far away in
+                // memory) whether it loses.
+                (self.walker.gives_check(&node, step) || !self.walker.threatens_after(&node, step))
+                    && self.is_open(1 - chaser, self.walker.child_index(&node, step))
             };
         });
         !escapes

@@ -148,6 +148,9 @@ pub(super) struct Node {
     squares: [u8; MAX_PIECES],
     /// By side: the squares its pieces stand on.
     occupied: [u128; 2],
+    /// When group 0 is its own mirror image: the mirror image's raw
+    /// index and placement (worked out once, for the first child).
+    mirror: std::cell::OnceCell<Option<(u64, [u8; MAX_PIECES])>>,
 }
 
 impl Node {
@@ -216,6 +219,7 @@ impl<'a> Walker<'a> {
             raw,
             squares: [NONE; MAX_PIECES],
             occupied: [0; 2],
+            mirror: std::cell::OnceCell::new(),
         };
         for (slot, &s) in placement.iter().enumerate() {
             node.squares[slot] = s;
@@ -438,8 +442,15 @@ impl<'a> Walker<'a> {
     /// The index of the position a quiet move reaches (mirror folded).
     pub(super) fn child_index(&self, node: &Node, step: Step) -> u64 {
         let n = self.roles.len();
+        let placement = &node.squares[..n];
+        let mirror = node.mirror.get_or_init(|| {
+            let mut out = [0u8; MAX_PIECES];
+            let raw = self.indexer.mirror_raw(node.raw, placement, &mut out)?;
+            Some((raw, out))
+        });
+        let mirror = mirror.as_ref().map(|(raw, squares)| (*raw, &squares[..n]));
         self.indexer
-            .moved_index(node.raw, &node.squares[..n], step.slot, step.to)
+            .moved_index_mirrored(node.raw, placement, mirror, step.slot, step.to)
     }
 
     /// Whether the move checks the other side's king.
