@@ -62,7 +62,7 @@ mod walk;
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
 pub use solution::{Solution, Solutions, Solved, Table};
-use walk::{in_palace, on_own_half, Node, Step, Walker, HORSE_STEPS};
+use walk::{in_palace, on_own_half, Cursor, Node, Step, Walker, HORSE_STEPS};
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
@@ -885,11 +885,11 @@ impl State<'_> {
         may_check: [bool; 2],
         base: u16,
     ) {
-        let mut placement = Placement::new();
+        let mut cursor = Cursor::default();
         for index in start..end {
             let open = [0, 1].map(|side| self.is_open(side, index));
             let node = if open.iter().any(|&o| o) {
-                self.walker.node(index, &mut placement)
+                self.walker.node_at(index, &mut cursor)
             } else {
                 None
             };
@@ -1143,10 +1143,10 @@ impl State<'_> {
     /// that wins, the rounds may still shorten; every move a capture that
     /// loses).
     fn setup_range(&self, start: u64, end: u64) {
-        let mut placement = Placement::new();
+        let mut cursor = Cursor::default();
         let mut successors: Vec<u64> = Vec::with_capacity(128);
         for index in start..end {
-            let node = self.walker.node(index, &mut placement);
+            let node = self.walker.node_at(index, &mut cursor);
             for side in 0..2 {
                 let cell = self.cell(side, index);
                 let Some(node) = node.as_ref().filter(|n| self.walker.valid(n, side)) else {

@@ -492,6 +492,18 @@ impl Indexer {
         }
     }
 
+    /// [`Indexer::placement`] of `index`, given `out` holding that of
+    /// `index - 1`: most steps change the last piece set only.
+    pub fn step_placement(&self, index: u64, out: &mut Placement) {
+        match self.free.last() {
+            Some(last) if index % last.radix != 0 => {
+                out.truncate(out.len() - last.count);
+                last.unrank(index % last.radix, out);
+            }
+            _ => self.placement(index, out),
+        }
+    }
+
     /// Whether `index` is the index its position is probed by: its
     /// pieces on distinct squares, and not the larger of a position and
     /// its mirror image.
@@ -659,6 +671,21 @@ mod tests {
                 "{name}: {canonical} of {}",
                 ix.size()
             );
+        }
+    }
+
+    #[test]
+    fn stepping_decodes_as_decoding_does() {
+        for name in ["KRKNAABB", "KPPKAB", "KCKNA", "KAABK"] {
+            let ix = indexer(name);
+            let (mut stepped, mut whole) = (Placement::new(), Placement::new());
+            let start = ix.size() / 3;
+            ix.placement(start, &mut stepped);
+            for i in start + 1..(start + 200_000).min(ix.size()) {
+                ix.step_placement(i, &mut stepped);
+                ix.placement(i, &mut whole);
+                assert_eq!(stepped, whole, "{name} {i}");
+            }
         }
     }
 

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
-use super::{positions_at, table_position, State, CHUNK};
+use super::{positions_at, table_position, Cursor, State, CHUNK};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
 use crate::value::Wdl;
@@ -130,8 +130,9 @@ impl State<'_> {
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
         let mut child = Placement::new();
+        let mut cursor = Cursor::default();
         for index in start..end {
-            if !self.is_open(chaser, index) || !self.may_chase_only(chaser, index, &mut placement) {
+            if !self.is_open(chaser, index) || !self.may_chase_only(chaser, index, &mut cursor) {
                 continue;
             }
             let positions = positions_at(self.indexer, index, &mut placement);
@@ -194,8 +195,8 @@ impl State<'_> {
     /// trapped candidate: no move that does not lose escapes by a capture,
     /// a check, or a quiet move after which its side attacks nothing (no
     /// chase). What most positions fail, found without building them.
-    fn may_chase_only(&self, chaser: usize, index: u64, placement: &mut Placement) -> bool {
-        let Some(node) = self.walker.node(index, placement) else {
+    fn may_chase_only(&self, chaser: usize, index: u64, cursor: &mut Cursor) -> bool {
+        let Some(node) = self.walker.node_at(index, cursor) else {
             return false;
         };
         let mut escapes = false;

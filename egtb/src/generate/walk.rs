@@ -151,6 +151,8 @@ pub(super) struct Node {
     /// When group 0 is its own mirror image: the mirror image's raw
     /// index and placement (worked out once, for the first child).
     mirror: std::cell::OnceCell<Option<(u64, [u8; MAX_PIECES])>>,
+    /// By side: whether its king is attacked.
+    attacked: [bool; 2],
 }
 
 impl Node {
@@ -162,6 +164,14 @@ impl Node {
             self.squares[slot]
         }
     }
+}
+
+/// The placement of the last index a sweep looked at
+/// ([`Walker::node_at`]).
+#[derive(Default)]
+pub(super) struct Cursor {
+    placement: Placement,
+    holds: Option<u64>,
 }
 
 /// A legal move from a [`Node`]: the piece of `slot` to `to`, capturing
@@ -207,6 +217,23 @@ impl<'a> Walker<'a> {
     /// (two pieces on one square, the larger of a mirror pair).
     pub(super) fn node(&self, index: u64, placement: &mut Placement) -> Option<Node> {
         self.indexer.placement(index, placement);
+        self.checked_node(index, placement)
+    }
+
+    /// [`Walker::node`] for indexes taken in order: the cursor's placement
+    /// is stepped, not decoded again, from one index to the next.
+    pub(super) fn node_at(&self, index: u64, cursor: &mut Cursor) -> Option<Node> {
+        match cursor.holds {
+            Some(held) if held + 1 == index => {
+                self.indexer.step_placement(index, &mut cursor.placement)
+            }
+            _ => self.indexer.placement(index, &mut cursor.placement),
+        }
+        cursor.holds = Some(index);
+        self.checked_node(index, &cursor.placement)
+    }
+
+    fn checked_node(&self, index: u64, placement: &[u8]) -> Option<Node> {
         if !self.indexer.is_canonical(index, placement) {
             return None;
         }
@@ -220,11 +247,14 @@ impl<'a> Walker<'a> {
             squares: [NONE; MAX_PIECES],
             occupied: [0; 2],
             mirror: std::cell::OnceCell::new(),
+            attacked: [false; 2],
         };
         for (slot, &s) in placement.iter().enumerate() {
             node.squares[slot] = s;
             node.occupied[self.sides[slot]] |= 1 << s;
         }
+        let occupied = node.occupied[0] | node.occupied[1];
+        node.attacked = [0, 1].map(|side| self.attacked(&node.squares, occupied, side, NONE));
         node
     }
 
@@ -262,8 +292,7 @@ impl<'a> Walker<'a> {
     /// Whether the node is a position with `side` to move: the other
     /// side not in check and the kings not facing.
     pub(super) fn valid(&self, node: &Node, side: usize) -> bool {
-        let occupied = node.occupied[0] | node.occupied[1];
-        !self.attacked(&node.squares, occupied, 1 - side, NONE)
+        !node.attacked[1 - side]
     }
 
     /// Whether two moves from the node may reach one index: only when
@@ -295,8 +324,7 @@ impl<'a> Walker<'a> {
 
     /// Whether `side`'s king is attacked in the node.
     pub(super) fn in_check(&self, node: &Node, side: usize) -> bool {
-        let occupied = node.occupied[0] | node.occupied[1];
-        self.attacked(&node.squares, occupied, side, NONE)
+        node.attacked[side]
     }
 
     /// Calls `visit` with each legal move of `side` in the node (a valid
@@ -307,7 +335,7 @@ impl<'a> Walker<'a> {
         let king = self.kings[side];
         // Out of check, a move other than the king's that neither leaves
         // nor enters a square where the king's safety is decided is legal.
-        let exposed = if self.attacked(&squares, occupied, side, NONE) {
+        let exposed = if node.attacked[side] {
             u128::MAX
         } else {
             self.lines.exposed[squares[king] as usize]
