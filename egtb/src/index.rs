@@ -496,7 +496,7 @@ impl Indexer {
     /// `index - 1`: most steps change the last piece set only.
     pub fn step_placement(&self, index: u64, out: &mut Placement) {
         match self.free.last() {
-            Some(last) if index % last.radix != 0 => {
+            Some(last) if !index.is_multiple_of(last.radix) => {
                 out.truncate(out.len() - last.count);
                 last.unrank(index % last.radix, out);
             }
