@@ -143,7 +143,6 @@ impl State<'_> {
             let mut edges = Vec::new();
             for &m in pos.legal_moves().iter() {
                 let capture = pos.board().piece_at(m.to()).is_some();
-                let chased = (!capture).then(|| chased_squares(pos.board(), m));
                 pos.make_move(m);
                 let step = if capture {
                     // A capture that does not lose leaves the cycle.
@@ -160,13 +159,7 @@ impl State<'_> {
                     } else if pos.in_check() {
                         Step::Escapes
                     } else {
-                        let chased = victims.ordinals(&placement, chased.unwrap_or(0));
-                        let map =
-                            victims.map(&placement, None, self.indexer, to, &child, &mut canonical);
-                        Step::Chases {
-                            chased,
-                            edge: Edge { to, map },
-                        }
+                        Step::Quiet { to }
                     }
                 };
                 pos.unmake_move();
@@ -175,9 +168,13 @@ impl State<'_> {
                     Step::Escapes => {
                         mask = 0;
                     }
-                    Step::Chases { chased, edge } => {
-                        mask &= chased;
-                        edges.push(edge);
+                    // What it chases is judged on the board before it:
+                    // only for the moves that can make a cycle.
+                    Step::Quiet { to } => {
+                        mask &= victims.ordinals(&placement, chased_squares(pos.board(), m));
+                        let map =
+                            victims.map(&placement, None, self.indexer, to, &child, &mut canonical);
+                        edges.push(Edge { to, map });
                     }
                 }
                 if mask == 0 {
@@ -286,8 +283,9 @@ enum Step {
     Loses,
     /// It leaves the cycle without losing, or checks.
     Escapes,
-    /// It chases these victims (a mask, possibly empty) into an open position.
-    Chases { chased: u8, edge: Edge },
+    /// A quiet move, not a check, into the open position at index `to`:
+    /// a chase of the victims it chases (possibly none).
+    Quiet { to: u64 },
 }
 
 /// The victims of `mask` at a position from the victims `target` holds at

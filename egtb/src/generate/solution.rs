@@ -170,6 +170,41 @@ impl Solution {
         }
     }
 
+    /// Holds the cells in one byte each when the values they decode to
+    /// take at most 256 codes (a solver's cells are two bytes: move
+    /// counters besides distances).
+    pub fn narrow(&mut self) {
+        if self
+            .sides
+            .iter()
+            .flatten()
+            .all(|c| matches!(c, Cells::Narrow(_)))
+        {
+            return;
+        }
+        let mut codes = self.decode.clone();
+        codes.sort_unstable();
+        codes.dedup();
+        if codes.len() > 256 {
+            return;
+        }
+        let mut narrow_of = vec![0u8; u16::MAX as usize + 1];
+        for (narrow, &code) in codes.iter().enumerate() {
+            narrow_of[code as usize] = narrow as u8;
+        }
+        let decode = &self.decode;
+        for side in self.sides.iter_mut().flatten() {
+            if let Cells::Wide(cells) = side {
+                let narrow = cells
+                    .iter()
+                    .map(|&c| narrow_of[decode[c as usize] as usize])
+                    .collect();
+                *side = Cells::Narrow(narrow);
+            }
+        }
+        self.decode = codes;
+    }
+
     /// The values in full, one code per index and side to move.
     ///
     /// # Panics
@@ -219,6 +254,7 @@ impl Solutions {
         self.tables.retain(|m, table| {
             let sides = keep(m);
             table.keep_sides(sides);
+            table.narrow();
             sides.iter().any(|&k| k)
         });
     }
@@ -254,5 +290,31 @@ impl Lookup for Solutions {
         let code = table.code(crate::orient::side_of(turn, swapped), index);
         assert_ne!(code, INVALID, "a legal position is valid");
         Value::from_code(code).expect("valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrowing_keeps_every_value() {
+        let indexer = Indexer::new("KRK".parse().unwrap());
+        let size = indexer.size() as usize;
+        // Cells 0..1000 in turn, decoding to 37 value codes.
+        let decode: Vec<u16> = (0..=u16::MAX).map(|c| 100 + c % 37).collect();
+        let cells = [0, 1].map(|side| {
+            (0..size)
+                .map(|i| Cell::new(((i * 7 + side) % 1000) as u32))
+                .collect()
+        });
+        let mut solution = Solution::from_cells(indexer, cells, decode);
+        let before: Vec<u16> = (0..size as u64).map(|i| solution.code(1, i)).collect();
+        solution.keep_sides([false, true]);
+        let wide = solution.bytes();
+        solution.narrow();
+        assert_eq!(2 * solution.bytes(), wide);
+        let after: Vec<u16> = (0..size as u64).map(|i| solution.code(1, i)).collect();
+        assert_eq!(before, after);
     }
 }
