@@ -17,8 +17,9 @@ use crate::material::Material;
 pub const ESTIMATED_BITS_PER_POSITION: f64 = 1.0;
 
 /// Positions one core solves a second, for estimates: KRKNAABB with its
-/// dependencies, 137 M positions in 275 s on 2 cores.
-pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 250_000.0;
+/// 26 capture tables, 331 M positions in 270 CPU seconds (142 s on 2
+/// cores, 2026-11-24).
+pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 1_200_000.0;
 
 /// What building one table is expected to cost.
 #[derive(Clone, Copy, Debug)]
