@@ -62,7 +62,7 @@ mod walk;
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
 pub use solution::{Solution, Solutions, Solved, Table};
-use walk::{in_palace, on_own_half, Cursor, Node, Step, Walker, HORSE_STEPS};
+use walk::{in_palace, on_own_half, step, Cursor, Node, Step, Walker, HORSE_STEPS};
 
 /// Values of the tables a material's captures lead into.
 pub trait Lookup: Sync {
@@ -100,18 +100,14 @@ impl<'a> CaptureTable<'a> {
                     return None;
                 }
                 let (material, swapped) = indexer.material().without(piece.side, piece.role);
-                let table = if material.is_dead_draw() {
-                    None
-                } else {
-                    Some(lookup.solution(&material)?)
-                };
-                let Some(into) = table else {
+                if material.is_dead_draw() {
                     return Some(CaptureTable {
                         table: None,
                         swapped,
                         from_slots: Vec::new(),
                     });
-                };
+                }
+                let into = lookup.solution(&material)?;
                 // Each slot of the smaller table takes the next unused
                 // piece of its side and role.
                 let mut used = vec![false; slots.len()];
@@ -895,14 +891,17 @@ impl State<'_> {
             };
             for (side, open) in open.into_iter().enumerate() {
                 let flag = match &node {
-                    Some(node) if open && self.walker.valid(node, side) => {
-                        if self.walker.in_check(node, side) {
-                            HOLDING
-                        } else if may_check[side] && self.only_checks(node, side, base) {
-                            TRAPPED
-                        } else {
-                            0
-                        }
+                    Some(node)
+                        if open
+                            && self.walker.valid(node, side)
+                            && self.walker.in_check(node, side) =>
+                    {
+                        HOLDING
+                    }
+                    Some(node)
+                        if open && may_check[side] && self.trapped_candidate(node, side, base) =>
+                    {
+                        TRAPPED
                     }
                     _ => 0,
                 };
@@ -938,11 +937,9 @@ impl State<'_> {
                     TRAPPED
                 } else if flag == TRAPPED {
                     let node = node.get_or_insert_with(|| self.walker.node(index, &mut placement));
-                    let trapped = node.as_ref().is_some_and(|node| {
-                        self.walker.valid(node, side)
-                            && !self.walker.in_check(node, side)
-                            && self.only_checks(node, side, base)
-                    });
+                    let trapped = node
+                        .as_ref()
+                        .is_some_and(|node| self.trapped_candidate(node, side, base));
                     if trapped {
                         traps.candidates.set(position);
                         TRAPPED
@@ -957,6 +954,14 @@ impl State<'_> {
                 }
             }
         }
+    }
+
+    /// Whether a drawn position starts out trapped: a position with
+    /// `side` to move, not in check, that can only check.
+    fn trapped_candidate(&self, node: &Node, side: usize, base: u16) -> bool {
+        self.walker.valid(node, side)
+            && !self.walker.in_check(node, side)
+            && self.only_checks(node, side, base)
     }
 
     /// Whether every move of a drawn position that does not lose is a
@@ -1126,7 +1131,7 @@ impl State<'_> {
         let mut mirrored = [0u8; MAX_PIECES];
         let mirror = self.indexer.mirror_raw(index, placement, &mut mirrored);
         let mirror = mirror.map(|raw| (raw, &mirrored[..placement.len()]));
-        un_move_steps(self.indexer, placement, mover, |slot, from| {
+        un_moves(self.indexer, placement, mover, |slot, from| {
             out.push(
                 self.indexer
                     .moved_index_mirrored(index, placement, mirror, slot, from),
@@ -1241,28 +1246,11 @@ pub fn positions_at(
     [position(board.clone(), 0), position(board, 1)]
 }
 
-/// Calls `visit` with every placement from which `side` could have made a
-/// non-capturing move to reach `placement` (pieces of `side` moved back
-/// along their own moves onto empty squares). Legality of the result is
-/// the caller's business.
-pub fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, visit: &mut dyn FnMut(&[u8])) {
-    let mut parent: Placement = placement.to_vec();
-    un_move_steps(indexer, placement, side, |slot, from| {
-        let to = parent[slot];
-        parent[slot] = from;
-        visit(&parent);
-        parent[slot] = to;
-    });
-}
-
-/// [`un_moves`] as steps: calls `visit` with the slot of each piece of
-/// `side` that could have come back from a square, and that square.
-fn un_move_steps(
-    indexer: &Indexer,
-    placement: &[u8],
-    side: usize,
-    mut visit: impl FnMut(usize, u8),
-) {
+/// The non-capturing moves by which `side` could have reached
+/// `placement`: calls `visit` with the slot of each piece of `side` that
+/// could have come back along its own moves from an empty square, and
+/// that square. Legality of the result is the caller's business.
+fn un_moves(indexer: &Indexer, placement: &[u8], side: usize, mut visit: impl FnMut(usize, u8)) {
     let occupied = placement.iter().fold(0u128, |o, &s| o | 1 << s);
     let empty = |s: u8| occupied & 1 << s == 0;
     for (slot, piece) in indexer.slots().iter().enumerate() {
@@ -1271,14 +1259,10 @@ fn un_move_steps(
         }
         let to = placement[slot];
         let mut origin = |from: u8| visit(slot, from);
-        let (rank, file) = ((to / 9) as i32, (to % 9) as i32);
-        let at = |r: i32, f: i32| {
-            ((0..10).contains(&r) && (0..9).contains(&f)).then(|| (r * 9 + f) as u8)
-        };
         match piece.role {
             Role::King => {
                 for (dr, df) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    if let Some(s) = at(rank + dr, file + df) {
+                    if let Some(s) = step(to, dr, df) {
                         if in_palace(s, side) && empty(s) {
                             origin(s);
                         }
@@ -1287,7 +1271,7 @@ fn un_move_steps(
             }
             Role::Advisor => {
                 for (dr, df) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
-                    if let Some(s) = at(rank + dr, file + df) {
+                    if let Some(s) = step(to, dr, df) {
                         if in_palace(s, side) && empty(s) {
                             origin(s);
                         }
@@ -1296,9 +1280,7 @@ fn un_move_steps(
             }
             Role::Elephant => {
                 for (dr, df) in [(2, 2), (2, -2), (-2, 2), (-2, -2)] {
-                    let (Some(s), Some(eye)) =
-                        (at(rank + dr, file + df), at(rank + dr / 2, file + df / 2))
-                    else {
+                    let (Some(s), Some(eye)) = (step(to, dr, df), step(to, dr / 2, df / 2)) else {
                         continue;
                     };
                     if on_own_half(s, side) && empty(s) && empty(eye) {
@@ -1309,13 +1291,12 @@ fn un_move_steps(
             Role::Horse => {
                 for (dr, df) in HORSE_STEPS {
                     // From `s` the horse steps first along its long leg.
-                    let (r, f) = (rank - dr, file - df);
                     let leg = if dr.abs() == 2 {
-                        at(r + dr / 2, f)
+                        step(to, -dr / 2, -df)
                     } else {
-                        at(r, f + df / 2)
+                        step(to, -dr, -df / 2)
                     };
-                    let (Some(s), Some(leg)) = (at(r, f), leg) else {
+                    let (Some(s), Some(leg)) = (step(to, -dr, -df), leg) else {
                         continue;
                     };
                     if empty(s) && empty(leg) {
@@ -1325,27 +1306,23 @@ fn un_move_steps(
             }
             Role::Rook | Role::Cannon => {
                 for (dr, df) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    let (mut r, mut f) = (rank + dr, file + df);
-                    while let Some(s) = at(r, f) {
-                        if !empty(s) {
-                            break;
-                        }
+                    let mut at = step(to, dr, df);
+                    while let Some(s) = at.filter(|&s| empty(s)) {
                         origin(s);
-                        r += dr;
-                        f += df;
+                        at = step(s, dr, df);
                     }
                 }
             }
             Role::Pawn => {
                 let forward = if side == 0 { 1 } else { -1 };
-                if let Some(s) = at(rank - forward, file) {
+                if let Some(s) = step(to, -forward, 0) {
                     if pawn_square(s, side) && empty(s) {
                         origin(s);
                     }
                 }
                 if !on_own_half(to, side) {
                     for df in [1, -1] {
-                        if let Some(s) = at(rank, file + df) {
+                        if let Some(s) = step(to, 0, df) {
                             if empty(s) {
                                 origin(s);
                             }

@@ -106,7 +106,7 @@ pub(super) const HORSE_STEPS: [(i32, i32); 8] = [
 ];
 
 /// A square `dr` ranks and `df` files from `s`, if on the board.
-fn step(s: u8, dr: i32, df: i32) -> Option<u8> {
+pub(super) fn step(s: u8, dr: i32, df: i32) -> Option<u8> {
     let (r, f) = ((s / 9) as i32 + dr, (s % 9) as i32 + df);
     ((0..10).contains(&r) && (0..9).contains(&f)).then(|| (r * 9 + f) as u8)
 }
@@ -621,7 +621,7 @@ mod tests {
                     assert_eq!(walked, expected, "{name} index {index} side {side}");
                     let distinct = walked.iter().filter(|m| !m.0).count();
                     let mut parents = Vec::new();
-                    crate::generate::un_move_steps(&indexer, &placement, 1 - side, |slot, from| {
+                    crate::generate::un_moves(&indexer, &placement, 1 - side, |slot, from| {
                         parents.push(indexer.moved_index(index, &placement, slot, from));
                     });
                     let steps = parents.len();
