@@ -43,7 +43,7 @@
 //! [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -396,12 +396,11 @@ const FROM_CHASE: u8 = 2;
 /// A drawn position, not in check, whose every move that avoids losing is
 /// a quiet check into a holding position: its side can only check.
 const TRAPPED: u64 = 1;
-/// A drawn position in check whose side has a quiet, non-checking move
-/// into a trapped position: it keeps the checker trapped. Its cell counts
-/// those moves while the pass runs.
+/// A drawn position in check: it keeps a checker trapped while it has a
+/// quiet, non-checking move into a trapped position ([`Holds`] counts
+/// them).
 const HOLDING: u64 = 2;
-/// A position that was holding and stopped: its cell's move counter is
-/// counted again when the pass is over.
+/// A holding position whose last such move stopped being trapped.
 const RELEASED: u64 = 3;
 
 impl Traps {
@@ -445,6 +444,43 @@ impl Traps {
 /// A position that stopped being [`TRAPPED`] or [`HOLDING`]: side to move,
 /// index and which of the two it was.
 type Released = (usize, u64, u64);
+
+/// The holding positions with quiet moves into trapped ones, and how many
+/// such moves (distinct successors) each has left while a pass releases.
+/// Few holding positions have any: counting back from the trapped ones
+/// spares the rest, and their cells keep their move counters.
+struct Holds {
+    /// Sorted positions (`side * size + index`).
+    positions: Vec<u64>,
+    left: Vec<AtomicU32>,
+}
+
+impl Holds {
+    /// From every (holding position, trapped successor) pair's holding
+    /// position, sorted.
+    fn count(sorted: &[u64]) -> Holds {
+        let mut positions: Vec<u64> = Vec::new();
+        let mut left = Vec::new();
+        for chunk in sorted.chunk_by(|a, b| a == b) {
+            positions.push(chunk[0]);
+            left.push(AtomicU32::new(chunk.len() as u32));
+        }
+        Holds { positions, left }
+    }
+
+    fn contains(&self, position: u64) -> bool {
+        self.positions.binary_search(&position).is_ok()
+    }
+
+    /// Takes one move from the position; whether that was its last.
+    fn take_one(&self, position: u64) -> bool {
+        let Ok(i) = self.positions.binary_search(&position) else {
+            debug_assert!(false, "a holding parent of a trapped position is counted");
+            return false;
+        };
+        self.left[i].fetch_sub(1, Relaxed) == 1
+    }
+}
 
 struct State<'a> {
     /// By side to move, then index (see `generate/cells.rs`).
@@ -827,34 +863,43 @@ impl State<'_> {
                 self.mark_candidates(traps, start, end, may_check, base);
             }
         });
-        let mut released: Vec<Released> = (0..chunks)
+        let trapped: Vec<u64> = (0..chunks)
             .into_par_iter()
             .flat_map_iter(|c| {
                 let (start, end) = range(c);
-                self.count_holds(traps, start, end)
+                (0..2).flat_map(move |side| {
+                    (start..end)
+                        .filter(move |&index| traps.get(side, index) == TRAPPED)
+                        .map(move |index| side as u64 * size + index)
+                })
             })
             .collect();
-        // Release until nothing changes.
+        let holds = self.count_holds(traps, &trapped);
+        // A trapped position with a check into a position that holds
+        // nothing is released at once; then release until nothing changes.
+        let mut released: Vec<Released> = trapped
+            .par_iter()
+            .filter_map(|&t| {
+                let (side, index) = ((t / size) as usize, t % size);
+                let free = self.checks_unheld(side, index, &holds)
+                    && traps.change(side, index, TRAPPED, 0);
+                free.then_some((side, index, TRAPPED))
+            })
+            .collect();
         while !released.is_empty() {
             released = released
                 .par_iter()
-                .flat_map_iter(|&released| self.release(traps, released))
+                .flat_map_iter(|&released| self.release(traps, &holds, released))
                 .collect();
         }
-        // The holding candidates' cells count their moves again.
-        (0..chunks).into_par_iter().for_each(|c| {
-            let (start, end) = range(c);
-            self.recount_holding(traps, start, end);
-        });
         let later = Mutex::new(BTreeMap::new());
-        let trapped = (0..2 * chunks)
-            .into_par_iter()
-            .map(|c| {
-                let side = (c / chunks) as usize;
-                let (start, end) = range(c % chunks);
+        let trapped = trapped
+            .par_chunks(CHUNK as usize)
+            .map(|positions| {
                 let mut waiting = BTreeMap::new();
                 let mut trapped = 0;
-                for index in start..end {
+                for &t in positions {
+                    let (side, index) = ((t / size) as usize, t % size);
                     if traps.get(side, index) == TRAPPED {
                         trapped += 1;
                         self.lose(side, index, base, &mut waiting);
@@ -972,83 +1017,56 @@ impl State<'_> {
     /// it does where only perpetual check loses, so that every value below
     /// [`CHASE_DTM`] is that rule's; from [`CHASE_DTM`] up it loses.
     fn only_checks(&self, node: &Node, side: usize, base: u16) -> bool {
-        let mut escapes = false;
-        self.walker.moves(node, side, |step| {
-            if escapes {
-                return;
-            }
-            escapes = if step.captured.is_some() {
+        let escapes = self.walker.any_move(node, side, |step| {
+            if step.captured.is_some() {
                 // A capture that does not lose leaves the cycle.
                 let v = self.captured_value(node, step);
                 v.wdl() != Wdl::Win || (base < CHASE_DTM && v.by_chase_rule())
             } else {
                 !self.walker.gives_check(node, step)
                     && self.is_open(1 - side, self.walker.child_index(node, step))
-            };
+            }
         });
         !escapes
     }
 
-    /// The distinct successors in the table of a position's quiet moves.
-    fn quiet_successors(&self, node: &Node, side: usize, out: &mut Vec<u64>) {
-        out.clear();
-        self.walker.moves(node, side, |step| {
-            if step.captured.is_none() {
-                out.push(self.walker.child_index(node, step));
-            }
-        });
-        out.sort_unstable();
-        out.dedup();
+    /// The holding positions with quiet moves into the `trapped` ones
+    /// (positions), counted back from them: every holding predecessor of
+    /// a trapped position (such moves never check, as a trapped position
+    /// is not in check).
+    fn count_holds(&self, traps: &Traps, trapped: &[u64]) -> Holds {
+        let size = self.indexer.size();
+        let mut held: Vec<u64> = trapped
+            .par_iter()
+            .flat_map_iter(|&t| {
+                let (side, index) = ((t / size) as usize, t % size);
+                let mover = 1 - side;
+                self.parents(index, mover)
+                    .into_iter()
+                    .filter(move |&p| traps.get(mover, p) == HOLDING)
+                    .map(move |p| mover as u64 * size + p)
+            })
+            .collect();
+        held.par_sort_unstable();
+        Holds::count(&held)
     }
 
-    /// Calls `visit` with each position among indexes `start..end` whose
-    /// trap flag passes `wanted`: side to move, index, position.
-    fn each_flagged(
-        &self,
-        traps: &Traps,
-        (start, end): (u64, u64),
-        wanted: impl Fn(u64) -> bool,
-        mut visit: impl FnMut(usize, u64, &Node),
-    ) {
+    /// Whether a trapped position has a check into an open position that
+    /// holds nothing (its quiet moves into open positions are checks).
+    fn checks_unheld(&self, side: usize, index: u64, holds: &Holds) -> bool {
         let mut placement = Placement::new();
-        for index in start..end {
-            let flagged = [0, 1].map(|side| wanted(traps.get(side, index)));
-            if !flagged.iter().any(|&f| f) {
-                continue;
+        let Some(node) = self.walker.node(index, &mut placement) else {
+            return false;
+        };
+        let opponent = 1 - side;
+        let offset = opponent as u64 * self.indexer.size();
+        self.walker.any_move(&node, side, |step| {
+            if step.captured.is_some() {
+                return false;
             }
-            let Some(node) = self.walker.node(index, &mut placement) else {
-                continue;
-            };
-            for (side, flagged) in flagged.into_iter().enumerate() {
-                if flagged && self.walker.valid(&node, side) {
-                    visit(side, index, &node);
-                }
-            }
-        }
-    }
-
-    /// Counts, for the holding candidates among indexes `start..end`, their
-    /// quiet moves into trapped positions (distinct successors; such moves
-    /// never check, as a trapped position is not in check), in their cells.
-    /// Returns the candidates with none, released at once.
-    fn count_holds(&self, traps: &Traps, start: u64, end: u64) -> Vec<Released> {
-        let mut released = Vec::new();
-        let mut successors: Vec<u64> = Vec::with_capacity(128);
-        let holding = |flag| flag == HOLDING;
-        self.each_flagged(traps, (start, end), holding, |side, index, node| {
-            self.quiet_successors(node, side, &mut successors);
-            let opponent = 1 - side;
-            let holds = successors
-                .iter()
-                .filter(|&&s| traps.get(opponent, s) == TRAPPED)
-                .count();
-            self.cell(side, index).set(holds as u32);
-            if holds == 0 {
-                traps.set(side, index, RELEASED);
-                released.push((side, index, HOLDING));
-            }
-        });
-        released
+            let child = self.walker.child_index(&node, step);
+            self.is_open(opponent, child) && !holds.contains(offset + child)
+        })
     }
 
     /// Follows a position that stopped being trapped or holding to its
@@ -1057,56 +1075,23 @@ impl State<'_> {
     /// position that stops holding releases the trapped ones before it; a
     /// holding position's counted moves reach trapped ones, so a position
     /// that stops being trapped takes one from each holding one before it.
-    fn release(&self, traps: &Traps, (side, index, was): Released) -> Vec<Released> {
+    fn release(&self, traps: &Traps, holds: &Holds, (side, index, was): Released) -> Vec<Released> {
         let mover = 1 - side;
+        let offset = mover as u64 * self.indexer.size();
         let mut released = Vec::new();
         for p in self.parents(index, mover) {
             if was == HOLDING {
                 if traps.change(mover, p, TRAPPED, 0) {
                     released.push((mover, p, TRAPPED));
                 }
-                continue;
-            }
-            if traps.get(mover, p) != HOLDING {
-                continue;
-            }
-            let cell = self.cell(mover, p);
-            let holds = loop {
-                let c = cell.get();
-                if c == 0 || cell.replace(c, c - 1) {
-                    break c;
-                }
-            };
-            if holds == 1 && traps.change(mover, p, HOLDING, RELEASED) {
+            } else if traps.get(mover, p) == HOLDING
+                && holds.take_one(offset + p)
+                && traps.change(mover, p, HOLDING, RELEASED)
+            {
                 released.push((mover, p, HOLDING));
             }
         }
         released
-    }
-
-    /// Counts again the moves of the holding candidates among indexes
-    /// `start..end`, whose cells held their holds: distinct successors
-    /// still open, and one more for a capture that does not lose (what
-    /// the cell of an open position counts when the rounds are over).
-    fn recount_holding(&self, traps: &Traps, start: u64, end: u64) {
-        let mut successors: Vec<u64> = Vec::with_capacity(128);
-        let held = |flag| flag >= HOLDING;
-        self.each_flagged(traps, (start, end), held, |side, index, node| {
-            let mut blocked = false;
-            self.walker.moves(node, side, |step| {
-                if step.captured.is_some() {
-                    blocked |= self.captured_value(node, step).parent().wdl() != Wdl::Loss;
-                }
-            });
-            self.quiet_successors(node, side, &mut successors);
-            let opponent = 1 - side;
-            let open = successors
-                .iter()
-                .filter(|&&s| self.is_open(opponent, s))
-                .count();
-            self.cell(side, index)
-                .set((open + usize::from(blocked)) as u32);
-        });
     }
 
     /// The distinct indexes from which `mover` reaches the position at
@@ -1339,4 +1324,19 @@ fn pawn_square(s: u8, side: usize) -> bool {
     let (rank, file) = (s / 9, s % 9);
     let ahead = if side == 0 { rank } else { 9 - rank };
     ahead >= 5 || (ahead >= 3 && file % 2 == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_count_each_pair_and_tell_the_last_one_taken() {
+        let holds = Holds::count(&[3, 3, 3, 8, 20, 20]);
+        assert!(holds.contains(3) && holds.contains(8) && holds.contains(20));
+        assert!(!holds.contains(4));
+        assert!(!holds.take_one(3) && !holds.take_one(3) && holds.take_one(3));
+        assert!(holds.take_one(8));
+        assert!(!holds.take_one(20) && holds.take_one(20));
+    }
 }

@@ -196,19 +196,15 @@ impl State<'_> {
         let Some(node) = self.walker.node_at(index, cursor) else {
             return false;
         };
-        let mut escapes = false;
-        self.walker.moves(&node, chaser, |step| {
-            if escapes {
-                return;
-            }
-            escapes = if step.captured.is_some() {
+        let escapes = self.walker.any_move(&node, chaser, |step| {
+            if step.captured.is_some() {
                 self.captured_value(&node, step).wdl() != Wdl::Win
             } else {
                 // What the move does first, then (a read far away in
                 // memory) whether it loses.
                 (self.walker.gives_check(&node, step) || !self.walker.threatens_after(&node, step))
                     && self.is_open(1 - chaser, self.walker.child_index(&node, step))
-            };
+            }
         });
         !escapes
     }

@@ -330,6 +330,21 @@ impl<'a> Walker<'a> {
     /// Calls `visit` with each legal move of `side` in the node (a valid
     /// position with `side` to move).
     pub(super) fn moves(&self, node: &Node, side: usize, mut visit: impl FnMut(Step)) {
+        self.any_move(node, side, |step| {
+            visit(step);
+            false
+        });
+    }
+
+    /// Whether `found` holds for some legal move of `side` in the node (a
+    /// valid position with `side` to move): the moves after the first it
+    /// holds for are neither generated nor tested for legality.
+    pub(super) fn any_move(
+        &self,
+        node: &Node,
+        side: usize,
+        mut found: impl FnMut(Step) -> bool,
+    ) -> bool {
         let occupied = node.occupied[0] | node.occupied[1];
         let mut squares = node.squares;
         let king = self.kings[side];
@@ -340,10 +355,11 @@ impl<'a> Walker<'a> {
         } else {
             self.lines.exposed[squares[king] as usize]
         };
+        let mut done = false;
         for &slot in &self.own[side] {
             let from = squares[slot];
             let mut target = |to: u8| {
-                if node.occupied[side] & 1 << to != 0 {
+                if done || node.occupied[side] & 1 << to != 0 {
                     return;
                 }
                 let capture = node.occupied[1 - side] & 1 << to != 0;
@@ -358,11 +374,15 @@ impl<'a> Walker<'a> {
                 };
                 if legal {
                     let captured = capture.then(|| self.slot_at(node, 1 - side, to));
-                    visit(Step { slot, to, captured });
+                    done = found(Step { slot, to, captured });
                 }
             };
             self.targets(self.roles[slot], side, from, occupied, &mut target);
+            if done {
+                return true;
+            }
         }
+        false
     }
 
     /// The slot of `side`'s piece on `square`.
@@ -619,6 +639,19 @@ mod tests {
                     });
                     moves += expected.len();
                     assert_eq!(walked, expected, "{name} index {index} side {side}");
+                    // Stopping at the k-th move visits exactly k moves (k = 0:
+                    // never stopping visits them all).
+                    let mut all = 0;
+                    walker.moves(node, side, |_| all += 1);
+                    for k in [0, 1, all / 2, all].into_iter().filter(|&k| k <= all) {
+                        let mut visited = 0;
+                        let found = walker.any_move(node, side, |_| {
+                            visited += 1;
+                            visited == k
+                        });
+                        let expected = if k == 0 { (false, all) } else { (true, k) };
+                        assert_eq!((found, visited), expected, "{name} index {index}");
+                    }
                     let distinct = walked.iter().filter(|m| !m.0).count();
                     let mut parents = Vec::new();
                     crate::generate::un_moves(&indexer, &placement, 1 - side, |slot, from| {
