@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
-use crate::generate::{solve, Progress, Solution, Solutions, SolveError, Solved};
+use crate::generate::{
+    bit_bytes, solve_in, working_bytes, Progress, Solution, Solutions, SolveError, Solved,
+};
 use crate::index::Indexer;
 use crate::material::Material;
 
@@ -21,6 +23,12 @@ pub enum BuildError {
     Solve(#[from] SolveError),
     #[error(transparent)]
     Table(#[from] TableError),
+    #[error("{material}: needs {needed} bytes in memory even with its cells on disk (bit-packed state and the tables its captures read), past the bound of {bound}")]
+    Bound {
+        material: Material,
+        needed: u64,
+        bound: u64,
+    },
     #[error("{path}: {source}", path = .path.display())]
     Io {
         path: PathBuf,
@@ -89,6 +97,28 @@ pub fn build(
     plan: &[Material],
     events: &(dyn Fn(Event) + Sync),
 ) -> Result<Summary, BuildError> {
+    build_bounded(dir, plan, None, events)
+}
+
+/// A memory bound for a build: what the solver may hold in memory; the
+/// rest goes to scratch files in `scratch`, mapped into memory and paged
+/// by the kernel (whose cache of them it takes back under pressure).
+#[derive(Clone, Debug)]
+pub struct MemoryBound {
+    pub bytes: u64,
+    pub scratch: PathBuf,
+}
+
+/// [`build`] within a memory bound: a table whose cells and the tables
+/// its captures read would pass `bound` keeps its cells, and its solution
+/// for later tables, in scratch files. Refused when even the bit-packed
+/// state a table needs in memory passes the bound.
+pub fn build_bounded(
+    dir: &Path,
+    plan: &[Material],
+    bound: Option<&MemoryBound>,
+    events: &(dyn Fn(Event) + Sync),
+) -> Result<Summary, BuildError> {
     std::fs::create_dir_all(dir).map_err(|source| BuildError::Io {
         path: dir.to_path_buf(),
         source,
@@ -97,7 +127,8 @@ pub fn build(
     let mut solutions = Solutions::default();
     for (i, &material) in plan.iter().enumerate() {
         let path = table_path(dir, material);
-        let solved = match existing(&path, material) {
+        let later = &plan[i + 1..];
+        let solved = match existing(&path, material, bound, needed_sides(later, &material))? {
             Some(solved) => {
                 events(Event::Existing { material });
                 summary.existing += 1;
@@ -107,9 +138,23 @@ pub fn build(
                 let started = Instant::now();
                 let indexes = Indexer::new(material).size();
                 events(Event::Solving { material, indexes });
-                let working = crate::generate::working_bytes(material) + solutions.bytes();
+                let held = solutions.bytes();
+                let mut working = working_bytes(material) + held;
+                let mut scratch = None;
+                if let Some(bound) = bound.filter(|b| working > b.bytes) {
+                    working = bit_bytes(material) + held;
+                    if working > bound.bytes {
+                        return Err(BuildError::Bound {
+                            material,
+                            needed: working,
+                            bound: bound.bytes,
+                        });
+                    }
+                    scratch = Some(bound.scratch.as_path());
+                }
                 summary.peak_memory = summary.peak_memory.max(working);
-                let solved = solve(material, &solutions, &|p| events(Event::Progress(p)))?;
+                let progress = |p| events(Event::Progress(p));
+                let solved = solve_in(material, &solutions, scratch, &progress)?;
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
                 let bytes = write_table(&path, &info, &solved, LEVEL)?;
                 summary.solved += 1;
@@ -127,7 +172,6 @@ pub fn build(
         solutions.insert(solved);
         // A table is kept for the later ones that capture into it, and
         // only with the sides to move their captures reach.
-        let later = &plan[i + 1..];
         solutions.retain(|m| needed_sides(later, m));
     }
     Ok(summary)
@@ -148,14 +192,34 @@ pub fn needed_sides(later: &[Material], table: &Material) -> [bool; 2] {
 }
 
 /// A complete table of `material` already at `path`, read in full; `None`
-/// when there is none or it does not open (it is then built again).
-fn existing(path: &Path, material: Material) -> Option<Solution> {
-    let table = TableFile::open(path).ok()?;
+/// when there is none or it does not open (it is then built again). Under
+/// a memory bound a large table is read into scratch files instead, with
+/// only the sides to move `keep` asks for.
+fn existing(
+    path: &Path,
+    material: Material,
+    bound: Option<&MemoryBound>,
+    keep: [bool; 2],
+) -> Result<Option<Solution>, BuildError> {
+    let Ok(table) = TableFile::open(path) else {
+        return Ok(None);
+    };
     if table.info().material != material {
-        return None;
+        return Ok(None);
     }
-    let values = table.all_values().ok()?;
-    Some(Solution::from_values(Indexer::new(material), values))
+    if let Some(bound) = bound.filter(|b| 4 * table.info().size > b.bytes / 4) {
+        match Solution::from_file_to_scratch(&table, keep, &bound.scratch) {
+            Ok(Some(solution)) => return Ok(Some(solution)),
+            Ok(None) => {}
+            Err(e @ TableError::Scratch { .. }) => return Err(e.into()),
+            // A damaged table is built again.
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(table
+        .all_values()
+        .ok()
+        .map(|values| Solution::from_values(Indexer::new(material), values)))
 }
 
 /// Reads a table file in full, for checking it or for the captures of

@@ -86,6 +86,14 @@ pub enum TableError {
     Store(#[from] StoreError),
     #[error("{path}: corrupt table: {reason}", path = .path.display())]
     Corrupt { path: PathBuf, reason: String },
+    /// A scratch file for a table read under a memory bound could not be
+    /// made in `dir`.
+    #[error("{table}: cannot make a scratch file in {dir}: {source}", table = .table.display(), dir = .dir.display())]
+    Scratch {
+        table: PathBuf,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl TableError {
@@ -481,6 +489,21 @@ impl TableFile {
         }
         let second = all.split_off(self.info.size as usize);
         Ok([all, second])
+    }
+
+    /// Calls `visit` with every record's value code in order (record:
+    /// `side * size + index`), a block at a time, without holding them all.
+    pub fn visit_codes(&self, mut visit: impl FnMut(u64, u16)) -> Result<(), TableError> {
+        let mut record = 0;
+        for (i, entry) in self.reader.index().iter().enumerate() {
+            let data = self.reader.block(i)?;
+            let (low, high) = data.split_at(entry.records as usize);
+            for (&l, &h) in low.iter().zip(high) {
+                visit(record, u16::from_le_bytes([l, h]));
+                record += 1;
+            }
+        }
+        Ok(())
     }
 
     /// Checks every block's checksum (probes check a block when they first

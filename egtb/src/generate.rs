@@ -43,6 +43,7 @@
 //! [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -56,11 +57,13 @@ use crate::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
 
 mod cells;
 mod chase;
+mod scratch;
 mod solution;
 mod walk;
 
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
+use scratch::CellArray;
 pub use solution::{Solution, Solutions, Solved, Table};
 use walk::{in_palace, on_own_half, step, Cursor, Node, Step, Walker, HORSE_STEPS};
 
@@ -177,6 +180,12 @@ pub enum SolveError {
     TooDeep { material: String },
     #[error("{material}: the perpetual-chase rule applies and a side has more than {MAX_VICTIMS} pieces besides its king to be chased: more than the solver tracks")]
     TooManyVictims { material: String },
+    #[error("{material}: scratch file in {dir}: {reason}")]
+    Scratch {
+        material: String,
+        dir: String,
+        reason: String,
+    },
 }
 
 /// A position settled later than the round that found it: a loss whose
@@ -194,7 +203,15 @@ struct Scheduled {
 /// flags and candidates, the positions pending outside the rounds).
 pub fn working_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
-    2 * positions + (6 * positions).div_ceil(8)
+    2 * positions + bit_bytes(material)
+}
+
+/// Bytes of the solver's bit-packed state for `material` (six bits per
+/// index and side to move): what stays in memory when the cells are in
+/// scratch files ([`solve_in`]).
+pub fn bit_bytes(material: Material) -> u64 {
+    let positions = 2 * Indexer::new(material).size();
+    (6 * positions).div_ceil(8)
 }
 
 /// Indexes per unit of parallel work.
@@ -207,13 +224,26 @@ pub fn solve(
     lookup: &dyn Lookup,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solution, SolveError> {
+    solve_in(material, lookup, None, progress)
+}
+
+/// [`solve`], with the cells (two bytes an index and side to move, most
+/// of the solver's memory) and then the solution in scratch files in
+/// `scratch` when given: only the bit-packed state stays in memory
+/// ([`bit_bytes`]).
+pub fn solve_in(
+    material: Material,
+    lookup: &dyn Lookup,
+    scratch: Option<&Path>,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Solution, SolveError> {
     let non_kings = |side| material.piece_count_of(side) - 1;
     if material.chase_rule_applies() && (non_kings(0) > MAX_VICTIMS || non_kings(1) > MAX_VICTIMS) {
         return Err(SolveError::TooManyVictims {
             material: material.to_string(),
         });
     }
-    solve_checked(material, lookup, progress)
+    solve_checked(material, lookup, scratch, progress)
 }
 
 /// Most distinct successors in the table a position of `material` can
@@ -241,13 +271,24 @@ fn open_max(material: Material) -> u32 {
 fn solve_checked(
     material: Material,
     lookup: &dyn Lookup,
+    scratch: Option<&Path>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solution, SolveError> {
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
     let may_check = [0, 1].map(|side| material.has_attackers(side));
+    let scratch_error = |e: std::io::Error| SolveError::Scratch {
+        material: material.to_string(),
+        dir: scratch.map_or(String::new(), |d| d.display().to_string()),
+        reason: e.to_string(),
+    };
+    let cells = [CellArray::new(size, scratch), CellArray::new(size, scratch)];
+    let [Ok(first), Ok(second)] = cells else {
+        let [a, b] = cells;
+        return Err(scratch_error(a.and(b).err().expect("one failed")));
+    };
     let state = State {
-        cells: [0, 1].map(|_| (0..size).map(|_| Cell::new(0)).collect()),
+        cells: [first, second],
         codes: Codes::new(open_max(material), Cell::MAX),
         unlisted: (0..=MAX_DTM as usize + 1)
             .map(|_| AtomicBool::new(false))
@@ -338,7 +379,7 @@ fn solve_checked(
         }
     }
     let decode = state.codes.decode_table();
-    Ok(Solution::from_cells(indexer.clone(), state.cells, decode))
+    Solution::from_cells(indexer.clone(), state.cells, decode).map_err(scratch_error)
 }
 
 /// A bit per index and side to move (`side * size + index`).
@@ -484,7 +525,7 @@ impl Holds {
 
 struct State<'a> {
     /// By side to move, then index (see `generate/cells.rs`).
-    cells: [Vec<Cell>; 2],
+    cells: [CellArray; 2],
     codes: Codes,
     /// By distance: whether cells were settled at it outside the rounds
     /// (by captures in the setup, or by a rule), so that its round looks

@@ -134,6 +134,17 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// What the solver may hold in memory, e.g. 256M or 8G: a table
+        /// past it keeps its two-byte cells, and its solution, in scratch
+        /// files mapped into memory (paged by the kernel, whose cache of
+        /// them it takes back under pressure); only the bit-packed state
+        /// and the smaller tables stay in memory. Default: no bound.
+        #[arg(long, value_parser = parse_bytes)]
+        max_memory: Option<u64>,
+        /// Where the scratch files go (removed as soon as they are made;
+        /// default: the output directory).
+        #[arg(long, requires = "max_memory")]
+        scratch: Option<PathBuf>,
         /// No progress bars.
         #[arg(short, long)]
         quiet: bool,
@@ -203,8 +214,16 @@ fn main() -> ExitCode {
             output,
             selection,
             threads,
+            max_memory,
+            scratch,
             quiet,
-        } => gen(&output, &selection, threads, quiet),
+        } => {
+            let bound = max_memory.map(|bytes| build::MemoryBound {
+                bytes,
+                scratch: scratch.unwrap_or_else(|| output.clone()),
+            });
+            gen(&output, &selection, threads, bound.as_ref(), quiet)
+        }
         Command::Plan {
             selection,
             output,
@@ -241,10 +260,31 @@ fn parse_materials(names: &[String]) -> Result<Vec<Material>, String> {
         .collect()
 }
 
+/// A size in bytes: a number with an optional K, M or G (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.trim().char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text.trim()[..i], c.to_ascii_uppercase()),
+        _ => (text.trim(), 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("{text}: a size is a number with K, M or G")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text}: a size is a number with K, M or G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text}: too large"))
+}
+
 fn gen(
     dir: &Path,
     selection: &Selection,
     threads: Option<usize>,
+    bound: Option<&build::MemoryBound>,
     quiet: bool,
 ) -> Result<(), String> {
     if let Some(n) = threads {
@@ -258,7 +298,11 @@ fn gen(
     let started = Instant::now();
     let bar = Mutex::new(ProgressBar::hidden());
     let events = |e: Event| on_event(e, &bar, quiet);
-    let summary = build::build(dir, &plan, &events).map_err(|e| e.to_string())?;
+    if let Some(bound) = bound {
+        std::fs::create_dir_all(&bound.scratch)
+            .map_err(|e| format!("{}: {e}", bound.scratch.display()))?;
+    }
+    let summary = build::build_bounded(dir, &plan, bound, &events).map_err(|e| e.to_string())?;
     let seconds = started.elapsed().as_secs_f64();
     let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
     out!(

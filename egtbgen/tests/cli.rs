@@ -7,16 +7,8 @@ use std::process::{Command, Output};
 
 use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
 
-fn egtbgen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egtbgen"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{egtbgen, s};
 
 /// The command failed, saying why on stderr with `name` in it.
 fn refused(out: &Output, name: &str, what: &str) {

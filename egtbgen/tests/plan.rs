@@ -6,12 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn egtbgen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egtbgen"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::{egtbgen, files, s};
 
 fn ok(out: Output) -> String {
     assert!(
@@ -22,26 +18,12 @@ fn ok(out: Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// The class: one attacker in all, any defenders, up to 4 pieces.
 const CLASS: [&str; 4] = ["--max-attackers", "1", "--max-pieces", "4"];
 
 /// The table files in `dir`, by name, with their bytes.
 fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xqtb"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().to_string();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
+    files(dir, |name| name.ends_with(".xqtb"))
 }
 
 #[test]

@@ -22,7 +22,8 @@ use std::sync::Mutex;
 
 use crate::value::MAX_DTM;
 
-/// An atomic cell of the solver.
+/// An atomic cell of the solver (transparent: scratch files map them).
+#[repr(transparent)]
 pub(super) struct Cell(AtomicU16);
 
 impl Cell {

@@ -3,9 +3,11 @@
 
 use xqcore::{Board, Color};
 
-use super::cells::Cell;
+use std::path::Path;
+
+use super::scratch::{CellArray, ScratchMap};
 use super::Lookup;
-use crate::file::TableCodes;
+use crate::file::{TableCodes, TableError, TableFile};
 use crate::index::{Indexer, Placement};
 use crate::material::Material;
 use crate::orient::placement_of;
@@ -13,7 +15,7 @@ use crate::value::{Value, INVALID};
 
 /// One side to move's cells.
 enum Cells {
-    Narrow(Vec<u8>),
+    Narrow(Bytes),
     Wide(Vec<u16>),
 }
 
@@ -25,10 +27,30 @@ impl Cells {
         }
     }
 
+    /// Bytes held in memory (not in scratch files).
     fn bytes(&self) -> u64 {
         match self {
-            Cells::Narrow(v) => v.len() as u64,
+            Cells::Narrow(Bytes::Heap(v)) => v.len() as u64,
+            Cells::Narrow(Bytes::Mapped(_)) => 0,
             Cells::Wide(v) => 2 * v.len() as u64,
+        }
+    }
+}
+
+/// Narrow cells, in memory or in a scratch file (a table solved under a
+/// memory bound).
+enum Bytes {
+    Heap(Vec<u8>),
+    Mapped(ScratchMap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Heap(v) => v,
+            Bytes::Mapped(m) => m,
         }
     }
 }
@@ -109,18 +131,101 @@ impl TableCodes for Solution {
 
 impl Solution {
     /// A solution from the solver's cells and the value code of each.
-    pub(super) fn from_cells(indexer: Indexer, cells: [Vec<Cell>; 2], decode: Vec<u16>) -> Self {
+    pub(super) fn from_cells(
+        indexer: Indexer,
+        cells: [CellArray; 2],
+        decode: Vec<u16>,
+    ) -> std::io::Result<Self> {
+        if let Some(dir) = cells[0].scratch_dir().map(Path::to_path_buf) {
+            if let Some(solution) = Self::narrow_to_scratch(&indexer, &cells, &decode, &dir)? {
+                return Ok(solution);
+            }
+        }
         // In place: the cells are two bytes, as the values are.
-        let sides = cells.map(|side| {
-            Some(Cells::Wide(
-                side.into_iter().map(Cell::into_inner).collect(),
-            ))
-        });
-        Solution {
+        let sides = cells.map(|side| Some(Cells::Wide(side.into_values())));
+        Ok(Solution {
             indexer,
             sides,
             decode,
+        })
+    }
+
+    /// Cells kept on disk, narrowed into scratch files of a byte a
+    /// position (`None` when the table's values take more than 256 codes).
+    fn narrow_to_scratch(
+        indexer: &Indexer,
+        cells: &[CellArray; 2],
+        decode: &[u16],
+        dir: &Path,
+    ) -> std::io::Result<Option<Solution>> {
+        let mut codes = decode.to_vec();
+        codes.sort_unstable();
+        codes.dedup();
+        if codes.len() > 256 {
+            return Ok(None);
         }
+        let mut narrow_of = vec![0u8; u16::MAX as usize + 1];
+        for (narrow, &code) in codes.iter().enumerate() {
+            narrow_of[code as usize] = narrow as u8;
+        }
+        let mut sides = [None, None];
+        for (side, cells) in cells.iter().enumerate() {
+            let mut bytes = ScratchMap::new(dir, cells.len())?;
+            for (b, c) in bytes.iter_mut().zip(cells.iter()) {
+                *b = narrow_of[decode[c.get() as usize] as usize];
+            }
+            sides[side] = Some(Cells::Narrow(Bytes::Mapped(bytes)));
+        }
+        Ok(Some(Solution {
+            indexer: indexer.clone(),
+            sides,
+            decode: codes,
+        }))
+    }
+
+    /// A table file's values, read a block at a time into scratch files
+    /// in `dir`, a byte a position, for the sides `keep` asks for (`None`
+    /// when its values take more than 256 codes).
+    pub fn from_file_to_scratch(
+        table: &TableFile,
+        keep: [bool; 2],
+        dir: &Path,
+    ) -> Result<Option<Solution>, TableError> {
+        let indexer = Indexer::new(table.info().material);
+        let size = indexer.size();
+        let mut bytes: [Option<ScratchMap>; 2] = [None, None];
+        for side in (0..2).filter(|&side| keep[side]) {
+            let map =
+                ScratchMap::new(dir, size as usize).map_err(|source| TableError::Scratch {
+                    table: table.path().to_path_buf(),
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            bytes[side] = Some(map);
+        }
+        let mut decode: Vec<u16> = Vec::new();
+        let mut narrow_of = vec![None::<u8>; u16::MAX as usize + 1];
+        let mut too_many = false;
+        table.visit_codes(|record, code| {
+            let side = (record / size) as usize;
+            let Some(out) = bytes[side].as_mut() else {
+                return;
+            };
+            let narrow = *narrow_of[code as usize].get_or_insert_with(|| {
+                decode.push(code);
+                too_many |= decode.len() > 256;
+                (decode.len() - 1) as u8
+            });
+            out[(record % size) as usize] = narrow;
+        })?;
+        if too_many {
+            return Ok(None);
+        }
+        Ok(Some(Solution {
+            indexer,
+            sides: bytes.map(|b| b.map(|m| Cells::Narrow(Bytes::Mapped(m)))),
+            decode,
+        }))
     }
 
     /// A solution holding `values` (value codes by side to move), in one
@@ -141,9 +246,9 @@ impl Solution {
             cell_of[code as usize] = cell as u8;
         }
         let sides = values.map(|v| {
-            Some(Cells::Narrow(
+            Some(Cells::Narrow(Bytes::Heap(
                 v.into_iter().map(|c| cell_of[c as usize]).collect(),
-            ))
+            )))
         });
         Solution {
             indexer,
@@ -199,7 +304,7 @@ impl Solution {
                     .iter()
                     .map(|&c| narrow_of[decode[c as usize] as usize])
                     .collect();
-                *side = Cells::Narrow(narrow);
+                *side = Cells::Narrow(Bytes::Heap(narrow));
             }
         }
         self.decode = codes;
@@ -297,18 +402,26 @@ impl Lookup for Solutions {
 mod tests {
     use super::*;
 
+    /// Cells 0..1000 in turn, in memory or in scratch files in `dir`,
+    /// with a decode table of 37 value codes.
+    fn cells(size: usize, dir: Option<&Path>) -> ([CellArray; 2], Vec<u16>) {
+        let decode: Vec<u16> = (0..=u16::MAX).map(|c| 100 + c % 37).collect();
+        let cells = [0, 1].map(|side| {
+            let cells = CellArray::new(size, dir).unwrap();
+            for (i, cell) in cells.iter().enumerate() {
+                cell.set(((i * 7 + side) % 1000) as u32);
+            }
+            cells
+        });
+        (cells, decode)
+    }
+
     #[test]
     fn narrowing_keeps_every_value() {
         let indexer = Indexer::new("KRK".parse().unwrap());
         let size = indexer.size() as usize;
-        // Cells 0..1000 in turn, decoding to 37 value codes.
-        let decode: Vec<u16> = (0..=u16::MAX).map(|c| 100 + c % 37).collect();
-        let cells = [0, 1].map(|side| {
-            (0..size)
-                .map(|i| Cell::new(((i * 7 + side) % 1000) as u32))
-                .collect()
-        });
-        let mut solution = Solution::from_cells(indexer, cells, decode);
+        let (cells, decode) = cells(size, None);
+        let mut solution = Solution::from_cells(indexer, cells, decode).unwrap();
         let before: Vec<u16> = (0..size as u64).map(|i| solution.code(1, i)).collect();
         solution.keep_sides([false, true]);
         let wide = solution.bytes();
@@ -316,5 +429,24 @@ mod tests {
         assert_eq!(2 * solution.bytes(), wide);
         let after: Vec<u16> = (0..size as u64).map(|i| solution.code(1, i)).collect();
         assert_eq!(before, after);
+    }
+
+    #[test]
+    fn cells_in_scratch_files_give_the_same_values_and_leave_no_file() {
+        let indexer = Indexer::new("KRK".parse().unwrap());
+        let size = indexer.size() as usize;
+        let dir = tempfile::tempdir().unwrap();
+        let (heap, decode) = cells(size, None);
+        let (mapped, _) = cells(size, Some(dir.path()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let in_memory = Solution::from_cells(indexer.clone(), heap, decode.clone()).unwrap();
+        let on_disk = Solution::from_cells(indexer, mapped, decode).unwrap();
+        assert_eq!(on_disk.bytes(), 0, "nothing held in memory");
+        for side in 0..2 {
+            for i in 0..size as u64 {
+                assert_eq!(on_disk.code(side, i), in_memory.code(side, i));
+            }
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -1,0 +1,83 @@
+//! `egtbgen gen --max-memory`: tables built with their cells in scratch
+//! files are the same as tables built in memory, nothing is left of the
+//! scratch files, and a bound below what must stay in memory is refused.
+
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::{egtbgen, s};
+
+/// The megabytes a successful build says it held at most.
+fn held_mb(out: Output) -> f64 {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let after = text.split("at most ").nth(1).expect("a summary");
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+/// The files in `dir` (hidden ones too), by name, with their bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    common::files(dir, |_| true)
+}
+
+#[test]
+fn tables_built_under_a_memory_bound_equal_those_built_in_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let (free, bounded, scratch) = (
+        root.path().join("free"),
+        root.path().join("bounded"),
+        root.path().join("scratch"),
+    );
+    let free_mb = held_mb(egtbgen(&["gen", "-q", "-o", s(&free), "KRKAB"]));
+    // KRKAB's bit-packed state and the smaller tables held for its
+    // captures take 277,830 bytes, its cells 594,000 more: 320 KiB puts
+    // its cells, and those of the larger tables before it, in scratch files.
+    let bound = ["--max-memory", "320K", "--scratch", s(&scratch)];
+    let args = [&["gen", "-q", "-o", s(&bounded)], &bound[..], &["KRKAB"]].concat();
+    let bounded_mb = held_mb(egtbgen(&args));
+    assert!(
+        free_mb > 0.8 && bounded_mb <= 0.33,
+        "{free_mb} MB, {bounded_mb} MB"
+    );
+    let expected = files(&free);
+    assert_eq!(expected.len(), 4, "KRKAB and its 3 capture tables");
+    assert_eq!(files(&bounded), expected);
+    assert!(files(&scratch).is_empty(), "scratch files left behind");
+    // Again with the smaller tables already there, read into scratch files.
+    std::fs::remove_file(bounded.join("KRKAB.xqtb")).unwrap();
+    assert!(held_mb(egtbgen(&args)) <= 0.33);
+    assert_eq!(files(&bounded), expected);
+    assert!(files(&scratch).is_empty(), "scratch files left behind");
+}
+
+#[test]
+fn a_bound_below_the_bit_packed_state_is_refused_naming_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = |bound, material| {
+        egtbgen(&[
+            "gen",
+            "-q",
+            "-o",
+            s(dir.path()),
+            "--max-memory",
+            bound,
+            material,
+        ])
+    };
+    let out = gen("100K", "KRKAB");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("KRKAB") && err.contains("past the bound of 102400"),
+        "{err}"
+    );
+    assert!(!dir.path().join("KRKAB.xqtb").exists());
+    let out = gen("12X", "KRK");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("12X"));
+}
