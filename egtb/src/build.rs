@@ -111,8 +111,10 @@ pub struct MemoryBound {
 
 /// [`build`] within a memory bound: a table whose cells and the tables
 /// its captures read would pass `bound` keeps its cells, and its solution
-/// for later tables, in scratch files. Refused when even the bit-packed
-/// state a table needs in memory passes the bound.
+/// for later tables, in scratch files; a table kept for later ones that
+/// holds more than an eighth of the bound waits in a scratch file too.
+/// Refused when even the bit-packed state a table needs in memory passes
+/// the bound.
 pub fn build_bounded(
     dir: &Path,
     plan: &[Material],
@@ -173,6 +175,15 @@ pub fn build_bounded(
         // A table is kept for the later ones that capture into it, and
         // only with the sides to move their captures reach.
         solutions.retain(|m| needed_sides(later, m));
+        // Under a bound, the larger tables kept wait in scratch files.
+        if let Some(bound) = bound {
+            solutions
+                .spill_larger_than(bound.bytes / 8, &bound.scratch)
+                .map_err(|source| BuildError::Io {
+                    path: bound.scratch.clone(),
+                    source,
+                })?;
+        }
     }
     Ok(summary)
 }
@@ -208,13 +219,12 @@ fn existing(
         return Ok(None);
     }
     if let Some(bound) = bound.filter(|b| 4 * table.info().size > b.bytes / 4) {
-        match Solution::from_file_to_scratch(&table, keep, &bound.scratch) {
-            Ok(Some(solution)) => return Ok(Some(solution)),
-            Ok(None) => {}
-            Err(e @ TableError::Scratch { .. }) => return Err(e.into()),
+        return match Solution::from_file_to_scratch(&table, keep, &bound.scratch) {
+            Ok(solution) => Ok(Some(solution)),
+            Err(e @ TableError::Scratch { .. }) => Err(e.into()),
             // A damaged table is built again.
-            Err(_) => return Ok(None),
-        }
+            Err(_) => Ok(None),
+        };
     }
     Ok(table
         .all_values()

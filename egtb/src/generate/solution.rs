@@ -17,6 +17,9 @@ use crate::value::{Value, INVALID};
 enum Cells {
     Narrow(Bytes),
     Wide(Vec<u16>),
+    /// Two bytes a position in a scratch file (a table solved under a
+    /// memory bound whose values take more than 256 codes).
+    WideMapped(CellArray),
 }
 
 impl Cells {
@@ -24,6 +27,7 @@ impl Cells {
         match self {
             Cells::Narrow(v) => v[index as usize] as usize,
             Cells::Wide(v) => v[index as usize] as usize,
+            Cells::WideMapped(v) => v[index as usize].get() as usize,
         }
     }
 
@@ -31,7 +35,7 @@ impl Cells {
     fn bytes(&self) -> u64 {
         match self {
             Cells::Narrow(Bytes::Heap(v)) => v.len() as u64,
-            Cells::Narrow(Bytes::Mapped(_)) => 0,
+            Cells::Narrow(Bytes::Mapped(_)) | Cells::WideMapped(_) => 0,
             Cells::Wide(v) => 2 * v.len() as u64,
         }
     }
@@ -140,6 +144,12 @@ impl Solution {
             if let Some(solution) = Self::narrow_to_scratch(&indexer, &cells, &decode, &dir)? {
                 return Ok(solution);
             }
+            // Too many codes for a byte: the cells stay where they are.
+            return Ok(Solution {
+                indexer,
+                sides: cells.map(|side| Some(Cells::WideMapped(side))),
+                decode,
+            });
         }
         // In place: the cells are two bytes, as the values are.
         let sides = cells.map(|side| Some(Cells::Wide(side.into_values())));
@@ -184,13 +194,13 @@ impl Solution {
     }
 
     /// A table file's values, read a block at a time into scratch files
-    /// in `dir`, a byte a position, for the sides `keep` asks for (`None`
-    /// when its values take more than 256 codes).
+    /// in `dir` (a byte a position, or two where its values take more than
+    /// 256 codes), for the sides to move `keep` asks for.
     pub fn from_file_to_scratch(
         table: &TableFile,
         keep: [bool; 2],
         dir: &Path,
-    ) -> Result<Option<Solution>, TableError> {
+    ) -> Result<Solution, TableError> {
         let indexer = Indexer::new(table.info().material);
         let size = indexer.size();
         let mut bytes: [Option<ScratchMap>; 2] = [None, None];
@@ -218,14 +228,34 @@ impl Solution {
             });
             out[(record % size) as usize] = narrow;
         })?;
-        if too_many {
-            return Ok(None);
+        if !too_many {
+            return Ok(Solution {
+                indexer,
+                sides: bytes.map(|b| b.map(|m| Cells::Narrow(Bytes::Mapped(m)))),
+                decode,
+            });
         }
-        Ok(Some(Solution {
+        // Two bytes a position, the codes as they are.
+        drop(bytes);
+        let scratch_error = |source| TableError::Scratch {
+            table: table.path().to_path_buf(),
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let mut wide: [Option<CellArray>; 2] = [None, None];
+        for side in (0..2).filter(|&side| keep[side]) {
+            wide[side] = Some(CellArray::new(size as usize, Some(dir)).map_err(scratch_error)?);
+        }
+        table.visit_codes(|record, code| {
+            if let Some(cells) = &wide[(record / size) as usize] {
+                cells[(record % size) as usize].set(u32::from(code));
+            }
+        })?;
+        Ok(Solution {
             indexer,
-            sides: bytes.map(|b| b.map(|m| Cells::Narrow(Bytes::Mapped(m)))),
-            decode,
-        }))
+            sides: wide.map(|w| w.map(Cells::WideMapped)),
+            decode: (0..=u16::MAX).collect(),
+        })
     }
 
     /// A solution holding `values` (value codes by side to move), in one
@@ -322,9 +352,31 @@ impl Solution {
         }
     }
 
-    /// Bytes of cells held.
+    /// Bytes of cells held in memory.
     pub fn bytes(&self) -> u64 {
         self.sides.iter().flatten().map(Cells::bytes).sum()
+    }
+
+    /// Moves the cells held in memory into scratch files in `dir`.
+    pub fn spill(&mut self, dir: &Path) -> std::io::Result<()> {
+        for cells in self.sides.iter_mut().flatten() {
+            match cells {
+                Cells::Narrow(Bytes::Heap(v)) => {
+                    let mut map = ScratchMap::new(dir, v.len())?;
+                    map.copy_from_slice(v);
+                    *cells = Cells::Narrow(Bytes::Mapped(map));
+                }
+                Cells::Wide(v) => {
+                    let mapped = CellArray::new(v.len(), Some(dir))?;
+                    for (m, &c) in mapped.iter().zip(v.iter()) {
+                        m.set(u32::from(c));
+                    }
+                    *cells = Cells::WideMapped(mapped);
+                }
+                Cells::Narrow(Bytes::Mapped(_)) | Cells::WideMapped(_) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -364,9 +416,20 @@ impl Solutions {
         });
     }
 
-    /// Bytes of cells held.
+    /// Bytes of cells held in memory.
     pub fn bytes(&self) -> u64 {
         self.tables.values().map(Solution::bytes).sum()
+    }
+
+    /// Moves the tables holding more than `limit` bytes in memory into
+    /// scratch files in `dir`.
+    pub fn spill_larger_than(&mut self, limit: u64, dir: &Path) -> std::io::Result<()> {
+        for table in self.tables.values_mut() {
+            if table.bytes() > limit {
+                table.spill(dir)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -403,9 +466,9 @@ mod tests {
     use super::*;
 
     /// Cells 0..1000 in turn, in memory or in scratch files in `dir`,
-    /// with a decode table of 37 value codes.
-    fn cells(size: usize, dir: Option<&Path>) -> ([CellArray; 2], Vec<u16>) {
-        let decode: Vec<u16> = (0..=u16::MAX).map(|c| 100 + c % 37).collect();
+    /// with a decode table of `codes` value codes.
+    fn cells_of(size: usize, dir: Option<&Path>, codes: u16) -> ([CellArray; 2], Vec<u16>) {
+        let decode: Vec<u16> = (0..=u16::MAX).map(|c| 100 + c % codes).collect();
         let cells = [0, 1].map(|side| {
             let cells = CellArray::new(size, dir).unwrap();
             for (i, cell) in cells.iter().enumerate() {
@@ -414,6 +477,10 @@ mod tests {
             cells
         });
         (cells, decode)
+    }
+
+    fn cells(size: usize, dir: Option<&Path>) -> ([CellArray; 2], Vec<u16>) {
+        cells_of(size, dir, 37)
     }
 
     #[test]
@@ -448,5 +515,62 @@ mod tests {
             }
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn wide_cells_stay_in_scratch_and_spilled_tables_keep_their_values() {
+        let indexer = Indexer::new("KRK".parse().unwrap());
+        let size = indexer.size() as usize;
+        let dir = tempfile::tempdir().unwrap();
+        // 900 codes: more than a byte holds.
+        let (heap, decode) = cells_of(size, None, 900);
+        let (mapped, _) = cells_of(size, Some(dir.path()), 900);
+        let mut in_memory = Solution::from_cells(indexer.clone(), heap, decode.clone()).unwrap();
+        let on_disk = Solution::from_cells(indexer, mapped, decode).unwrap();
+        assert_eq!(on_disk.bytes(), 0);
+        let before: Vec<u16> = (0..size as u64).map(|i| in_memory.code(0, i)).collect();
+        assert!(in_memory.bytes() > 0);
+        in_memory.spill(dir.path()).unwrap();
+        assert_eq!(in_memory.bytes(), 0);
+        for i in 0..size as u64 {
+            assert_eq!(on_disk.code(0, i), before[i as usize]);
+            assert_eq!(in_memory.code(0, i), before[i as usize]);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn tables_read_into_scratch_keep_their_values_narrow_or_wide() {
+        use crate::file::{rules_for, write_table, TableInfo};
+        use crate::value::Value;
+        let material: Material = "KRK".parse().unwrap();
+        let indexer = Indexer::new(material);
+        let size = indexer.size() as usize;
+        let dir = tempfile::tempdir().unwrap();
+        for distances in [30, 600] {
+            let values = [0, 1].map(|side| {
+                (0..size)
+                    .map(|i| match (i + side) % 3 {
+                        0 => Value::Draw.to_code(),
+                        _ => Value::Win((2 * (i % distances) + 1) as u16).to_code(),
+                    })
+                    .collect::<Vec<u16>>()
+            });
+            let solved = Solved {
+                indexer: indexer.clone(),
+                values,
+            };
+            let path = dir.path().join(format!("KRK-{distances}.xqtb"));
+            let info = TableInfo::of_values(material, rules_for(material), &solved);
+            write_table(&path, &info, &solved, 1).unwrap();
+            let table = TableFile::open(&path).unwrap();
+            let read = Solution::from_file_to_scratch(&table, [false, true], dir.path()).unwrap();
+            assert_eq!(read.bytes(), 0);
+            for i in 0..size as u64 {
+                assert_eq!(read.code(1, i), solved.values[1][i as usize], "{distances}");
+            }
+        }
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 2, "only the two tables");
     }
 }
