@@ -17,9 +17,10 @@ use crate::material::Material;
 pub const ESTIMATED_BITS_PER_POSITION: f64 = 1.0;
 
 /// Positions one core solves a second, for estimates: KRKNAABB with its
-/// 26 capture tables, 331 M positions in 270 CPU seconds (142 s on 2
-/// cores, 2026-11-24).
-pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 1_200_000.0;
+/// 26 capture tables, 331 M positions in 230 CPU seconds (120.6 s on 2
+/// cores, 2026-11-25). The one-attacker class, with no repetition rule to
+/// apply, went at 2.2 M (3.68 G positions in 1,671 CPU seconds).
+pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 1_400_000.0;
 
 /// What building one table is expected to cost.
 #[derive(Clone, Copy, Debug)]
