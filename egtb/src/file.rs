@@ -478,15 +478,7 @@ impl TableFile {
     /// generating the tables that capture into this one).
     pub fn all_values(&self) -> Result<[Vec<u16>; 2], TableError> {
         let mut all = Vec::with_capacity(2 * self.info.size as usize);
-        for (i, entry) in self.reader.index().iter().enumerate() {
-            let data = self.reader.block(i)?;
-            let (low, high) = data.split_at(entry.records as usize);
-            all.extend(
-                low.iter()
-                    .zip(high)
-                    .map(|(&l, &h)| u16::from_le_bytes([l, h])),
-            );
-        }
+        self.visit_codes(|_, code| all.push(code))?;
         let second = all.split_off(self.info.size as usize);
         Ok([all, second])
     }

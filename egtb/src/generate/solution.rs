@@ -168,16 +168,9 @@ impl Solution {
         decode: &[u16],
         dir: &Path,
     ) -> std::io::Result<Option<Solution>> {
-        let mut codes = decode.to_vec();
-        codes.sort_unstable();
-        codes.dedup();
-        if codes.len() > 256 {
+        let Some((codes, narrow_of)) = byte_codes(decode.iter().copied()) else {
             return Ok(None);
-        }
-        let mut narrow_of = vec![0u8; u16::MAX as usize + 1];
-        for (narrow, &code) in codes.iter().enumerate() {
-            narrow_of[code as usize] = narrow as u8;
-        }
+        };
         let mut sides = [None, None];
         for (side, cells) in cells.iter().enumerate() {
             let mut bytes = ScratchMap::new(dir, cells.len())?;
@@ -203,15 +196,14 @@ impl Solution {
     ) -> Result<Solution, TableError> {
         let indexer = Indexer::new(table.info().material);
         let size = indexer.size();
+        let scratch_error = |source| TableError::Scratch {
+            table: table.path().to_path_buf(),
+            dir: dir.to_path_buf(),
+            source,
+        };
         let mut bytes: [Option<ScratchMap>; 2] = [None, None];
         for side in (0..2).filter(|&side| keep[side]) {
-            let map =
-                ScratchMap::new(dir, size as usize).map_err(|source| TableError::Scratch {
-                    table: table.path().to_path_buf(),
-                    dir: dir.to_path_buf(),
-                    source,
-                })?;
-            bytes[side] = Some(map);
+            bytes[side] = Some(ScratchMap::new(dir, size as usize).map_err(scratch_error)?);
         }
         let mut decode: Vec<u16> = Vec::new();
         let mut narrow_of = vec![None::<u8>; u16::MAX as usize + 1];
@@ -237,11 +229,6 @@ impl Solution {
         }
         // Two bytes a position, the codes as they are.
         drop(bytes);
-        let scratch_error = |source| TableError::Scratch {
-            table: table.path().to_path_buf(),
-            dir: dir.to_path_buf(),
-            source,
-        };
         let mut wide: [Option<CellArray>; 2] = [None, None];
         for side in (0..2).filter(|&side| keep[side]) {
             wide[side] = Some(CellArray::new(size as usize, Some(dir)).map_err(scratch_error)?);
@@ -261,20 +248,13 @@ impl Solution {
     /// A solution holding `values` (value codes by side to move), in one
     /// byte a position when they take at most 256 codes.
     pub fn from_values(indexer: Indexer, values: [Vec<u16>; 2]) -> Solution {
-        let mut decode: Vec<u16> = values.iter().flatten().copied().collect();
-        decode.sort_unstable();
-        decode.dedup();
-        if decode.len() > 256 {
+        let Some((decode, cell_of)) = byte_codes(values.iter().flatten().copied()) else {
             return Solution {
                 indexer,
                 sides: values.map(|v| Some(Cells::Wide(v))),
                 decode: (0..=u16::MAX).collect(),
             };
-        }
-        let mut cell_of = vec![0u8; u16::MAX as usize + 1];
-        for (cell, &code) in decode.iter().enumerate() {
-            cell_of[code as usize] = cell as u8;
-        }
+        };
         let sides = values.map(|v| {
             Some(Cells::Narrow(Bytes::Heap(
                 v.into_iter().map(|c| cell_of[c as usize]).collect(),
@@ -309,24 +289,19 @@ impl Solution {
     /// take at most 256 codes (a solver's cells are two bytes: move
     /// counters besides distances).
     pub fn narrow(&mut self) {
-        if self
+        // Only cells held wide in memory are narrowed (the decode table
+        // is shared by both sides).
+        if !self
             .sides
             .iter()
             .flatten()
-            .all(|c| matches!(c, Cells::Narrow(_)))
+            .all(|c| matches!(c, Cells::Wide(_)))
         {
             return;
         }
-        let mut codes = self.decode.clone();
-        codes.sort_unstable();
-        codes.dedup();
-        if codes.len() > 256 {
+        let Some((codes, narrow_of)) = byte_codes(self.decode.iter().copied()) else {
             return;
-        }
-        let mut narrow_of = vec![0u8; u16::MAX as usize + 1];
-        for (narrow, &code) in codes.iter().enumerate() {
-            narrow_of[code as usize] = narrow as u8;
-        }
+        };
         let decode = &self.decode;
         for side in self.sides.iter_mut().flatten() {
             if let Cells::Wide(cells) = side {
@@ -378,6 +353,24 @@ impl Solution {
         }
         Ok(())
     }
+}
+
+/// The distinct codes among `codes`, ascending, and the byte each is held
+/// in; `None` when there are more than a byte holds.
+fn byte_codes(codes: impl IntoIterator<Item = u16>) -> Option<(Vec<u16>, Vec<u8>)> {
+    let mut seen = vec![false; u16::MAX as usize + 1];
+    for code in codes {
+        seen[code as usize] = true;
+    }
+    let distinct: Vec<u16> = (0..=u16::MAX).filter(|&c| seen[c as usize]).collect();
+    if distinct.len() > 256 {
+        return None;
+    }
+    let mut byte_of = vec![0u8; u16::MAX as usize + 1];
+    for (byte, &code) in distinct.iter().enumerate() {
+        byte_of[code as usize] = byte as u8;
+    }
+    Some((distinct, byte_of))
 }
 
 impl From<Solved> for Solution {
