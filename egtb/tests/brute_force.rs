@@ -85,9 +85,12 @@ enum Succ {
 /// position is "trapped" for a victim when its every move that does not
 /// lose is a quiet move, without check, that chases the victim into a
 /// "holding" position for it; a position out of check holds for a victim
-/// when it has a quiet move that neither checks nor chases into a trapped
-/// position for the same piece (on the square it moved to, if it moved).
-/// Trapped positions lose; the rounds go on, then perpetual check is
+/// when it has a quiet move into a trapped position for the same piece (on
+/// the square it moved to, if it moved), and the other side can keep to
+/// holding moves so that every cycle has one of them give no check and,
+/// for each piece of the chaser, one of them not chase it (a generalized
+/// Büchi game: a greatest fixed point around least ones). Trapped
+/// positions lose; the rounds go on, then perpetual check is
 /// looked for again, and so on until neither rule finds anything.
 struct Brute {
     ids: HashMap<u64, u32>,
@@ -336,47 +339,115 @@ fn trapped_chasers(
             })
         })
         .collect();
+    // The other side's conditions: for each piece of the chaser (by its
+    // square) a move that does not chase it, and one that gives no check.
+    let conditions = |p: usize| {
+        let board = positions[p].board();
+        let pieces = board.color_bits(chaser) & !board.piece_bits(Piece::new(chaser, Role::King));
+        xqcore::squares(pieces)
+            .map(|sq| sq.index() as u8)
+            .chain([NON_CHECK])
+            .collect::<Vec<u8>>()
+    };
+    let carry = |mv: Move, c: u8| {
+        if c != NON_CHECK && mv.from().index() == c as usize {
+            mv.to().index() as u8
+        } else {
+            c
+        }
+    };
+    let candidates: Vec<usize> = (0..n).filter(|&p| trapped[p] != 0).collect();
+    let holders: Vec<usize> = (0..n)
+        .filter(|&q| positions[q].turn() != chaser && values[q].is_none() && !in_check[q])
+        .filter(|&q| {
+            moves[q]
+                .iter()
+                .any(|s| matches!(*s, Succ::Inner { id, .. } if trapped[id as usize] != 0))
+        })
+        .collect();
+    // Greatest fixed point of `trapped`: for each condition, the least
+    // fixed point of the positions from which the other side forces a move
+    // meeting it into `trapped`, the chaser chasing all the way.
     loop {
-        let holding: Vec<Bitboard> = (0..n)
-            .map(|q| {
-                if positions[q].turn() == chaser || values[q].is_some() || in_check[q] {
-                    return 0;
-                }
-                let mut held = 0;
+        let mut reached: HashMap<(usize, u8), Bitboard> = HashMap::new();
+        loop {
+            let mut held: HashMap<(usize, u8), Bitboard> = HashMap::new();
+            for &q in &holders {
                 for s in &moves[q] {
                     let Succ::Inner {
                         id,
-                        quiet_check: false,
+                        quiet_check,
                         mv,
-                        chased: 0,
+                        chased,
                     } = *s
                     else {
                         continue;
                     };
-                    for sq in xqcore::squares(victims(q)) {
-                        let now = if mv.from() == sq { mv.to() } else { sq };
-                        if trapped[id as usize] & 1 << now.index() != 0 {
-                            held |= 1 << sq.index();
+                    let id = id as usize;
+                    if trapped[id] == 0 {
+                        continue;
+                    }
+                    for c in conditions(q) {
+                        let meets = if quiet_check {
+                            c != NON_CHECK
+                        } else {
+                            c == NON_CHECK || chased & 1 << c == 0
+                        };
+                        let target = if meets {
+                            trapped[id]
+                        } else {
+                            reached.get(&(id, carry(mv, c))).copied().unwrap_or(0)
+                        };
+                        for sq in xqcore::squares(victims(q)) {
+                            let now = if mv.from() == sq { mv.to() } else { sq };
+                            if target & 1 << now.index() != 0 {
+                                *held.entry((q, c)).or_default() |= 1 << sq.index();
+                            }
                         }
                     }
                 }
-                held
-            })
-            .collect();
-        let next: Vec<Bitboard> = (0..n)
-            .map(|p| {
-                moves[p].iter().fold(trapped[p], |mask, s| match *s {
-                    Succ::Inner { id, .. } if open(id) => mask & holding[id as usize],
-                    _ => mask,
-                })
-            })
-            .collect();
-        if next == trapped {
-            return (0..n).filter(|&p| trapped[p] != 0).collect();
+            }
+            let mut grew = false;
+            for &p in &candidates {
+                for c in conditions(p) {
+                    let met = moves[p].iter().fold(trapped[p], |mask, s| match *s {
+                        Succ::Inner { id, mv, .. } if open(id) => {
+                            mask & held.get(&(id as usize, carry(mv, c))).copied().unwrap_or(0)
+                        }
+                        _ => mask,
+                    });
+                    if reached.get(&(p, c)).copied().unwrap_or(0) != met {
+                        reached.insert((p, c), met);
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
         }
-        trapped = next;
+        let mut shrunk = false;
+        for &p in &candidates {
+            let mask = conditions(p).into_iter().fold(trapped[p], |m, c| {
+                m & reached.get(&(p, c)).copied().unwrap_or(0)
+            });
+            if mask != trapped[p] {
+                trapped[p] = mask;
+                shrunk = true;
+            }
+        }
+        if !shrunk {
+            return candidates
+                .into_iter()
+                .filter(|&p| trapped[p] != 0)
+                .collect();
+        }
     }
 }
+
+/// The condition of a move that gives no check (the others are the
+/// squares of the chaser's pieces).
+const NON_CHECK: u8 = u8::MAX;
 
 fn pieces(material: &str) -> Vec<Piece> {
     let m: Material = material.parse().unwrap();

@@ -12,6 +12,8 @@
 
 #![cfg(feature = "generate")]
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Board, Color, Piece, Position, Role, Setup, Square};
@@ -146,6 +148,12 @@ impl Numbering {
 /// and the pieces it chases (a bit per place in the list, bits 48-55).
 #[derive(Clone, Copy)]
 struct Succ(u64);
+
+/// The condition of a move that gives no check (the others are places in
+/// the material's list).
+const NON_CHECK: usize = 8;
+/// Conditions: a place each and [`NON_CHECK`].
+const CONDITIONS: usize = 9;
 
 impl Succ {
     fn inner(to_number: u64, from: usize, to: usize, check: bool, chased: u8) -> Succ {
@@ -439,66 +447,118 @@ impl Brute {
                 }
             });
         }
-        let mut holding = vec![0u8; size];
+        // The other side's conditions: for each piece of the chaser (by its
+        // place) a move that does not chase it, and one that gives no check.
+        let chasers: Vec<usize> = self
+            .numbering
+            .pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.color == chaser && p.role != Role::King)
+            .map(|(i, _)| i)
+            .collect();
+        let conditions: Vec<usize> = chasers.iter().copied().chain([NON_CHECK]).collect();
+        // The place in position `to` of the piece in place `k` of `from`,
+        // after the move `s` between them.
+        let carry = |from: usize, s: Succ, k: usize| {
+            if k == NON_CHECK {
+                return k;
+            }
+            let (at, _) = self.numbering.decode(from as u64);
+            let (moved_from, moved_to) = s.squares();
+            let sq = at[k].index();
+            let now = if sq == moved_from { moved_to } else { sq };
+            self.numbering.piece_at(s.to() as u64, now)
+        };
+        // The victims of `from` whose place after `s` is in `mask`.
+        let pull = |from: usize, s: Succ, mask: u8| {
+            (0..8)
+                .filter(|&k| victims & 1 << k != 0 && mask & 1 << carry(from, s, k) != 0)
+                .fold(0u8, |m, k| m | 1 << k)
+        };
+        let candidates: Vec<usize> = (0..self.legal.len())
+            .filter(|&i| trapped[self.legal[i] as usize] != 0)
+            .collect();
+        let holders: Vec<usize> = (0..self.legal.len())
+            .filter(|&i| {
+                let q = self.legal[i] as usize;
+                turn_of(q) != chaser && open(q) && !self.in_check[q]
+            })
+            .collect();
+        // Greatest fixed point of `trapped`: for each condition, the least
+        // fixed point of the positions from which the other side forces a
+        // move meeting it into `trapped`, the chaser chasing all the way.
         loop {
-            let held: Vec<(usize, u8)> = (0..self.legal.len())
-                .into_par_iter()
-                .filter_map(|i| {
-                    let q = self.legal[i] as usize;
-                    if turn_of(q) == chaser || !open(q) || self.in_check[q] {
-                        return None;
-                    }
-                    let mut mask = 0u8;
-                    for &s in self.succs(i) {
-                        if s.is_capture() || s.check() || s.chased() != 0 || trapped[s.to()] == 0 {
-                            continue;
-                        }
-                        let (from, to) = s.squares();
-                        let (at, _) = self.numbering.decode(q as u64);
-                        for (k, sq) in at.iter().enumerate() {
-                            if victims & 1 << k == 0 {
+            let mut reached: HashMap<usize, [u8; CONDITIONS]> = HashMap::new();
+            loop {
+                let held: HashMap<usize, [u8; CONDITIONS]> = holders
+                    .par_iter()
+                    .filter_map(|&i| {
+                        let q = self.legal[i] as usize;
+                        let mut held = [0u8; CONDITIONS];
+                        for &s in self.succs(i) {
+                            if s.is_capture() || trapped[s.to()] == 0 {
                                 continue;
                             }
-                            let now = if sq.index() == from { to } else { sq.index() };
-                            let k2 = self.numbering.piece_at(s.to() as u64, now);
-                            if trapped[s.to()] & 1 << k2 != 0 {
-                                mask |= 1 << k;
+                            let meets = |c: usize| {
+                                if s.check() {
+                                    c != NON_CHECK
+                                } else {
+                                    c == NON_CHECK || s.chased() & 1 << c == 0
+                                }
+                            };
+                            let there = reached.get(&s.to()).copied().unwrap_or_default();
+                            for &c in &conditions {
+                                let target = if meets(c) {
+                                    trapped[s.to()]
+                                } else {
+                                    there[carry(q, s, c)]
+                                };
+                                held[c] |= pull(q, s, target);
                             }
                         }
-                    }
-                    (mask != holding[q]).then_some((q, mask))
-                })
-                .collect();
-            for (q, mask) in held {
-                holding[q] = mask;
-            }
-            let shrunk: Vec<(usize, u8)> = (0..self.legal.len())
-                .into_par_iter()
-                .filter_map(|i| {
-                    let p = self.legal[i] as usize;
-                    if trapped[p] == 0 {
-                        return None;
-                    }
-                    let mask = self.succs(i).iter().fold(trapped[p], |mask, &s| {
-                        if !s.is_capture() && open(s.to()) {
-                            mask & holding[s.to()]
-                        } else {
-                            mask
+                        (held != [0; CONDITIONS]).then_some((q, held))
+                    })
+                    .collect();
+                let next: Vec<(usize, [u8; CONDITIONS])> = candidates
+                    .par_iter()
+                    .filter_map(|&i| {
+                        let p = self.legal[i] as usize;
+                        let mut met = [trapped[p]; CONDITIONS];
+                        for &s in self.succs(i) {
+                            if s.is_capture() || !open(s.to()) {
+                                continue;
+                            }
+                            let there = held.get(&s.to()).copied().unwrap_or_default();
+                            for &c in &conditions {
+                                met[c] &= pull(p, s, there[carry(p, s, c)]);
+                            }
                         }
-                    });
-                    (mask != trapped[p]).then_some((p, mask))
-                })
-                .collect();
-            if shrunk.is_empty() {
-                return self
-                    .legal
+                        let before = reached.get(&p).copied().unwrap_or_default();
+                        (met != before).then_some((p, met))
+                    })
+                    .collect();
+                if next.is_empty() {
+                    break;
+                }
+                reached.extend(next);
+            }
+            let mut shrunk = false;
+            for &i in &candidates {
+                let p = self.legal[i] as usize;
+                let met = reached.get(&p).copied().unwrap_or_default();
+                let mask = conditions.iter().fold(trapped[p], |m, &c| m & met[c]);
+                if mask != trapped[p] {
+                    trapped[p] = mask;
+                    shrunk = true;
+                }
+            }
+            if !shrunk {
+                return candidates
                     .iter()
-                    .map(|&p| p as usize)
+                    .map(|&i| self.legal[i] as usize)
                     .filter(|&p| trapped[p] != 0)
                     .collect();
-            }
-            for (p, mask) in shrunk {
-                trapped[p] = mask;
             }
         }
     }

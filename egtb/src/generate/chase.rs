@@ -1,11 +1,11 @@
 //! The perpetual-chase rule in the solver: among the draws, the positions
 //! whose side to move (the chaser) can only avoid losing by chasing one
-//! and the same enemy piece for ever, while the other side answers every
-//! chase with a move that neither checks nor chases.
+//! and the same enemy piece for ever, while the other side's moves over
+//! every cycle are neither all checks nor all chases of one piece.
 //!
-//! A greatest fixed point over (position, victim) pairs, the victim named
-//! by its place among the other side's pieces other than the king (an
-//! ordinal into the table's slots, followed through mirror images):
+//! A game over (position, victim) pairs, the victim named by its place
+//! among the other side's pieces other than the king (an ordinal into the
+//! table's slots, followed through mirror images):
 //!
 //! - **Trapped** `(p, k)`, the chaser to move: every move of `p` that does
 //!   not lose (in the table, or by a capture into a smaller one) is a quiet
@@ -13,16 +13,28 @@
 //!   ([`xqcore::chase::chased_squares`]), and reaches a holding position
 //!   for `k`. A capture that does not lose leaves the cycle and saves.
 //! - **Holding** `(q, k)`, the other side to move: `q` has a quiet move
-//!   that neither checks nor chases into a trapped position for the same
-//!   piece (wherever the move took it).
+//!   into a trapped position for the same piece (wherever the move took
+//!   it).
+//!
+//! The other side must also meet, again and again, one condition per piece
+//! of the chaser (a move that does not chase it) and one more (a move that
+//! gives no check): a generalized Büchi game, solved as one. A greatest
+//! fixed point of trapped positions; inside it, for each condition, a least
+//! fixed point of those from which the other side forces a move meeting
+//! the condition into the greatest one, the chaser chasing all the way.
+//! The other side plays toward each condition in turn; the chaser must
+//! chase the same piece on every move until a position repeats, and the
+//! cycle between the repetitions has every chaser's move a chase of that
+//! piece while the other side's moves include one without check and, for
+//! each piece, one that does not chase it: perpetual chase against moves
+//! the rules allow, and the chaser loses (docs/rules.md). An idle move (no
+//! check, no chase) meets every condition at once, so the plain case is a
+//! chase answered by idle moves; the others are answers that alternate
+//! checks with chases or chase two pieces in turn.
 //!
 //! Candidates for trapped come from one pass over the table (positions
 //! whose every non-losing move chases a common piece are rare); holding
-//! candidates are their predecessors. Both shrink in turns until nothing
-//! changes. From a trapped position the other side keeps to holding moves;
-//! the chaser must chase the same piece on every move until a position
-//! repeats, and the cycle between the repetitions is a perpetual chase
-//! against idle moves: the chaser loses (docs/rules.md).
+//! candidates are their predecessors.
 
 use std::collections::HashMap;
 
@@ -47,17 +59,45 @@ pub const MAX_VICTIMS: usize = 8;
 /// Victim masks of candidate positions, by index.
 type Masks = HashMap<u64, u8>;
 
-/// A move between candidate positions: the index it reaches and where
-/// the victims stand there.
+/// The other side's conditions on the cycles it keeps to (a generalized
+/// Büchi game): for each piece of the chaser, by its ordinal, a move that
+/// does not chase it; and ([`NON_CHECK`]) a move that gives no check. A
+/// cycle with a move meeting each has the other side's moves neither all
+/// checks nor all chases of one piece.
+const CONDITIONS: usize = MAX_VICTIMS + 1;
+
+/// The condition of a move that gives no check.
+const NON_CHECK: usize = MAX_VICTIMS;
+
+/// Victim masks by condition.
+type ByCondition = [u8; CONDITIONS];
+
+/// A move between candidate positions: the index it reaches, where the
+/// victims and the chaser's pieces stand there and, for a move of the
+/// other side, the conditions it meets (a bit each).
 #[derive(Clone, Copy)]
 struct Edge {
     to: u64,
-    map: VictimMap,
+    victims: VictimMap,
+    pieces: VictimMap,
+    meets: u16,
 }
 
-/// A candidate position with its victims (a bit per ordinal) and its moves
-/// that matter: for a trapped one every non-losing move, for a holding one
-/// its idle moves into trapped candidates.
+impl Edge {
+    /// The condition `c` of the position before the move at the position
+    /// it reaches (the piece it names may stand elsewhere in its order).
+    fn carried(&self, c: usize) -> usize {
+        if c == NON_CHECK {
+            c
+        } else {
+            self.pieces[c] as usize
+        }
+    }
+}
+
+/// A candidate position and its moves that matter: for a trapped one
+/// every non-losing move, for a holding one its quiet moves into trapped
+/// candidates.
 struct Candidate {
     index: u64,
     edges: Vec<Edge>,
@@ -68,44 +108,46 @@ impl State<'_> {
     /// perpetual-chase rule (their indexes).
     pub(super) fn trapped_chasers(&self, chaser: usize) -> Vec<u64> {
         let size = self.indexer.size();
-        let victims = Victims::new(self, 1 - chaser);
-        if victims.slots.is_empty() {
+        let sides = Sides {
+            victims: Pieces::new(self, 1 - chaser),
+            chasers: Pieces::new(self, chaser),
+        };
+        if sides.victims.slots.is_empty() {
             return Vec::new();
         }
-        // Victim masks of trapped candidates (chaser to move) and of holding
-        // ones (the other side to move), by index: candidates are few, so
-        // maps rather than a byte for every index.
+        // Victim masks of trapped candidates (chaser to move), by index:
+        // candidates are few, so a map rather than a byte for every index.
         let trapped: Vec<(Candidate, u8)> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
                 let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                self.chase_candidates(chaser, &victims, start, end)
+                self.chase_candidates(chaser, &sides, start, end)
             })
             .collect();
         let mut trapped_mask: Masks = trapped.iter().map(|(t, mask)| (t.index, *mask)).collect();
         let trapped: Vec<Candidate> = trapped.into_iter().map(|(t, _)| t).collect();
-        let holding = self.holding_candidates(chaser, &victims, &trapped, &trapped_mask);
-        let mut holding_mask = Masks::new();
-        let mask_at = |masks: &Masks, index: u64| masks.get(&index).copied().unwrap_or(0);
+        let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
+        let game = Game {
+            trapped: &trapped,
+            holding: &holding,
+            all: sides.victims.all(),
+            conditions: (0..sides.chasers.slots.len()).chain([NON_CHECK]).collect(),
+        };
+        // The greatest fixed point: a trapped position stays so for a
+        // victim while the other side can meet every condition from it.
         loop {
-            for h in &holding {
-                let mask = h.edges.iter().fold(0, |m, e| {
-                    m | pull(mask_at(&trapped_mask, e.to), &e.map, victims.all())
-                });
-                holding_mask.insert(h.index, mask);
-            }
-            let mut changed = false;
+            let reached = game.reach(&trapped_mask);
+            let mut shrunk = false;
             for t in &trapped {
                 let before = mask_at(&trapped_mask, t.index);
-                let after = t.edges.iter().fold(before, |m, e| {
-                    m & pull(mask_at(&holding_mask, e.to), &e.map, victims.all())
-                });
+                let met = reached.get(&t.index).copied().unwrap_or_default();
+                let after = game.conditions.iter().fold(before, |m, &c| m & met[c]);
                 if after != before {
                     trapped_mask.insert(t.index, after);
-                    changed = true;
+                    shrunk = true;
                 }
             }
-            if !changed {
+            if !shrunk {
                 break;
             }
         }
@@ -122,7 +164,7 @@ impl State<'_> {
     fn chase_candidates(
         &self,
         chaser: usize,
-        victims: &Victims,
+        sides: &Sides,
         start: u64,
         end: u64,
     ) -> Vec<(Candidate, u8)> {
@@ -139,7 +181,7 @@ impl State<'_> {
             let Some(mut pos) = positions.into_iter().nth(chaser).flatten() else {
                 continue;
             };
-            let mut mask = victims.all();
+            let mut mask = sides.victims.all();
             let mut edges = Vec::new();
             for &m in pos.legal_moves().iter() {
                 let capture = pos.board().piece_at(m.to()).is_some();
@@ -171,10 +213,17 @@ impl State<'_> {
                     // What it chases is judged on the board before it:
                     // only for the moves that can make a cycle.
                     Step::Quiet { to } => {
-                        mask &= victims.ordinals(&placement, chased_squares(pos.board(), m));
-                        let map =
-                            victims.map(&placement, None, self.indexer, to, &child, &mut canonical);
-                        edges.push(Edge { to, map });
+                        mask &= sides
+                            .victims
+                            .ordinals(&placement, chased_squares(pos.board(), m));
+                        let (victims, pieces) =
+                            sides.maps(&placement, m, self.indexer, to, &child, &mut canonical);
+                        edges.push(Edge {
+                            to,
+                            victims,
+                            pieces,
+                            meets: 0,
+                        });
                     }
                 }
                 if mask == 0 {
@@ -210,12 +259,11 @@ impl State<'_> {
     }
 
     /// The holding candidates: open positions, out of check, with the
-    /// other side to move and a quiet move that neither checks nor chases
-    /// into a trapped candidate.
+    /// other side to move and a quiet move into a trapped candidate.
     fn holding_candidates(
         &self,
         chaser: usize,
-        victims: &Victims,
+        sides: &Sides,
         trapped: &[Candidate],
         trapped_mask: &Masks,
     ) -> Vec<Candidate> {
@@ -251,21 +299,26 @@ impl State<'_> {
                     pos.unmake_move();
                     // Only a move into a trapped candidate matters; only then
                     // is it graded, on the board before it.
-                    if trapped_mask.get(&to).is_none_or(|&m| m == 0)
-                        || check
-                        || chased_squares(pos.board(), m) != 0
-                    {
+                    if trapped_mask.get(&to).is_none_or(|&m| m == 0) {
                         continue;
                     }
-                    let map = victims.map(
-                        &placement,
-                        Some(m),
-                        self.indexer,
+                    let meets = if check {
+                        // A check chases nothing.
+                        0xff
+                    } else {
+                        let chased = sides
+                            .chasers
+                            .ordinals(&placement, chased_squares(pos.board(), m));
+                        1 << NON_CHECK | !u16::from(chased) & 0xff
+                    };
+                    let (victims, pieces) =
+                        sides.maps(&placement, m, self.indexer, to, &child, &mut canonical);
+                    edges.push(Edge {
                         to,
-                        &child,
-                        &mut canonical,
-                    );
-                    edges.push(Edge { to, map });
+                        victims,
+                        pieces,
+                        meets,
+                    });
                 }
                 (!edges.is_empty()).then_some(Candidate { index, edges })
             })
@@ -293,14 +346,125 @@ fn pull(target: u8, map: &VictimMap, all: u8) -> u8 {
         .fold(0, |m, k| m | 1 << k)
 }
 
-/// The pieces that may be chased: one side's pieces other than its king,
-/// by their slots in the table's placements.
-struct Victims {
+/// The mask of `index` in `masks` (none when absent).
+fn mask_at(masks: &Masks, index: u64) -> u8 {
+    masks.get(&index).copied().unwrap_or(0)
+}
+
+/// The candidates of one chaser and victims: a game between the chaser,
+/// who must chase, and the other side, who must meet every condition.
+struct Game<'a> {
+    trapped: &'a [Candidate],
+    holding: &'a [Candidate],
+    all: u8,
+    /// The conditions that apply: one per piece the chaser has, and
+    /// [`NON_CHECK`].
+    conditions: Vec<usize>,
+}
+
+impl Game<'_> {
+    /// For each trapped candidate and condition, the victims for which the
+    /// other side can force a move meeting the condition into a position
+    /// of `trapped` for the same victim, the chaser chasing it all the way:
+    /// a least fixed point, grown from nothing.
+    fn reach(&self, trapped: &Masks) -> HashMap<u64, ByCondition> {
+        let mut reached: HashMap<u64, ByCondition> = HashMap::new();
+        loop {
+            let held: HashMap<u64, ByCondition> = self
+                .holding
+                .iter()
+                .map(|h| (h.index, self.held(h, trapped, &reached)))
+                .collect();
+            let mut grew = false;
+            for t in self.trapped {
+                let mask = mask_at(trapped, t.index);
+                if mask == 0 {
+                    continue;
+                }
+                let mut met = [mask; CONDITIONS];
+                for e in &t.edges {
+                    let there = held.get(&e.to).copied().unwrap_or_default();
+                    for &c in &self.conditions {
+                        met[c] &= pull(there[e.carried(c)], &e.victims, self.all);
+                    }
+                }
+                if reached.get(&t.index).copied().unwrap_or_default() != met {
+                    reached.insert(t.index, met);
+                    grew = true;
+                }
+            }
+            if !grew {
+                return reached;
+            }
+        }
+    }
+
+    /// What a holding candidate reaches, by condition: through a move
+    /// meeting it into `trapped`, or through any move into `reached`.
+    fn held(
+        &self,
+        h: &Candidate,
+        trapped: &Masks,
+        reached: &HashMap<u64, ByCondition>,
+    ) -> ByCondition {
+        let mut held = [0; CONDITIONS];
+        for e in &h.edges {
+            let trapped_there = mask_at(trapped, e.to);
+            let reached_there = reached.get(&e.to).copied().unwrap_or_default();
+            for &c in &self.conditions {
+                let there = if e.meets & 1 << c != 0 {
+                    trapped_there
+                } else {
+                    reached_there[e.carried(c)]
+                };
+                held[c] |= pull(there, &e.victims, self.all);
+            }
+        }
+        held
+    }
+}
+
+/// The pieces of both sides that the game follows.
+struct Sides {
+    /// The other side's pieces, which the chaser may chase.
+    victims: Pieces,
+    /// The chaser's own, which the other side may chase.
+    chasers: Pieces,
+}
+
+impl Sides {
+    /// Where the victims and the chaser's pieces of `placement` stand
+    /// after `moved`, in the canonical placement of index `to`, whose
+    /// board as reached is `reached` (before the mirror image is folded
+    /// away).
+    fn maps(
+        &self,
+        placement: &[u8],
+        moved: Move,
+        indexer: &crate::Indexer,
+        to: u64,
+        reached: &[u8],
+        canonical: &mut Placement,
+    ) -> (VictimMap, VictimMap) {
+        indexer.placement(to, canonical);
+        // Compared as boards: the order of like pieces in a placement says
+        // nothing.
+        let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
+        (
+            self.victims.map(placement, moved, mirrored, canonical),
+            self.chasers.map(placement, moved, mirrored, canonical),
+        )
+    }
+}
+
+/// The pieces of one side other than its king, by their slots in the
+/// table's placements: victims of chases.
+struct Pieces {
     slots: Vec<usize>,
 }
 
-impl Victims {
-    fn new(state: &State, side: usize) -> Victims {
+impl Pieces {
+    fn new(state: &State, side: usize) -> Pieces {
         let slots = state
             .indexer
             .slots()
@@ -310,7 +474,7 @@ impl Victims {
             .map(|(slot, _)| slot)
             .collect::<Vec<_>>();
         debug_assert!(slots.len() <= MAX_VICTIMS);
-        Victims { slots }
+        Pieces { slots }
     }
 
     /// Every ordinal.
@@ -318,7 +482,7 @@ impl Victims {
         ((1u16 << self.slots.len()) - 1) as u8
     }
 
-    /// The ordinals of the victims standing on `squares` in `placement`.
+    /// The ordinals of the pieces standing on `squares` in `placement`.
     fn ordinals(&self, placement: &[u8], squares: Bitboard) -> u8 {
         self.slots
             .iter()
@@ -327,30 +491,15 @@ impl Victims {
             .fold(0, |m, (k, _)| m | 1 << k)
     }
 
-    /// Where the victims of `placement` stand after `moved` (none for a
-    /// move of the other side), in the canonical placement of index `to`,
-    /// whose board as reached is `reached` (before the mirror image is
-    /// folded away).
-    fn map(
-        &self,
-        placement: &[u8],
-        moved: Option<Move>,
-        indexer: &crate::Indexer,
-        to: u64,
-        reached: &[u8],
-        canonical: &mut Placement,
-    ) -> VictimMap {
-        indexer.placement(to, canonical);
-        // Compared as boards: the order of like pieces in a placement says
-        // nothing.
-        let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
+    /// Where the pieces of `placement` stand after `moved` in `canonical`
+    /// (`mirrored`: whether the move's board is its mirror image), by
+    /// ordinal.
+    fn map(&self, placement: &[u8], moved: Move, mirrored: bool, canonical: &[u8]) -> VictimMap {
         let mut map = [0u8; MAX_VICTIMS];
         for (k, &slot) in self.slots.iter().enumerate() {
             let mut sq = placement[slot];
-            if let Some(m) = moved {
-                if m.from().index() == sq as usize {
-                    sq = m.to().index() as u8;
-                }
+            if moved.from().index() == sq as usize {
+                sq = moved.to().index() as u8;
             }
             if mirrored {
                 sq = mirror_square(sq);
@@ -359,7 +508,7 @@ impl Victims {
                 .slots
                 .iter()
                 .position(|&s| canonical[s] == sq)
-                .expect("a victim keeps its place among the victims") as u8;
+                .expect("a piece keeps its place among its side's") as u8;
         }
         map
     }
