@@ -216,14 +216,14 @@ impl State<'_> {
                         mask &= sides
                             .victims
                             .ordinals(&placement, chased_squares(pos.board(), m));
-                        let (victims, pieces) =
-                            sides.maps(&placement, m, self.indexer, to, &child, &mut canonical);
-                        edges.push(Edge {
+                        edges.push(sides.edge(
+                            &placement,
+                            m,
+                            self.indexer,
                             to,
-                            victims,
-                            pieces,
-                            meets: 0,
-                        });
+                            &child,
+                            &mut canonical,
+                        ));
                     }
                 }
                 if mask == 0 {
@@ -311,13 +311,9 @@ impl State<'_> {
                             .ordinals(&placement, chased_squares(pos.board(), m));
                         1 << NON_CHECK | !u16::from(chased) & 0xff
                     };
-                    let (victims, pieces) =
-                        sides.maps(&placement, m, self.indexer, to, &child, &mut canonical);
                     edges.push(Edge {
-                        to,
-                        victims,
-                        pieces,
                         meets,
+                        ..sides.edge(&placement, m, self.indexer, to, &child, &mut canonical)
                     });
                 }
                 (!edges.is_empty()).then_some(Candidate { index, edges })
@@ -433,11 +429,11 @@ struct Sides {
 }
 
 impl Sides {
-    /// Where the victims and the chaser's pieces of `placement` stand
-    /// after `moved`, in the canonical placement of index `to`, whose
-    /// board as reached is `reached` (before the mirror image is folded
-    /// away).
-    fn maps(
+    /// The move `moved` from `placement` to index `to`, whose board as
+    /// reached is `reached` (before the mirror image is folded away): where
+    /// the victims and the chaser's pieces stand in `to`'s canonical
+    /// placement, and no condition met.
+    fn edge(
         &self,
         placement: &[u8],
         moved: Move,
@@ -445,15 +441,17 @@ impl Sides {
         to: u64,
         reached: &[u8],
         canonical: &mut Placement,
-    ) -> (VictimMap, VictimMap) {
+    ) -> Edge {
         indexer.placement(to, canonical);
         // Compared as boards: the order of like pieces in a placement says
         // nothing.
         let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
-        (
-            self.victims.map(placement, moved, mirrored, canonical),
-            self.chasers.map(placement, moved, mirrored, canonical),
-        )
+        Edge {
+            to,
+            victims: self.victims.map(placement, moved, mirrored, canonical),
+            pieces: self.chasers.map(placement, moved, mirrored, canonical),
+            meets: 0,
+        }
     }
 }
 
