@@ -348,21 +348,26 @@ fn solve_checked(
         // ran until one did not).
         let mut checked = false;
         loop {
-            let base = CHASE_DTM.max((longest + 2) & !1);
-            let mut later = BTreeMap::new();
-            let mut trapped = 0;
+            // One chaser at a time, each pass followed by its rounds: the
+            // other chaser's pass then sees every position its losses
+            // decide (a move into one of them wins, it does not chase).
+            let mut chased = false;
             for chaser in [0, 1] {
+                let base = CHASE_DTM.max((longest + 2) & !1);
+                let mut later = BTreeMap::new();
+                let mut trapped = 0;
                 for index in state.trapped_chasers(chaser) {
                     trapped += 1;
                     state.lose(chaser, index, base, &mut later);
                 }
+                state.check_codes()?;
+                progress(Progress::PerpetualChase { trapped });
+                if trapped > 0 {
+                    chased = true;
+                    longest = state.rounds(base, later, progress)?;
+                }
             }
-            state.check_codes()?;
-            progress(Progress::PerpetualChase { trapped });
-            let chased = trapped > 0;
-            if chased {
-                longest = state.rounds(base, later, progress)?;
-            } else if !checked {
+            if !chased && !checked {
                 // Nothing changed since a check pass found nothing.
                 break;
             }

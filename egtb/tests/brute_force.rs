@@ -164,14 +164,16 @@ impl Brute {
         }
         // Perpetual chase, and check again, from CHASE_DTM up.
         loop {
-            let chasers: Vec<usize> = [Color::Red, Color::Black]
-                .into_iter()
-                .flat_map(|chaser| trapped_chasers(&positions, &moves, &in_check, &values, chaser))
-                .collect();
-            if !chasers.is_empty() {
-                let base = ((longest + 2) & !1).max(xqegtb::value::CHASE_DTM);
-                lose_at(&mut values, &chasers, base);
-                longest = rounds(&moves, &mut values, base + 1).max(base);
+            // One chaser at a time, each followed by its rounds.
+            let mut chased = false;
+            for chaser in [Color::Red, Color::Black] {
+                let trapped = trapped_chasers(&positions, &moves, &in_check, &values, chaser);
+                if !trapped.is_empty() {
+                    let base = ((longest + 2) & !1).max(xqegtb::value::CHASE_DTM);
+                    lose_at(&mut values, &trapped, base);
+                    longest = rounds(&moves, &mut values, base + 1).max(base);
+                    chased = true;
+                }
             }
             let checkers = trapped(&moves, &in_check, &values, false);
             if !checkers.is_empty() {
@@ -179,7 +181,7 @@ impl Brute {
                 lose_at(&mut values, &checkers, base);
                 longest = rounds(&moves, &mut values, base + 1).max(base);
             }
-            if chasers.is_empty() && checkers.is_empty() {
+            if !chased && checkers.is_empty() {
                 break;
             }
         }

@@ -599,14 +599,16 @@ impl Brute {
             longest = self.rounds(base + 1, base);
         }
         loop {
-            let chasers: Vec<usize> = [Color::Red, Color::Black]
-                .into_iter()
-                .flat_map(|c| self.trapped_chasers(c))
-                .collect();
-            if !chasers.is_empty() {
-                let base = ((longest + 2) & !1).max(CHASE_DTM);
-                self.lose(&chasers, base);
-                longest = self.rounds(base + 1, base);
+            // One chaser at a time, each followed by its rounds.
+            let mut chased = false;
+            for chaser in [Color::Red, Color::Black] {
+                let trapped = self.trapped_chasers(chaser);
+                if !trapped.is_empty() {
+                    let base = ((longest + 2) & !1).max(CHASE_DTM);
+                    self.lose(&trapped, base);
+                    longest = self.rounds(base + 1, base);
+                    chased = true;
+                }
             }
             let checkers = self.trapped_checkers(false);
             if !checkers.is_empty() {
@@ -614,7 +616,7 @@ impl Brute {
                 self.lose(&checkers, base);
                 longest = self.rounds(base + 1, base);
             }
-            if chasers.is_empty() && checkers.is_empty() {
+            if !chased && checkers.is_empty() {
                 break;
             }
         }
