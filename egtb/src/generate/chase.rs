@@ -36,8 +36,6 @@
 //! whose every non-losing move chases a common piece are rare); holding
 //! candidates are their predecessors.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
@@ -55,9 +53,6 @@ type VictimMap = [u8; MAX_VICTIMS];
 /// Most pieces (besides its king) a side may have in a table the
 /// perpetual-chase rule applies to: victims are bits of a byte.
 pub const MAX_VICTIMS: usize = 8;
-
-/// Victim masks of candidate positions, by index.
-type Masks = HashMap<u64, u8>;
 
 /// The other side's conditions on the cycles it keeps to (a generalized
 /// Büchi game): for each piece of the chaser, by its ordinal, a move that
@@ -78,10 +73,16 @@ type ByCondition = [u8; CONDITIONS];
 #[derive(Clone, Copy)]
 struct Edge {
     to: u64,
+    /// Where `to` stands among the other kind of candidates (trapped for a
+    /// holding one's move, holding for a trapped one's), or [`NOWHERE`].
+    at: u32,
     victims: VictimMap,
     pieces: VictimMap,
     meets: u16,
 }
+
+/// An edge into a position that is no candidate.
+const NOWHERE: u32 = u32::MAX;
 
 impl Edge {
     /// The condition `c` of the position before the move at the position
@@ -95,12 +96,53 @@ impl Edge {
     }
 }
 
-/// A candidate position and its moves that matter: for a trapped one
-/// every non-losing move, for a holding one its quiet moves into trapped
-/// candidates.
-struct Candidate {
-    index: u64,
+/// Candidate positions in index order and their moves that matter (for a
+/// trapped one every non-losing move, for a holding one its quiet moves
+/// into trapped candidates), all in one list: candidate `i`'s run from
+/// `starts[i]` to `starts[i + 1]`. Few positions, but many of them: no
+/// allocation each.
+#[derive(Default)]
+struct Candidates {
+    indexes: Vec<u64>,
+    starts: Vec<usize>,
     edges: Vec<Edge>,
+}
+
+impl Candidates {
+    /// Adds moves in order of the index they leave, past the last
+    /// candidate's.
+    fn extend(&mut self, moves: impl IntoIterator<Item = (u64, Edge)>) {
+        for (index, edge) in moves {
+            if self.indexes.last() != Some(&index) {
+                self.indexes.push(index);
+                self.starts.push(self.edges.len());
+            }
+            self.edges.push(edge);
+        }
+    }
+
+    /// Adds a candidate after the last (its `starts` end is pushed once
+    /// the list is complete).
+    fn push(&mut self, index: u64, edges: Vec<Edge>) {
+        self.indexes.push(index);
+        self.starts.push(self.edges.len());
+        self.edges.extend(edges);
+    }
+
+    fn len(&self) -> usize {
+        self.indexes.len()
+    }
+
+    fn edges(&self, i: usize) -> &[Edge] {
+        &self.edges[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// Where the position at `index` stands, if it is a candidate.
+    fn find(&self, index: u64) -> u32 {
+        self.indexes
+            .binary_search(&index)
+            .map_or(NOWHERE, |i| i as u32)
+    }
 }
 
 impl State<'_> {
@@ -115,18 +157,24 @@ impl State<'_> {
         if sides.victims.slots.is_empty() {
             return Vec::new();
         }
-        // Victim masks of trapped candidates (chaser to move), by index:
-        // candidates are few, so a map rather than a byte for every index.
-        let trapped: Vec<(Candidate, u8)> = (0..size.div_ceil(CHUNK))
+        let found: Vec<(u64, u8, Vec<Edge>)> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
                 let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
                 self.chase_candidates(chaser, &sides, start, end)
             })
             .collect();
-        let mut trapped_mask: Masks = trapped.iter().map(|(t, mask)| (t.index, *mask)).collect();
-        let trapped: Vec<Candidate> = trapped.into_iter().map(|(t, _)| t).collect();
+        // Victim masks by candidate.
+        let mut trapped_mask: Vec<u8> = found.iter().map(|&(_, mask, _)| mask).collect();
+        let mut trapped = Candidates::default();
+        for (index, _, edges) in found {
+            trapped.push(index, edges);
+        }
+        trapped.starts.push(trapped.edges.len());
         let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
+        for e in &mut trapped.edges {
+            e.at = holding.find(e.to);
+        }
         let game = Game {
             trapped: &trapped,
             holding: &holding,
@@ -138,12 +186,10 @@ impl State<'_> {
         loop {
             let reached = game.reach(&trapped_mask);
             let mut shrunk = false;
-            for t in &trapped {
-                let before = mask_at(&trapped_mask, t.index);
-                let met = reached.get(&t.index).copied().unwrap_or_default();
-                let after = game.conditions.iter().fold(before, |m, &c| m & met[c]);
-                if after != before {
-                    trapped_mask.insert(t.index, after);
+            for (mask, met) in trapped_mask.iter_mut().zip(&reached) {
+                let after = game.conditions.iter().fold(*mask, |m, &c| m & met[c]);
+                if after != *mask {
+                    *mask = after;
                     shrunk = true;
                 }
             }
@@ -152,9 +198,11 @@ impl State<'_> {
             }
         }
         trapped
+            .indexes
             .iter()
-            .filter(|t| mask_at(&trapped_mask, t.index) != 0)
-            .map(|t| t.index)
+            .zip(&trapped_mask)
+            .filter(|&(_, &mask)| mask != 0)
+            .map(|(&index, _)| index)
             .collect()
     }
 
@@ -167,7 +215,7 @@ impl State<'_> {
         sides: &Sides,
         start: u64,
         end: u64,
-    ) -> Vec<(Candidate, u8)> {
+    ) -> Vec<(u64, u8, Vec<Edge>)> {
         let mut found = Vec::new();
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
@@ -231,7 +279,7 @@ impl State<'_> {
                 }
             }
             if mask != 0 {
-                found.push((Candidate { index, edges }, mask));
+                found.push((index, mask, edges));
             }
         }
         found
@@ -264,61 +312,84 @@ impl State<'_> {
         &self,
         chaser: usize,
         sides: &Sides,
-        trapped: &[Candidate],
-        trapped_mask: &Masks,
-    ) -> Vec<Candidate> {
+        trapped: &Candidates,
+        trapped_mask: &[u8],
+    ) -> Candidates {
         let defender = 1 - chaser;
         let mut parents: Vec<u64> = trapped
+            .indexes
             .par_iter()
-            .flat_map_iter(|t| self.parents(t.index, defender))
+            .flat_map_iter(|&t| self.parents(t, defender))
             .collect();
         parents.par_sort_unstable();
         parents.dedup();
-        parents
-            .par_iter()
-            .filter_map(|&index| {
-                if !self.is_open(defender, index) {
-                    return None;
-                }
-                let mut placement = Placement::new();
-                let mut canonical = Placement::new();
-                let mut child = Placement::new();
-                let positions = positions_at(self.indexer, index, &mut placement);
-                let mut pos = positions.into_iter().nth(defender).flatten()?;
-                if pos.in_check() {
-                    return None;
-                }
-                let mut edges = Vec::new();
-                for &m in pos.legal_moves().iter() {
-                    if pos.board().piece_at(m.to()).is_some() {
-                        continue;
+        // A slice of parents at a time, so that their moves are held twice
+        // (found, then in the list) only a slice at a time.
+        let mut holding = Candidates::default();
+        for slice in parents.chunks(1 << 16) {
+            let moves: Vec<(u64, Edge)> = slice
+                .par_iter()
+                .flat_map_iter(|&index| {
+                    if !self.is_open(defender, index) {
+                        return Vec::new();
                     }
-                    pos.make_move(m);
-                    let (_, to) = table_position(self.indexer, &pos, &mut child);
-                    let check = pos.in_check();
-                    pos.unmake_move();
-                    // Only a move into a trapped candidate matters; only then
-                    // is it graded, on the board before it.
-                    if trapped_mask.get(&to).is_none_or(|&m| m == 0) {
-                        continue;
-                    }
-                    let meets = if check {
-                        // A check chases nothing.
-                        0xff
-                    } else {
-                        let chased = sides
-                            .chasers
-                            .ordinals(&placement, chased_squares(pos.board(), m));
-                        1 << NON_CHECK | !u16::from(chased) & 0xff
+                    let mut placement = Placement::new();
+                    let mut canonical = Placement::new();
+                    let mut child = Placement::new();
+                    let positions = positions_at(self.indexer, index, &mut placement);
+                    let Some(mut pos) = positions.into_iter().nth(defender).flatten() else {
+                        return Vec::new();
                     };
-                    edges.push(Edge {
-                        meets,
-                        ..sides.edge(&placement, m, self.indexer, to, &child, &mut canonical)
-                    });
-                }
-                (!edges.is_empty()).then_some(Candidate { index, edges })
-            })
-            .collect()
+                    if pos.in_check() {
+                        return Vec::new();
+                    }
+                    let mut edges = Vec::new();
+                    for &m in pos.legal_moves().iter() {
+                        if pos.board().piece_at(m.to()).is_some() {
+                            continue;
+                        }
+                        pos.make_move(m);
+                        let (_, to) = table_position(self.indexer, &pos, &mut child);
+                        let check = pos.in_check();
+                        pos.unmake_move();
+                        // Only a move into a trapped candidate matters; only then
+                        // is it graded, on the board before it.
+                        let at = trapped.find(to);
+                        if at == NOWHERE || trapped_mask[at as usize] == 0 {
+                            continue;
+                        }
+                        let meets = if check {
+                            // A check chases nothing.
+                            0xff
+                        } else {
+                            let chased = sides
+                                .chasers
+                                .ordinals(&placement, chased_squares(pos.board(), m));
+                            1 << NON_CHECK | !u16::from(chased) & 0xff
+                        };
+                        edges.push((
+                            index,
+                            Edge {
+                                at,
+                                meets,
+                                ..sides.edge(
+                                    &placement,
+                                    m,
+                                    self.indexer,
+                                    to,
+                                    &child,
+                                    &mut canonical,
+                                )
+                            },
+                        ));
+                    }
+                    edges
+                })
+                .collect();
+            holding.extend(moves);
+        }
+        holding.starts.push(holding.edges.len());
+        holding
     }
 }
 
@@ -342,16 +413,11 @@ fn pull(target: u8, map: &VictimMap, all: u8) -> u8 {
         .fold(0, |m, k| m | 1 << k)
 }
 
-/// The mask of `index` in `masks` (none when absent).
-fn mask_at(masks: &Masks, index: u64) -> u8 {
-    masks.get(&index).copied().unwrap_or(0)
-}
-
 /// The candidates of one chaser and victims: a game between the chaser,
 /// who must chase, and the other side, who must meet every condition.
 struct Game<'a> {
-    trapped: &'a [Candidate],
-    holding: &'a [Candidate],
+    trapped: &'a Candidates,
+    holding: &'a Candidates,
     all: u8,
     /// The conditions that apply: one per piece the chaser has, and
     /// [`NON_CHECK`].
@@ -359,59 +425,52 @@ struct Game<'a> {
 }
 
 impl Game<'_> {
-    /// For each trapped candidate and condition, the victims for which the
-    /// other side can force a move meeting the condition into a position
-    /// of `trapped` for the same victim, the chaser chasing it all the way:
-    /// a least fixed point, grown from nothing.
-    fn reach(&self, trapped: &Masks) -> HashMap<u64, ByCondition> {
-        let mut reached: HashMap<u64, ByCondition> = HashMap::new();
+    /// For each trapped candidate (in order) and condition, the victims for
+    /// which the other side can force a move meeting the condition into a
+    /// position of `trapped` (victim masks by candidate) for the same
+    /// victim, the chaser chasing it all the way: a least fixed point,
+    /// grown from nothing.
+    fn reach(&self, trapped: &[u8]) -> Vec<ByCondition> {
+        let mut reached = vec![[0; CONDITIONS]; self.trapped.len()];
         loop {
-            let held: HashMap<u64, ByCondition> = self
-                .holding
-                .iter()
-                .map(|h| (h.index, self.held(h, trapped, &reached)))
+            let held: Vec<ByCondition> = (0..self.holding.len())
+                .into_par_iter()
+                .map(|h| self.held(h, trapped, &reached))
                 .collect();
-            let mut grew = false;
-            for t in self.trapped {
-                let mask = mask_at(trapped, t.index);
-                if mask == 0 {
-                    continue;
-                }
-                let mut met = [mask; CONDITIONS];
-                for e in &t.edges {
-                    let there = held.get(&e.to).copied().unwrap_or_default();
-                    for &c in &self.conditions {
-                        met[c] &= pull(there[e.carried(c)], &e.victims, self.all);
+            let next: Vec<ByCondition> = (0..self.trapped.len())
+                .into_par_iter()
+                .map(|t| {
+                    let mut met = [trapped[t]; CONDITIONS];
+                    if trapped[t] == 0 {
+                        return met;
                     }
-                }
-                if reached.get(&t.index).copied().unwrap_or_default() != met {
-                    reached.insert(t.index, met);
-                    grew = true;
-                }
-            }
-            if !grew {
+                    for e in self.trapped.edges(t) {
+                        let there = held.get(e.at as usize).copied().unwrap_or_default();
+                        for &c in &self.conditions {
+                            met[c] &= pull(there[e.carried(c)], &e.victims, self.all);
+                        }
+                    }
+                    met
+                })
+                .collect();
+            if next == reached {
                 return reached;
             }
+            reached = next;
         }
     }
 
-    /// What a holding candidate reaches, by condition: through a move
+    /// What holding candidate `h` reaches, by condition: through a move
     /// meeting it into `trapped`, or through any move into `reached`.
-    fn held(
-        &self,
-        h: &Candidate,
-        trapped: &Masks,
-        reached: &HashMap<u64, ByCondition>,
-    ) -> ByCondition {
+    fn held(&self, h: usize, trapped: &[u8], reached: &[ByCondition]) -> ByCondition {
         let mut held = [0; CONDITIONS];
-        for e in &h.edges {
-            let trapped_there = mask_at(trapped, e.to);
-            let reached_there = reached.get(&e.to).copied().unwrap_or_default();
+        for e in self.holding.edges(h) {
+            let t = e.at as usize;
             for &c in &self.conditions {
                 let there = if e.meets & 1 << c != 0 {
-                    trapped_there
+                    trapped[t]
                 } else {
-                    reached_there[e.carried(c)]
+                    reached[t][e.carried(c)]
                 };
                 held[c] |= pull(there, &e.victims, self.all);
             }
@@ -448,6 +507,7 @@ impl Sides {
         let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
         Edge {
             to,
+            at: NOWHERE,
             victims: self.victims.map(placement, moved, mirrored, canonical),
             pieces: self.chasers.map(placement, moved, mirrored, canonical),
             meets: 0,
