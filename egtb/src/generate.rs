@@ -305,6 +305,7 @@ fn solve_checked(
             .any(|&c| c)
             .then(|| Traps::new(size as u64)),
         may_check,
+        chase_scans: Mutex::new([None, None]),
     };
     // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
@@ -356,7 +357,7 @@ fn solve_checked(
                 let base = CHASE_DTM.max((longest + 2) & !1);
                 let mut later = BTreeMap::new();
                 let mut trapped = 0;
-                for index in state.trapped_chasers(chaser) {
+                for index in state.trapped_chasers(chaser, base) {
                     trapped += 1;
                     state.lose(chaser, index, base, &mut later);
                 }
@@ -551,6 +552,8 @@ struct State<'a> {
     traps: Option<Traps>,
     /// By side: whether it has pieces that give check.
     may_check: [bool; 2],
+    /// By chaser: what its last perpetual-chase pass found.
+    chase_scans: Mutex<[Option<chase::ChaseScan>; 2]>,
 }
 
 impl State<'_> {

@@ -81,6 +81,15 @@ struct Edge {
     meets: u16,
 }
 
+/// What a chase pass found, for the next pass of the same chaser.
+pub(super) struct ChaseScan {
+    /// The distance its losses were settled at: every position settled
+    /// since has a distance from it up.
+    base: u16,
+    /// Its trapped candidates (before the game), ascending.
+    candidates: Vec<u64>,
+}
+
 /// An edge into a position that is no candidate.
 const NOWHERE: u32 = u32::MAX;
 
@@ -148,7 +157,7 @@ impl Candidates {
 impl State<'_> {
     /// The open positions with `chaser` to move that lose by the
     /// perpetual-chase rule (their indexes).
-    pub(super) fn trapped_chasers(&self, chaser: usize) -> Vec<u64> {
+    pub(super) fn trapped_chasers(&self, chaser: usize, base: u16) -> Vec<u64> {
         let size = self.indexer.size();
         let sides = Sides {
             victims: Pieces::new(self, 1 - chaser),
@@ -157,13 +166,25 @@ impl State<'_> {
         if sides.victims.slots.is_empty() {
             return Vec::new();
         }
-        let found: Vec<(u64, u8, Vec<Edge>)> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                self.chase_candidates(chaser, &sides, start, end)
-            })
-            .collect();
+        let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
+        let found: Vec<(u64, u8, Vec<Edge>)> = match earlier {
+            Some(earlier) => self
+                .chase_rescan(chaser, earlier)
+                .par_chunks(CHUNK as usize)
+                .flat_map_iter(|c| self.chase_candidates(chaser, &sides, c.iter().copied()))
+                .collect(),
+            None => (0..size.div_ceil(CHUNK))
+                .into_par_iter()
+                .flat_map_iter(|c| {
+                    let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+                    self.chase_candidates(chaser, &sides, start..end)
+                })
+                .collect(),
+        };
+        self.chase_scans.lock().expect("no panic")[chaser] = Some(ChaseScan {
+            base,
+            candidates: found.iter().map(|&(index, _, _)| index).collect(),
+        });
         // Victim masks by candidate.
         let mut trapped_mask: Vec<u8> = found.iter().map(|&(_, mask, _)| mask).collect();
         let mut trapped = Candidates::default();
@@ -206,22 +227,52 @@ impl State<'_> {
             .collect()
     }
 
-    /// The trapped candidates among indexes `start..end`: open positions
+    /// The indexes a later pass for `chaser` need look at (ascending):
+    /// the candidates of its pass before, and the positions with a move
+    /// into one the other side has won since. Every position settled since
+    /// that pass has a distance from its base up, and a position becomes a
+    /// candidate only when a move of it starts to lose.
+    fn chase_rescan(&self, chaser: usize, earlier: ChaseScan) -> Vec<u64> {
+        let size = self.indexer.size();
+        let other = 1 - chaser;
+        let won_since: Vec<bool> = (0..=u16::MAX as u32)
+            .map(|cell| {
+                self.codes
+                    .dtm_of(cell)
+                    .is_some_and(|d| d >= earlier.base && d % 2 == 1)
+            })
+            .collect();
+        let mut look: Vec<u64> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+                let won: Vec<u64> = (start..end)
+                    .filter(|&i| won_since[self.cell(other, i).get() as usize])
+                    .collect();
+                won.into_iter().flat_map(|i| self.parents(i, chaser))
+            })
+            .collect();
+        look.extend(earlier.candidates);
+        look.par_sort_unstable();
+        look.dedup();
+        look
+    }
+
+    /// The trapped candidates among `indexes` (ascending): open positions
     /// with `chaser` to move whose every non-losing move is a quiet,
     /// non-checking chase of a common victim, with those victims and moves.
     fn chase_candidates(
         &self,
         chaser: usize,
         sides: &Sides,
-        start: u64,
-        end: u64,
+        indexes: impl Iterator<Item = u64>,
     ) -> Vec<(u64, u8, Vec<Edge>)> {
         let mut found = Vec::new();
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
         let mut child = Placement::new();
         let mut cursor = Cursor::default();
-        for index in start..end {
+        for index in indexes {
             if !self.is_open(chaser, index) || !self.may_chase_only(chaser, index, &mut cursor) {
                 continue;
             }
