@@ -108,34 +108,40 @@ impl Edge {
 /// Candidate positions in index order and their moves that matter (for a
 /// trapped one every non-losing move, for a holding one its quiet moves
 /// into trapped candidates), all in one list: candidate `i`'s run from
-/// `starts[i]` to `starts[i + 1]`. Few positions, but many of them: no
+/// `ends[i]` to `ends[i + 1]`. Few positions, but many of them: no
 /// allocation each.
-#[derive(Default)]
 struct Candidates {
     indexes: Vec<u64>,
-    starts: Vec<usize>,
+    ends: Vec<usize>,
     edges: Vec<Edge>,
 }
 
 impl Candidates {
-    /// Adds moves in order of the index they leave, past the last
-    /// candidate's.
-    fn extend(&mut self, moves: impl IntoIterator<Item = (u64, Edge)>) {
-        for (index, edge) in moves {
-            if self.indexes.last() != Some(&index) {
-                self.indexes.push(index);
-                self.starts.push(self.edges.len());
-            }
-            self.edges.push(edge);
+    fn new() -> Candidates {
+        Candidates {
+            indexes: Vec::new(),
+            ends: vec![0],
+            edges: Vec::new(),
         }
     }
 
-    /// Adds a candidate after the last (its `starts` end is pushed once
-    /// the list is complete).
+    /// Adds a candidate after the last, with its moves (possibly none).
     fn push(&mut self, index: u64, edges: Vec<Edge>) {
         self.indexes.push(index);
-        self.starts.push(self.edges.len());
         self.edges.extend(edges);
+        self.ends.push(self.edges.len());
+    }
+
+    /// Adds moves in order of the index they leave, from the last
+    /// candidate's on.
+    fn extend(&mut self, moves: impl IntoIterator<Item = (u64, Edge)>) {
+        for (index, edge) in moves {
+            if self.indexes.last() != Some(&index) {
+                self.push(index, Vec::new());
+            }
+            self.edges.push(edge);
+            *self.ends.last_mut().expect("one end more than candidates") = self.edges.len();
+        }
     }
 
     fn len(&self) -> usize {
@@ -143,7 +149,7 @@ impl Candidates {
     }
 
     fn edges(&self, i: usize) -> &[Edge] {
-        &self.edges[self.starts[i]..self.starts[i + 1]]
+        &self.edges[self.ends[i]..self.ends[i + 1]]
     }
 
     /// Where the position at `index` stands, if it is a candidate.
@@ -187,11 +193,10 @@ impl State<'_> {
         });
         // Victim masks by candidate.
         let mut trapped_mask: Vec<u8> = found.iter().map(|&(_, mask, _)| mask).collect();
-        let mut trapped = Candidates::default();
+        let mut trapped = Candidates::new();
         for (index, _, edges) in found {
             trapped.push(index, edges);
         }
-        trapped.starts.push(trapped.edges.len());
         let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
         for e in &mut trapped.edges {
             e.at = holding.find(e.to);
@@ -376,7 +381,7 @@ impl State<'_> {
         parents.dedup();
         // A slice of parents at a time, so that their moves are held twice
         // (found, then in the list) only a slice at a time.
-        let mut holding = Candidates::default();
+        let mut holding = Candidates::new();
         for slice in parents.chunks(1 << 16) {
             let moves: Vec<(u64, Edge)> = slice
                 .par_iter()
@@ -439,7 +444,6 @@ impl State<'_> {
                 .collect();
             holding.extend(moves);
         }
-        holding.starts.push(holding.edges.len());
         holding
     }
 }
