@@ -12,21 +12,21 @@
 //!
 //! ```text
 //! u8        length of the material name, then its ASCII bytes (KRKAABB)
-//! u8        rule set (RULES_CHECK_AND_CHASE, or RULES_PERPETUAL_CHECK)
+//! u8        rule set (RULES_AS_GAMES, or RULES_PERPETUAL_CHECK)
 //! u64       indexes per side to move
 //! per side to move (2x):
 //!   u64 x3  wins, draws, losses (those by the rules included)
 //!   u16     longest mate (won or lost) in plies
 //!   u64     an index that attains it
 //!   u64 x2  wins and losses by the repetition rules
-//!   u64 x2  of those, the ones by the perpetual-chase rule (rule set 3 only)
+//!   u64 x2  of those, the ones by the perpetual-chase rule (rule sets 3, 4)
 //! ```
 //!
-//! A material where the perpetual-chase rule cannot apply
-//! ([`Material::chase_rule_applies`]) has the same values under both rule
-//! sets: its table is written under rule set 2, byte for byte as before
-//! the chase rule, and tables built then stay valid. Elsewhere a table of
-//! rule set 2 is refused, to be built again.
+//! A material where only one side has pieces that give check has the same
+//! values under rule sets 2 and 4 (the other side can neither check back
+//! nor chase): its table is written under rule set 2, byte for byte as
+//! before, and tables built then stay valid. Elsewhere a table of rule set
+//! 2 or 3 is refused, to be built again.
 //!
 //! Earlier format versions (1: one byte per position and no perpetual-check
 //! rule; 2 and 3: one byte per position, the rule's distances cut short) are
@@ -62,18 +62,28 @@ pub const BLOCK_RECORDS: u64 = 8 * 1024;
 /// no perpetual-check rule.)
 pub const RULES_PERPETUAL_CHECK: u8 = 2;
 
-/// Rule set 3, the Asian rules: as rule set 2, and a side that can only
-/// avoid losing by chasing one piece for ever, against a side that
-/// neither checks nor chases, loses (values from
-/// [`crate::value::CHASE_DTM`] up).
+/// Rule set 3, the Asian rules as first built: as rule set 2, and a side
+/// that can only avoid losing by chasing one piece for ever, against a side
+/// that neither checks nor chases, loses (values from
+/// [`crate::value::CHASE_DTM`] up). Refused now: rule set 4 rules more of
+/// its draws.
 pub const RULES_CHECK_AND_CHASE: u8 = 3;
 
-/// The rule set a table of `material` is written under: the chase rule's
-/// where it can apply, otherwise the perpetual-check rule's (the values
+/// Rule set 4, the Asian rules: a side without a legal move loses; a side
+/// that can only avoid losing by checking for ever loses, unless the other
+/// side checks on every move too (values from [`crate::value::RULE_DTM`]
+/// up); a side that can only avoid losing by chasing one piece for ever
+/// loses, unless the other side's moves are all checks or all chases of one
+/// piece (values from [`crate::value::CHASE_DTM`] up); every other
+/// repetition is a draw.
+pub const RULES_AS_GAMES: u8 = 4;
+
+/// The rule set a table of `material` is written under: rule set 4 where
+/// both sides have pieces that give check, otherwise rule set 2 (the values
 /// are the same, and so stay the files).
 pub fn rules_for(material: Material) -> u8 {
-    if material.chase_rule_applies() {
-        RULES_CHECK_AND_CHASE
+    if material.has_attackers(0) && material.has_attackers(1) {
+        RULES_AS_GAMES
     } else {
         RULES_PERPETUAL_CHECK
     }
@@ -358,13 +368,15 @@ impl TableFile {
         let reader = Reader::open(path, TABLE_KIND)?;
         let info = TableInfo::decode(path, reader.meta())?;
         match info.rules {
-            RULES_CHECK_AND_CHASE => {}
-            RULES_PERPETUAL_CHECK if !info.material.chase_rule_applies() => {}
-            RULES_PERPETUAL_CHECK => {
+            RULES_AS_GAMES => {}
+            RULES_PERPETUAL_CHECK if rules_for(info.material) == RULES_PERPETUAL_CHECK => {}
+            old @ (RULES_PERPETUAL_CHECK | RULES_CHECK_AND_CHASE) => {
                 return Err(TableError::corrupt(
                     path,
-                    "built without the perpetual-chase rule (rule set 2): \
-                     build it again with `egtbgen gen`",
+                    format!(
+                        "built under an older repetition rule (rule set {old}), which leaves \
+                         draws that rule set 4 rules lost: build it again with `egtbgen gen`"
+                    ),
                 ))
             }
             other => {
@@ -556,5 +568,40 @@ mod tests {
         // A truncated file is refused on open.
         std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
         assert!(TableFile::open(&bad).is_err());
+    }
+
+    #[test]
+    fn tables_of_older_repetition_rules_are_refused_where_values_may_differ() {
+        let write = |name: &str, rules: u8| {
+            let material: Material = name.parse().unwrap();
+            let size = Indexer::new(material).size() as usize;
+            let values = [vec![0u16; size], vec![0u16; size]];
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("{name}.xqtb"));
+            write_table(
+                &path,
+                &TableInfo::of_values(material, rules, &values),
+                &values,
+                3,
+            )
+            .unwrap();
+            (dir, path)
+        };
+        // Only one side gives check: rule set 2 has the values of rule set 4.
+        assert_eq!(rules_for("KRK".parse().unwrap()), RULES_PERPETUAL_CHECK);
+        let (_dir, path) = write("KRK", RULES_PERPETUAL_CHECK);
+        assert!(TableFile::open(&path).is_ok());
+        // Both sides do: only rule set 4 is read.
+        assert_eq!(rules_for("KPKP".parse().unwrap()), RULES_AS_GAMES);
+        for old in [RULES_PERPETUAL_CHECK, RULES_CHECK_AND_CHASE] {
+            let (_dir, path) = write("KPKP", old);
+            let err = TableFile::open(&path).err().expect("refused").to_string();
+            assert!(
+                err.contains("KPKP.xqtb") && err.contains(&format!("rule set {old}")),
+                "{err}"
+            );
+        }
+        let (_dir, path) = write("KPKP", RULES_AS_GAMES);
+        assert!(TableFile::open(&path).is_ok());
     }
 }

@@ -26,10 +26,11 @@
 //! threads.
 //!
 //! 4. **Perpetual check** (when a side has pieces that give check): among
-//!    the draws, a greatest fixed point finds the positions whose side can
-//!    only avoid losing by checking for ever (`State::trapped_checkers`);
-//!    they lose, the rounds go on from them, and the search repeats until
-//!    it finds none. These results lie from [`RULE_DTM`] up.
+//!    the draws, a game finds the positions whose side can only avoid
+//!    losing by checking for ever against answers not all checks
+//!    (`generate/check.rs`), one checker at a time; they lose, the rounds
+//!    go on from them, and the search repeats until it finds none. These
+//!    results lie from [`RULE_DTM`] up.
 //! 5. **Perpetual chase** (when both sides have a rook, horse or cannon):
 //!    from [`CHASE_DTM`] up, the positions whose side can only avoid
 //!    losing by chasing one piece for ever lose (`generate/chase.rs`), the
@@ -38,13 +39,14 @@
 //!
 //! Rule set (the Asian rules): a position with no legal move is lost
 //! (checkmate and stalemate alike); a side that can only check for ever,
-//! or only chase one piece for ever against a side that neither checks
-//! nor chases, loses; every other repetition is a draw. Values below
-//! [`CHASE_DTM`] are those of the perpetual-check rule alone.
+//! against a side that does not, loses; so does a side that can only
+//! chase one piece for ever against a side whose moves are neither all
+//! checks nor all chases of one piece; every other repetition is a draw.
+//! Values below [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -55,8 +57,10 @@ use crate::material::{color_of_side, Material};
 use crate::orient::{board_of, placement_of};
 use crate::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
 
+mod candidates;
 mod cells;
 mod chase;
+mod check;
 mod scratch;
 mod solution;
 mod walk;
@@ -198,20 +202,21 @@ struct Scheduled {
 }
 
 /// Bytes the solver holds for `material` (besides the smaller tables its
-/// captures read): two bytes per index and side to move, and six bits
-/// more each (the rounds' two frontiers, the perpetual-check pass's
-/// flags and candidates, the positions pending outside the rounds).
+/// captures read): two bytes per index and side to move, and three bits
+/// more each (the rounds' two frontiers, the positions pending outside
+/// the rounds). The repetition rules' passes hold lists of their few
+/// candidates besides.
 pub fn working_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
     2 * positions + bit_bytes(material)
 }
 
-/// Bytes of the solver's bit-packed state for `material` (six bits per
+/// Bytes of the solver's bit-packed state for `material` (three bits per
 /// index and side to move): what stays in memory when the cells are in
 /// scratch files ([`solve_in`]).
 pub fn bit_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
-    (6 * positions).div_ceil(8)
+    (3 * positions).div_ceil(8)
 }
 
 /// Indexes per unit of parallel work.
@@ -300,11 +305,8 @@ fn solve_checked(
         walker: Walker::new(&indexer),
         captures: CaptureTable::of_slots(&indexer, lookup),
         lookup,
-        traps: may_check
-            .iter()
-            .any(|&c| c)
-            .then(|| Traps::new(size as u64)),
         may_check,
+        check_scans: Mutex::new([None, None]),
         chase_scans: Mutex::new([None, None]),
     };
     // Setup: every cell, and the positions the captures already settle.
@@ -329,10 +331,8 @@ fn solve_checked(
     // trap more checkers, so this repeats until no checker is trapped.
     // Each repeat's losses lie beyond every distance settled before, so
     // that `verify` can tell them from ordinary losses.
-    if let Some(traps) = &state.traps {
-        while let Some(next) = state.check_rule(traps, may_check, longest, RULE_DTM, progress)? {
-            longest = next;
-        }
+    while let Some(next) = state.check_rule(longest, RULE_DTM, progress)? {
+        longest = next;
     }
     // The perpetual-check rule's own results stay below CHASE_DTM.
     if longest >= CHASE_DTM && !state.chase_captures.load(Relaxed) {
@@ -344,7 +344,6 @@ fn solve_checked(
     // below it holds where only perpetual check loses. Its losses may trap
     // more checkers, and those more chasers, to a fixed point of both.
     if material.chase_rule_applies() {
-        let traps = state.traps.as_ref().expect("chasers can check");
         // Whether the last check pass trapped a checker (the passes above
         // ran until one did not).
         let mut checked = false;
@@ -355,24 +354,18 @@ fn solve_checked(
             let mut chased = false;
             for chaser in [0, 1] {
                 let base = CHASE_DTM.max((longest + 2) & !1);
-                let mut later = BTreeMap::new();
-                let mut trapped = 0;
-                for index in state.trapped_chasers(chaser, base) {
-                    trapped += 1;
-                    state.lose(chaser, index, base, &mut later);
-                }
-                state.check_codes()?;
-                progress(Progress::PerpetualChase { trapped });
-                if trapped > 0 {
+                let trapped = state.trapped_chasers(chaser, base);
+                let report = |trapped| Progress::PerpetualChase { trapped };
+                if let Some(next) = state.rule_losses(chaser, trapped, base, report, progress)? {
                     chased = true;
-                    longest = state.rounds(base, later, progress)?;
+                    longest = next;
                 }
             }
             if !chased && !checked {
                 // Nothing changed since a check pass found nothing.
                 break;
             }
-            checked = match state.check_rule(traps, may_check, longest, CHASE_DTM, progress)? {
+            checked = match state.check_rule(longest, CHASE_DTM, progress)? {
                 Some(next) => {
                     longest = next;
                     true
@@ -405,128 +398,6 @@ impl Bits {
     fn set(&self, position: u64) {
         self.words[(position / 64) as usize].fetch_or(1 << (position % 64), Relaxed);
     }
-
-    fn clear(&self, position: u64) {
-        self.words[(position / 64) as usize].fetch_and(!(1 << (position % 64)), Relaxed);
-    }
-
-    fn get(&self, position: u64) -> bool {
-        self.words[(position / 64) as usize].load(Relaxed) & 1 << (position % 64) != 0
-    }
-}
-
-/// Flags of the perpetual-check pass: two bits per index and side to move.
-///
-/// Between passes an open position's flag is 0, [`HOLDING`] or
-/// [`RELEASED`] (it held: it is in check), or [`TRAPPED`] when the rounds
-/// since found one of its moves losing (it is looked at again: see
-/// [`State::mark_changed`]).
-struct Traps {
-    size: u64,
-    words: Vec<AtomicU64>,
-    /// The positions a pass found trapped at the start (kept: a move
-    /// that loses never escapes again, so they stay candidates while
-    /// open).
-    candidates: Bits,
-    /// How the last pass marked: [`UNMARKED`], [`BELOW_CHASE`] or
-    /// [`FROM_CHASE`] (captures into the chase rule's results lose).
-    marked: std::sync::atomic::AtomicU8,
-}
-
-/// No pass has marked the candidates yet.
-const UNMARKED: u8 = 0;
-/// Marked with the check rule alone (`base` below [`CHASE_DTM`]).
-const BELOW_CHASE: u8 = 1;
-/// Marked from [`CHASE_DTM`] up.
-const FROM_CHASE: u8 = 2;
-
-/// A drawn position, not in check, whose every move that avoids losing is
-/// a quiet check into a holding position: its side can only check.
-const TRAPPED: u64 = 1;
-/// A drawn position in check: it keeps a checker trapped while it has a
-/// quiet, non-checking move into a trapped position ([`Holds`] counts
-/// them).
-const HOLDING: u64 = 2;
-/// A holding position whose last such move stopped being trapped.
-const RELEASED: u64 = 3;
-
-impl Traps {
-    fn new(size: u64) -> Traps {
-        Traps {
-            size,
-            words: (0..(2 * size).div_ceil(32))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-            candidates: Bits::new(2 * size),
-            marked: std::sync::atomic::AtomicU8::new(UNMARKED),
-        }
-    }
-
-    fn place(&self, side: usize, index: u64) -> (&AtomicU64, u32) {
-        let bit = side as u64 * self.size + index;
-        (&self.words[(bit / 32) as usize], (bit % 32) as u32 * 2)
-    }
-
-    fn get(&self, side: usize, index: u64) -> u64 {
-        let (word, shift) = self.place(side, index);
-        word.load(Relaxed) >> shift & 3
-    }
-
-    fn set(&self, side: usize, index: u64, flag: u64) {
-        let (word, shift) = self.place(side, index);
-        word.fetch_and(!(3 << shift), Relaxed);
-        word.fetch_or(flag << shift, Relaxed);
-    }
-
-    /// Changes the flag from `from` to `to`; whether it was `from`.
-    fn change(&self, side: usize, index: u64, from: u64, to: u64) -> bool {
-        let (word, shift) = self.place(side, index);
-        word.fetch_update(Relaxed, Relaxed, |w| {
-            (w >> shift & 3 == from).then_some(w & !(3 << shift) | to << shift)
-        })
-        .is_ok()
-    }
-}
-
-/// A position that stopped being [`TRAPPED`] or [`HOLDING`]: side to move,
-/// index and which of the two it was.
-type Released = (usize, u64, u64);
-
-/// The holding positions with quiet moves into trapped ones, and how many
-/// such moves (distinct successors) each has left while a pass releases.
-/// Few holding positions have any: counting back from the trapped ones
-/// spares the rest, and their cells keep their move counters.
-struct Holds {
-    /// Sorted positions (`side * size + index`).
-    positions: Vec<u64>,
-    left: Vec<AtomicU32>,
-}
-
-impl Holds {
-    /// From every (holding position, trapped successor) pair's holding
-    /// position, sorted.
-    fn count(sorted: &[u64]) -> Holds {
-        let mut positions: Vec<u64> = Vec::new();
-        let mut left = Vec::new();
-        for chunk in sorted.chunk_by(|a, b| a == b) {
-            positions.push(chunk[0]);
-            left.push(AtomicU32::new(chunk.len() as u32));
-        }
-        Holds { positions, left }
-    }
-
-    fn contains(&self, position: u64) -> bool {
-        self.positions.binary_search(&position).is_ok()
-    }
-
-    /// Takes one move from the position; whether that was its last.
-    fn take_one(&self, position: u64) -> bool {
-        let Ok(i) = self.positions.binary_search(&position) else {
-            debug_assert!(false, "a holding parent of a trapped position is counted");
-            return false;
-        };
-        self.left[i].fetch_sub(1, Relaxed) == 1
-    }
 }
 
 struct State<'a> {
@@ -548,12 +419,12 @@ struct State<'a> {
     /// By captured slot: its smaller table, when held in memory.
     captures: Vec<Option<CaptureTable<'a>>>,
     lookup: &'a dyn Lookup,
-    /// The perpetual-check pass's flags, when a side may check.
-    traps: Option<Traps>,
     /// By side: whether it has pieces that give check.
     may_check: [bool; 2],
+    /// By checker: what its last perpetual-check pass found.
+    check_scans: Mutex<[Option<check::CheckScan>; 2]>,
     /// By chaser: what its last perpetual-chase pass found.
-    chase_scans: Mutex<[Option<chase::ChaseScan>; 2]>,
+    chase_scans: Mutex<[Option<candidates::RuleScan>; 2]>,
 }
 
 impl State<'_> {
@@ -780,9 +651,7 @@ impl State<'_> {
                     if !cell.replace(c, c - 1) {
                         continue;
                     }
-                    if c > 1 {
-                        self.mark_changed(mover, p);
-                    } else {
+                    if c == 1 {
                         let dtm = next.max(self.capture_loss(mover, p));
                         if dtm == next {
                             cell.set(self.codes.code(next));
@@ -797,17 +666,6 @@ impl State<'_> {
                     }
                     break;
                 }
-            }
-        }
-    }
-
-    /// Notes that an open position has one more move known to lose, for
-    /// the next perpetual-check pass to look at it again (once a pass has
-    /// marked the candidates).
-    fn mark_changed(&self, side: usize, index: u64) {
-        if let Some(traps) = &self.traps {
-            if self.may_check[side] && traps.marked.load(Relaxed) != UNMARKED {
-                traps.change(side, index, 0, TRAPPED);
             }
         }
     }
@@ -852,210 +710,52 @@ impl State<'_> {
         }
     }
 
-    /// One pass of the perpetual-check rule: the trapped checkers lose at
-    /// the first even distance past `longest` (and at least `floor`), and
-    /// the rounds go on from them. The longest distance then settled, or
-    /// `None` when no checker was trapped.
+    /// The perpetual-check rule, one checker at a time, each pass followed
+    /// by its rounds (the other checker's pass then sees every position
+    /// its losses decide): the trapped checkers lose at the first even
+    /// distance past `longest` (and at least `floor`). The longest distance
+    /// then settled, or `None` when no checker was trapped.
     fn check_rule(
         &self,
-        traps: &Traps,
-        may_check: [bool; 2],
-        longest: u16,
+        mut longest: u16,
         floor: u16,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Option<u16>, SolveError> {
-        let base = floor.max((longest + 2) & !1);
-        let (trapped, later) = self.trapped_checkers(traps, may_check, base);
+        let mut any = false;
+        for checker in [0, 1].into_iter().filter(|&c| self.may_check[c]) {
+            let base = floor.max((longest + 2) & !1);
+            let trapped = self.trapped_checkers(checker, base);
+            let report = |trapped| Progress::Perpetual { trapped };
+            if let Some(next) = self.rule_losses(checker, trapped, base, report, progress)? {
+                any = true;
+                longest = next;
+            }
+        }
+        Ok(any.then_some(longest))
+    }
+
+    /// Settles the positions a repetition rule found lost (`side` to move)
+    /// at `base`, reports how many there were, and runs the rounds from
+    /// them. The longest distance then settled, or `None` when there were
+    /// none.
+    fn rule_losses(
+        &self,
+        side: usize,
+        trapped: Vec<u64>,
+        base: u16,
+        report: impl Fn(usize) -> Progress,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Option<u16>, SolveError> {
+        let mut later = BTreeMap::new();
+        for &index in &trapped {
+            self.lose(side, index, base, &mut later);
+        }
         self.check_codes()?;
-        progress(Progress::Perpetual { trapped });
-        if trapped == 0 {
+        progress(report(trapped.len()));
+        if trapped.is_empty() {
             return Ok(None);
         }
         self.rounds(base, later, progress).map(Some)
-    }
-
-    /// The drawn positions whose side to move can only check for ever,
-    /// settled as losses at `base` (or longer, when a capture loses more
-    /// slowly: returned by distance). `may_check`: which sides have pieces
-    /// that give check. Returns how many there were.
-    ///
-    /// A greatest fixed point: every drawn position not in check whose
-    /// non-losing moves are all quiet checks starts out trapped, every
-    /// drawn position in check starts out holding; then a holding position
-    /// with no quiet, non-checking move left into a trapped one stops
-    /// holding, and a trapped position with a non-losing check into a
-    /// position that stopped holding stops being trapped, until nothing
-    /// changes. What is left trapped can only check, and the other side
-    /// answers every check without checking, so the checker loses.
-    fn trapped_checkers(
-        &self,
-        traps: &Traps,
-        may_check: [bool; 2],
-        base: u16,
-    ) -> (usize, BTreeMap<u16, Vec<Scheduled>>) {
-        let size = self.indexer.size();
-        let chunks = size.div_ceil(CHUNK);
-        let range = |c: u64| (c * CHUNK, ((c + 1) * CHUNK).min(size));
-        // Where the last pass marked the same way, only the positions the
-        // rounds since gave a losing move can have become candidates.
-        let mode = if base < CHASE_DTM {
-            BELOW_CHASE
-        } else {
-            FROM_CHASE
-        };
-        let incremental = traps.marked.swap(mode, Relaxed) == mode;
-        (0..chunks).into_par_iter().for_each(|c| {
-            let (start, end) = range(c);
-            if incremental {
-                self.remark_candidates(traps, start, end, base);
-            } else {
-                self.mark_candidates(traps, start, end, may_check, base);
-            }
-        });
-        let trapped: Vec<u64> = (0..chunks)
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let (start, end) = range(c);
-                (0..2).flat_map(move |side| {
-                    (start..end)
-                        .filter(move |&index| traps.get(side, index) == TRAPPED)
-                        .map(move |index| side as u64 * size + index)
-                })
-            })
-            .collect();
-        let holds = self.count_holds(traps, &trapped);
-        // A trapped position with a check into a position that holds
-        // nothing is released at once; then release until nothing changes.
-        let mut released: Vec<Released> = trapped
-            .par_iter()
-            .filter_map(|&t| {
-                let (side, index) = ((t / size) as usize, t % size);
-                let free = self.checks_unheld(side, index, &holds)
-                    && traps.change(side, index, TRAPPED, 0);
-                free.then_some((side, index, TRAPPED))
-            })
-            .collect();
-        while !released.is_empty() {
-            released = released
-                .par_iter()
-                .flat_map_iter(|&released| self.release(traps, &holds, released))
-                .collect();
-        }
-        let later = Mutex::new(BTreeMap::new());
-        let trapped = trapped
-            .par_chunks(CHUNK as usize)
-            .map(|positions| {
-                let mut waiting = BTreeMap::new();
-                let mut trapped = 0;
-                for &t in positions {
-                    let (side, index) = ((t / size) as usize, t % size);
-                    if traps.get(side, index) == TRAPPED {
-                        trapped += 1;
-                        self.lose(side, index, base, &mut waiting);
-                    }
-                }
-                let mut later = later.lock().expect("no panic");
-                for (dtm, mut w) in waiting {
-                    later.entry(dtm).or_insert_with(Vec::new).append(&mut w);
-                }
-                trapped
-            })
-            .sum();
-        (trapped, later.into_inner().expect("no panic"))
-    }
-
-    /// Flags the candidates among indexes `start..end`: drawn positions in
-    /// check hold, drawn positions out of check whose every non-losing move
-    /// is a quiet check are trapped (`base`: see [`State::only_checks`]).
-    fn mark_candidates(
-        &self,
-        traps: &Traps,
-        start: u64,
-        end: u64,
-        may_check: [bool; 2],
-        base: u16,
-    ) {
-        let mut cursor = Cursor::default();
-        for index in start..end {
-            let open = [0, 1].map(|side| self.is_open(side, index));
-            let node = if open.iter().any(|&o| o) {
-                self.walker.node_at(index, &mut cursor)
-            } else {
-                None
-            };
-            for (side, open) in open.into_iter().enumerate() {
-                let flag = match &node {
-                    Some(node)
-                        if open
-                            && self.walker.valid(node, side)
-                            && self.walker.in_check(node, side) =>
-                    {
-                        HOLDING
-                    }
-                    Some(node)
-                        if open && may_check[side] && self.trapped_candidate(node, side, base) =>
-                    {
-                        TRAPPED
-                    }
-                    _ => 0,
-                };
-                traps.set(side, index, flag);
-                let position = side as u64 * self.indexer.size() + index;
-                if flag == TRAPPED {
-                    traps.candidates.set(position);
-                } else {
-                    traps.candidates.clear(position);
-                }
-            }
-        }
-    }
-
-    /// [`State::mark_candidates`] after an earlier pass marked the same
-    /// way: settled positions drop out, positions that held hold again,
-    /// trapped candidates stay so while open (their moves only ever
-    /// lose more), and only the positions flagged by
-    /// [`State::mark_changed`] are looked at again.
-    fn remark_candidates(&self, traps: &Traps, start: u64, end: u64, base: u16) {
-        let size = self.indexer.size();
-        let mut placement = Placement::new();
-        for index in start..end {
-            let mut node: Option<Option<Node>> = None;
-            for side in 0..2 {
-                let flag = traps.get(side, index);
-                let position = side as u64 * size + index;
-                let new = if !self.is_open(side, index) {
-                    0
-                } else if flag == HOLDING || flag == RELEASED {
-                    HOLDING
-                } else if traps.candidates.get(position) {
-                    TRAPPED
-                } else if flag == TRAPPED {
-                    let node = node.get_or_insert_with(|| self.walker.node(index, &mut placement));
-                    let trapped = node
-                        .as_ref()
-                        .is_some_and(|node| self.trapped_candidate(node, side, base));
-                    if trapped {
-                        traps.candidates.set(position);
-                        TRAPPED
-                    } else {
-                        0
-                    }
-                } else {
-                    0
-                };
-                if new != flag {
-                    traps.set(side, index, new);
-                }
-            }
-        }
-    }
-
-    /// Whether a drawn position starts out trapped: a position with
-    /// `side` to move, not in check, that can only check.
-    fn trapped_candidate(&self, node: &Node, side: usize, base: u16) -> bool {
-        self.walker.valid(node, side)
-            && !self.walker.in_check(node, side)
-            && self.only_checks(node, side, base)
     }
 
     /// Whether every move of a drawn position that does not lose is a
@@ -1077,70 +777,6 @@ impl State<'_> {
             }
         });
         !escapes
-    }
-
-    /// The holding positions with quiet moves into the `trapped` ones
-    /// (positions), counted back from them: every holding predecessor of
-    /// a trapped position (such moves never check, as a trapped position
-    /// is not in check).
-    fn count_holds(&self, traps: &Traps, trapped: &[u64]) -> Holds {
-        let size = self.indexer.size();
-        let mut held: Vec<u64> = trapped
-            .par_iter()
-            .flat_map_iter(|&t| {
-                let (side, index) = ((t / size) as usize, t % size);
-                let mover = 1 - side;
-                self.parents(index, mover)
-                    .into_iter()
-                    .filter(move |&p| traps.get(mover, p) == HOLDING)
-                    .map(move |p| mover as u64 * size + p)
-            })
-            .collect();
-        held.par_sort_unstable();
-        Holds::count(&held)
-    }
-
-    /// Whether a trapped position has a check into an open position that
-    /// holds nothing (its quiet moves into open positions are checks).
-    fn checks_unheld(&self, side: usize, index: u64, holds: &Holds) -> bool {
-        let mut placement = Placement::new();
-        let Some(node) = self.walker.node(index, &mut placement) else {
-            return false;
-        };
-        let opponent = 1 - side;
-        let offset = opponent as u64 * self.indexer.size();
-        self.walker.any_move(&node, side, |step| {
-            if step.captured.is_some() {
-                return false;
-            }
-            let child = self.walker.child_index(&node, step);
-            self.is_open(opponent, child) && !holds.contains(offset + child)
-        })
-    }
-
-    /// Follows a position that stopped being trapped or holding to its
-    /// predecessors (un-moves of the other side); returns those released
-    /// in turn. A trapped position's checks reach positions in check, so a
-    /// position that stops holding releases the trapped ones before it; a
-    /// holding position's counted moves reach trapped ones, so a position
-    /// that stops being trapped takes one from each holding one before it.
-    fn release(&self, traps: &Traps, holds: &Holds, (side, index, was): Released) -> Vec<Released> {
-        let mover = 1 - side;
-        let offset = mover as u64 * self.indexer.size();
-        let mut released = Vec::new();
-        for p in self.parents(index, mover) {
-            if was == HOLDING {
-                if traps.change(mover, p, TRAPPED, 0) {
-                    released.push((mover, p, TRAPPED));
-                }
-            } else if traps.get(mover, p) == HOLDING
-                && holds.take_one(offset + p)
-                && traps.change(mover, p, HOLDING, RELEASED)
-            {
-                released.push((mover, p, HOLDING));
-            }
-        }
-        released
     }
 
     /// The distinct indexes from which `mover` reaches the position at
@@ -1373,19 +1009,4 @@ fn pawn_square(s: u8, side: usize) -> bool {
     let (rank, file) = (s / 9, s % 9);
     let ahead = if side == 0 { rank } else { 9 - rank };
     ahead >= 5 || (ahead >= 3 && file % 2 == 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn holds_count_each_pair_and_tell_the_last_one_taken() {
-        let holds = Holds::count(&[3, 3, 3, 8, 20, 20]);
-        assert!(holds.contains(3) && holds.contains(8) && holds.contains(20));
-        assert!(!holds.contains(4));
-        assert!(!holds.take_one(3) && !holds.take_one(3) && holds.take_one(3));
-        assert!(holds.take_one(8));
-        assert!(!holds.take_one(20) && holds.take_one(20));
-    }
 }

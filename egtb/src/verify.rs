@@ -5,12 +5,14 @@
 //! itself, and a draw with a losing successor for the opponent would not.
 //!
 //! One exception, the perpetual-check rule: a loss at distance `d` (from
-//! [`RULE_DTM`] up) may be shorter than its successors say when its side is
-//! not in check and every move that would last longer than `d` is a quiet
-//! check into a win at `d + 1` for the opponent. Such a win goes on (by the
-//! minimax rule) into a loss at `d`, which is never in check, so never by
-//! a check. A line that never falls below `d` is then one side checking on
-//! every move while the other never checks: the checker loses.
+//! [`RULE_DTM`] up) may be shorter than its successors say when every move
+//! that would last longer than `d` is a quiet check into a win at `d + 1`
+//! for the opponent. Such a win goes on (by the minimax rule) into a loss
+//! at `d`. A line that never falls below `d` is then one side checking on
+//! every move: the checker loses unless the other side checks on every
+//! move too. That it need not is the generator's game to ensure
+//! (`generate/check.rs`), and beyond what one position's successors can
+//! show: the brute-force tests check it.
 //!
 //! The perpetual-chase rule likewise: from [`CHASE_DTM`] up, a loss at `d`
 //! may also be shorter than its successors say when every move that would
@@ -109,7 +111,7 @@ fn best_of_successors(
     // Whether every move lasting longer than `stored` (for a stored loss
     // by a rule) is a quiet check into a win one ply longer, and the pieces
     // all such moves chase (for the chase rule: none of them may check).
-    let mut all_check = !pos.in_check();
+    let mut all_check = true;
     let mut all_chase = true;
     let mut common_victims = u128::MAX;
     // Chases are graded only where the chase rule may be what holds.

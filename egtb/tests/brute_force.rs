@@ -153,15 +153,27 @@ impl Brute {
         };
         // Perpetual check alone, from RULE_DTM up (a capture into a result
         // of the chase rule escapes, as it does where only check loses).
-        loop {
-            let trapped = trapped(&moves, &in_check, &values, true);
-            if trapped.is_empty() {
-                break;
+        // One checker at a time, each followed by its rounds.
+        let checks = |values: &mut Vec<Option<Value>>, longest: &mut u16, alone: bool| {
+            let mut checked = false;
+            for checker in [Color::Red, Color::Black] {
+                let trapped =
+                    trapped_checkers(&positions, &moves, &in_check, values, checker, alone);
+                if !trapped.is_empty() {
+                    let floor = if alone {
+                        xqegtb::value::RULE_DTM
+                    } else {
+                        xqegtb::value::CHASE_DTM
+                    };
+                    let base = ((*longest + 2) & !1).max(floor);
+                    lose_at(values, &trapped, base);
+                    *longest = rounds(&moves, values, base + 1).max(base);
+                    checked = true;
+                }
             }
-            let base = ((longest + 2) & !1).max(xqegtb::value::RULE_DTM);
-            lose_at(&mut values, &trapped, base);
-            longest = rounds(&moves, &mut values, base + 1).max(base);
-        }
+            checked
+        };
+        while checks(&mut values, &mut longest, true) {}
         // Perpetual chase, and check again, from CHASE_DTM up.
         loop {
             // One chaser at a time, each followed by its rounds.
@@ -175,13 +187,8 @@ impl Brute {
                     chased = true;
                 }
             }
-            let checkers = trapped(&moves, &in_check, &values, false);
-            if !checkers.is_empty() {
-                let base = ((longest + 2) & !1).max(xqegtb::value::CHASE_DTM);
-                lose_at(&mut values, &checkers, base);
-                longest = rounds(&moves, &mut values, base + 1).max(base);
-            }
-            if !chased && checkers.is_empty() {
+            let checked = checks(&mut values, &mut longest, false);
+            if !chased && !checked {
                 break;
             }
         }
@@ -265,47 +272,74 @@ fn rounds(moves: &[Vec<Succ>], values: &mut [Option<Value>], first: u16) -> u16 
     }
 }
 
-/// The undecided positions whose side can only check for ever (see
-/// [`Brute`]), by repetition from "every candidate" down to a fixed point.
-fn trapped(
+/// The undecided positions with `checker` to move that can only check for
+/// ever (see [`Brute`]): a greatest fixed point by repetition from "every
+/// candidate" down, around a least one grown from nothing.
+fn trapped_checkers(
+    positions: &[Position],
     moves: &[Vec<Succ>],
     in_check: &[bool],
     values: &[Option<Value>],
+    checker: Color,
     check_rule_alone: bool,
 ) -> Vec<usize> {
     let open = |id: u32| values[id as usize].is_none();
     let n = moves.len();
-    let mut trapped: Vec<bool> = (0..n)
-        .map(|p| values[p].is_none() && !in_check[p])
-        .collect();
-    let mut holding: Vec<bool> = (0..n).map(|p| values[p].is_none() && in_check[p]).collect();
+    let candidate = |p: usize| {
+        positions[p].turn() == checker
+            && values[p].is_none()
+            && moves[p].iter().all(|s| match *s {
+                // A capture that does not lose leaves the cycle.
+                Succ::Capture(v) => {
+                    v.wdl() == xqegtb::Wdl::Win && !(check_rule_alone && v.by_chase_rule())
+                }
+                Succ::Inner {
+                    id, quiet_check, ..
+                } => !open(id) || quiet_check,
+            })
+    };
+    let holder = |q: usize| positions[q].turn() != checker && values[q].is_none() && in_check[q];
+    let mut kept: Vec<bool> = (0..n).map(candidate).collect();
     loop {
-        let new_holding: Vec<bool> = (0..n)
-            .map(|q| {
-                holding[q]
-                    && moves[q].iter().any(|s| {
-                        matches!(*s, Succ::Inner { id, quiet_check: false, .. } if trapped[id as usize])
-                    })
-            })
-            .collect();
-        let new_trapped: Vec<bool> = (0..n)
-            .map(|p| {
-                trapped[p]
-                    && moves[p].iter().all(|s| match *s {
-                        // A capture that does not lose leaves the cycle.
-                        Succ::Capture(v) => {
-                            v.wdl() == xqegtb::Wdl::Win && !(check_rule_alone && v.by_chase_rule())
-                        }
-                        Succ::Inner {
-                            id, quiet_check, ..
-                        } => !open(id) || (quiet_check && new_holding[id as usize]),
-                    })
-            })
-            .collect();
-        if new_holding == holding && new_trapped == trapped {
-            return (0..n).filter(|&p| trapped[p]).collect();
+        // The positions from which the other side forces a move without
+        // check into `kept`, the checker checking all the way.
+        let mut forced = vec![false; n];
+        loop {
+            let held: Vec<bool> = (0..n)
+                .map(|q| {
+                    holder(q)
+                        && moves[q].iter().any(|s| match *s {
+                            Succ::Inner {
+                                id, quiet_check, ..
+                            } => {
+                                if quiet_check {
+                                    forced[id as usize]
+                                } else {
+                                    kept[id as usize]
+                                }
+                            }
+                            Succ::Capture(_) => false,
+                        })
+                })
+                .collect();
+            let next: Vec<bool> = (0..n)
+                .map(|p| {
+                    kept[p]
+                        && moves[p].iter().all(|s| match *s {
+                            Succ::Inner { id, .. } => !open(id) || held[id as usize],
+                            Succ::Capture(_) => true,
+                        })
+                })
+                .collect();
+            if next == forced {
+                break;
+            }
+            forced = next;
         }
-        (holding, trapped) = (new_holding, new_trapped);
+        if forced == kept {
+            return (0..n).filter(|&p| kept[p]).collect();
+        }
+        kept = forced;
     }
 }
 

@@ -347,61 +347,80 @@ impl Brute {
         }
     }
 
-    /// Undecided positions whose side can only check for ever (as in
-    /// tests/brute_force.rs).
-    fn trapped_checkers(&self, check_rule_alone: bool) -> Vec<usize> {
+    /// Undecided positions with `checker` to move that can only check for
+    /// ever (as in tests/brute_force.rs).
+    fn trapped_checkers(&self, checker: Color, check_rule_alone: bool) -> Vec<usize> {
         let size = self.numbering.size as usize;
         let open = |n: usize| self.values[n] == 0;
-        let mut trapped = vec![false; size];
-        let mut holding = vec![false; size];
-        for &p in &self.legal {
-            let p = p as usize;
-            trapped[p] = open(p) && !self.in_check[p];
-            holding[p] = open(p) && self.in_check[p];
+        let turn_of = |n: usize| {
+            if n.is_multiple_of(2) {
+                Color::Red
+            } else {
+                Color::Black
+            }
+        };
+        // Every move that does not lose a quiet check.
+        let only_checks = |i: usize| {
+            self.succs(i).iter().all(|&s| {
+                if s.is_capture() {
+                    let v = s.value();
+                    v.wdl() == Wdl::Win && !(check_rule_alone && v.by_chase_rule())
+                } else {
+                    !open(s.to()) || s.check()
+                }
+            })
+        };
+        let candidates: Vec<usize> = (0..self.legal.len())
+            .filter(|&i| {
+                let p = self.legal[i] as usize;
+                turn_of(p) == checker && open(p) && only_checks(i)
+            })
+            .collect();
+        let holders: Vec<usize> = (0..self.legal.len())
+            .filter(|&i| {
+                let q = self.legal[i] as usize;
+                turn_of(q) != checker && open(q) && self.in_check[q]
+            })
+            .collect();
+        let mut kept = vec![false; size];
+        for &i in &candidates {
+            kept[self.legal[i] as usize] = true;
         }
+        // Greatest fixed point of `kept`, around the least fixed point of
+        // the positions from which the other side forces a move without
+        // check into `kept`, the checker checking all the way.
         loop {
-            let new_holding: Vec<usize> = (0..self.legal.len())
-                .into_par_iter()
-                .filter(|&i| {
-                    let q = self.legal[i] as usize;
-                    holding[q]
-                        && !self
+            let mut forced = vec![false; size];
+            loop {
+                let mut held = vec![false; size];
+                for &i in &holders {
+                    held[self.legal[i] as usize] = self.succs(i).iter().any(|&s| {
+                        !s.is_capture()
+                            && if s.check() {
+                                forced[s.to()]
+                            } else {
+                                kept[s.to()]
+                            }
+                    });
+                }
+                let mut next = vec![false; size];
+                for &i in &candidates {
+                    let p = self.legal[i] as usize;
+                    next[p] = kept[p]
+                        && self
                             .succs(i)
                             .iter()
-                            .any(|&s| !s.is_capture() && !s.check() && trapped[s.to()])
-                })
-                .map(|i| self.legal[i] as usize)
-                .collect();
-            for &q in &new_holding {
-                holding[q] = false;
+                            .all(|&s| s.is_capture() || !open(s.to()) || held[s.to()]);
+                }
+                if next == forced {
+                    break;
+                }
+                forced = next;
             }
-            let released: Vec<usize> = (0..self.legal.len())
-                .into_par_iter()
-                .filter(|&i| {
-                    let p = self.legal[i] as usize;
-                    trapped[p]
-                        && !self.succs(i).iter().all(|&s| {
-                            if s.is_capture() {
-                                let v = s.value();
-                                v.wdl() == Wdl::Win && !(check_rule_alone && v.by_chase_rule())
-                            } else {
-                                !open(s.to()) || (s.check() && holding[s.to()])
-                            }
-                        })
-                })
-                .map(|i| self.legal[i] as usize)
-                .collect();
-            for &p in &released {
-                trapped[p] = false;
+            if forced == kept {
+                return (0..size).filter(|&p| kept[p]).collect();
             }
-            if new_holding.is_empty() && released.is_empty() {
-                return self
-                    .legal
-                    .iter()
-                    .map(|&p| p as usize)
-                    .filter(|&p| trapped[p])
-                    .collect();
-            }
+            kept = forced;
         }
     }
 
@@ -587,17 +606,28 @@ impl Brute {
         }
     }
 
+    /// One perpetual-check pass for each checker in turn, each followed by
+    /// its rounds (from RULE_DTM up with the check rule `alone`, from
+    /// CHASE_DTM up otherwise); whether either trapped anything.
+    fn check_passes(&mut self, longest: &mut u16, alone: bool) -> bool {
+        let floor = if alone { RULE_DTM } else { CHASE_DTM };
+        let mut checked = false;
+        for checker in [Color::Red, Color::Black] {
+            let trapped = self.trapped_checkers(checker, alone);
+            if !trapped.is_empty() {
+                let base = ((*longest + 2) & !1).max(floor);
+                self.lose(&trapped, base);
+                *longest = self.rounds(base + 1, base);
+                checked = true;
+            }
+        }
+        checked
+    }
+
     fn solve(&mut self) {
         let mut longest = self.rounds(0, 0);
-        loop {
-            let trapped = self.trapped_checkers(true);
-            if trapped.is_empty() {
-                break;
-            }
-            let base = ((longest + 2) & !1).max(RULE_DTM);
-            self.lose(&trapped, base);
-            longest = self.rounds(base + 1, base);
-        }
+        // Perpetual check alone, then from CHASE_DTM up with the chase rule.
+        while self.check_passes(&mut longest, true) {}
         loop {
             // One chaser at a time, each followed by its rounds.
             let mut chased = false;
@@ -610,13 +640,8 @@ impl Brute {
                     chased = true;
                 }
             }
-            let checkers = self.trapped_checkers(false);
-            if !checkers.is_empty() {
-                let base = ((longest + 2) & !1).max(CHASE_DTM);
-                self.lose(&checkers, base);
-                longest = self.rounds(base + 1, base);
-            }
-            if !chased && checkers.is_empty() {
+            let checked = self.check_passes(&mut longest, false);
+            if !chased && !checked {
                 break;
             }
         }

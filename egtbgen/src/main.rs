@@ -582,8 +582,8 @@ fn info(path: &Path) -> Result<(), String> {
     out!("file       {}", path.display());
     out!(
         "rules      {} (rule set {})",
-        if info.rules >= xqegtb::file::RULES_CHECK_AND_CHASE {
-            "no legal move loses; checking for ever or chasing one piece for ever loses; other repetitions draw"
+        if info.rules >= xqegtb::file::RULES_AS_GAMES {
+            "no legal move loses; checking for ever loses (unless both sides do), and so does chasing one piece for ever (unless the other side only checks or only chases one piece); other repetitions draw"
         } else {
             "no legal move loses; checking for ever loses; other repetitions draw"
         },

@@ -34,14 +34,15 @@ fn tables_built_under_a_memory_bound_equal_those_built_in_memory() {
         root.path().join("scratch"),
     );
     let free_mb = held_mb(egtbgen(&["gen", "-q", "-o", s(&free), "KRKAB"]));
-    // KRKAB's bit-packed state and the smaller tables held for its
-    // captures take 277,830 bytes, its cells 594,000 more: 320 KiB puts
-    // its cells, and those of the larger tables before it, in scratch files.
+    // KRKAB's bit-packed state (three bits an index and side to move) and
+    // the smaller tables held for its captures take 166,455 bytes, its
+    // cells 594,000 more: 320 KiB puts its cells, and those of the larger
+    // tables before it, in scratch files.
     let bound = ["--max-memory", "320K", "--scratch", s(&scratch)];
     let args = [&["gen", "-q", "-o", s(&bounded)], &bound[..], &["KRKAB"]].concat();
     let bounded_mb = held_mb(egtbgen(&args));
     assert!(
-        free_mb > 0.8 && bounded_mb <= 0.33,
+        free_mb > 0.7 && bounded_mb <= 0.33,
         "{free_mb} MB, {bounded_mb} MB"
     );
     let expected = files(&free);

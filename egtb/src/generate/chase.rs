@@ -40,6 +40,7 @@ use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
+use super::candidates::{Candidates, RuleScan, NOWHERE};
 use super::{positions_at, table_position, Cursor, State, CHUNK};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
@@ -81,18 +82,6 @@ struct Edge {
     meets: u16,
 }
 
-/// What a chase pass found, for the next pass of the same chaser.
-pub(super) struct ChaseScan {
-    /// The distance its losses were settled at: every position settled
-    /// since has a distance from it up.
-    base: u16,
-    /// Its trapped candidates (before the game), ascending.
-    candidates: Vec<u64>,
-}
-
-/// An edge into a position that is no candidate.
-const NOWHERE: u32 = u32::MAX;
-
 impl Edge {
     /// The condition `c` of the position before the move at the position
     /// it reaches (the piece it names may stand elsewhere in its order).
@@ -102,61 +91,6 @@ impl Edge {
         } else {
             self.pieces[c] as usize
         }
-    }
-}
-
-/// Candidate positions in index order and their moves that matter (for a
-/// trapped one every non-losing move, for a holding one its quiet moves
-/// into trapped candidates), all in one list: candidate `i`'s run from
-/// `ends[i]` to `ends[i + 1]`. Few positions, but many of them: no
-/// allocation each.
-struct Candidates {
-    indexes: Vec<u64>,
-    ends: Vec<usize>,
-    edges: Vec<Edge>,
-}
-
-impl Candidates {
-    fn new() -> Candidates {
-        Candidates {
-            indexes: Vec::new(),
-            ends: vec![0],
-            edges: Vec::new(),
-        }
-    }
-
-    /// Adds a candidate after the last, with its moves (possibly none).
-    fn push(&mut self, index: u64, edges: Vec<Edge>) {
-        self.indexes.push(index);
-        self.edges.extend(edges);
-        self.ends.push(self.edges.len());
-    }
-
-    /// Adds moves in order of the index they leave, from the last
-    /// candidate's on.
-    fn extend(&mut self, moves: impl IntoIterator<Item = (u64, Edge)>) {
-        for (index, edge) in moves {
-            if self.indexes.last() != Some(&index) {
-                self.push(index, Vec::new());
-            }
-            self.edges.push(edge);
-            *self.ends.last_mut().expect("one end more than candidates") = self.edges.len();
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.indexes.len()
-    }
-
-    fn edges(&self, i: usize) -> &[Edge] {
-        &self.edges[self.ends[i]..self.ends[i + 1]]
-    }
-
-    /// Where the position at `index` stands, if it is a candidate.
-    fn find(&self, index: u64) -> u32 {
-        self.indexes
-            .binary_search(&index)
-            .map_or(NOWHERE, |i| i as u32)
     }
 }
 
@@ -175,7 +109,7 @@ impl State<'_> {
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
         let found: Vec<(u64, u8, Vec<Edge>)> = match earlier {
             Some(earlier) => self
-                .chase_rescan(chaser, earlier)
+                .rescan(chaser, earlier)
                 .par_chunks(CHUNK as usize)
                 .flat_map_iter(|c| self.chase_candidates(chaser, &sides, c.iter().copied()))
                 .collect(),
@@ -187,7 +121,7 @@ impl State<'_> {
                 })
                 .collect(),
         };
-        self.chase_scans.lock().expect("no panic")[chaser] = Some(ChaseScan {
+        self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
             base,
             candidates: found.iter().map(|&(index, _, _)| index).collect(),
         });
@@ -230,37 +164,6 @@ impl State<'_> {
             .filter(|&(_, &mask)| mask != 0)
             .map(|(&index, _)| index)
             .collect()
-    }
-
-    /// The indexes a later pass for `chaser` need look at (ascending):
-    /// the candidates of its pass before, and the positions with a move
-    /// into one the other side has won since. Every position settled since
-    /// that pass has a distance from its base up, and a position becomes a
-    /// candidate only when a move of it starts to lose.
-    fn chase_rescan(&self, chaser: usize, earlier: ChaseScan) -> Vec<u64> {
-        let size = self.indexer.size();
-        let other = 1 - chaser;
-        let won_since: Vec<bool> = (0..=u16::MAX as u32)
-            .map(|cell| {
-                self.codes
-                    .dtm_of(cell)
-                    .is_some_and(|d| d >= earlier.base && d % 2 == 1)
-            })
-            .collect();
-        let mut look: Vec<u64> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                let won: Vec<u64> = (start..end)
-                    .filter(|&i| won_since[self.cell(other, i).get() as usize])
-                    .collect();
-                won.into_iter().flat_map(|i| self.parents(i, chaser))
-            })
-            .collect();
-        look.extend(earlier.candidates);
-        look.par_sort_unstable();
-        look.dedup();
-        look
     }
 
     /// The trapped candidates among `indexes` (ascending): open positions
@@ -368,83 +271,53 @@ impl State<'_> {
         &self,
         chaser: usize,
         sides: &Sides,
-        trapped: &Candidates,
+        trapped: &Candidates<Edge>,
         trapped_mask: &[u8],
-    ) -> Candidates {
+    ) -> Candidates<Edge> {
         let defender = 1 - chaser;
-        let mut parents: Vec<u64> = trapped
-            .indexes
-            .par_iter()
-            .flat_map_iter(|&t| self.parents(t, defender))
-            .collect();
-        parents.par_sort_unstable();
-        parents.dedup();
-        // A slice of parents at a time, so that their moves are held twice
-        // (found, then in the list) only a slice at a time.
-        let mut holding = Candidates::new();
-        for slice in parents.chunks(1 << 16) {
-            let moves: Vec<(u64, Edge)> = slice
-                .par_iter()
-                .flat_map_iter(|&index| {
-                    if !self.is_open(defender, index) {
-                        return Vec::new();
-                    }
-                    let mut placement = Placement::new();
-                    let mut canonical = Placement::new();
-                    let mut child = Placement::new();
-                    let positions = positions_at(self.indexer, index, &mut placement);
-                    let Some(mut pos) = positions.into_iter().nth(defender).flatten() else {
-                        return Vec::new();
-                    };
-                    if pos.in_check() {
-                        return Vec::new();
-                    }
-                    let mut edges = Vec::new();
-                    for &m in pos.legal_moves().iter() {
-                        if pos.board().piece_at(m.to()).is_some() {
-                            continue;
-                        }
-                        pos.make_move(m);
-                        let (_, to) = table_position(self.indexer, &pos, &mut child);
-                        let check = pos.in_check();
-                        pos.unmake_move();
-                        // Only a move into a trapped candidate matters; only then
-                        // is it graded, on the board before it.
-                        let at = trapped.find(to);
-                        if at == NOWHERE || trapped_mask[at as usize] == 0 {
-                            continue;
-                        }
-                        let meets = if check {
-                            // A check chases nothing.
-                            0xff
-                        } else {
-                            let chased = sides
-                                .chasers
-                                .ordinals(&placement, chased_squares(pos.board(), m));
-                            1 << NON_CHECK | !u16::from(chased) & 0xff
-                        };
-                        edges.push((
-                            index,
-                            Edge {
-                                at,
-                                meets,
-                                ..sides.edge(
-                                    &placement,
-                                    m,
-                                    self.indexer,
-                                    to,
-                                    &child,
-                                    &mut canonical,
-                                )
-                            },
-                        ));
-                    }
-                    edges
-                })
-                .collect();
-            holding.extend(moves);
-        }
-        holding
+        self.gather_holding(&trapped.indexes, defender, |index| {
+            let mut placement = Placement::new();
+            let mut canonical = Placement::new();
+            let mut child = Placement::new();
+            let positions = positions_at(self.indexer, index, &mut placement);
+            let Some(mut pos) = positions.into_iter().nth(defender).flatten() else {
+                return Vec::new();
+            };
+            if pos.in_check() {
+                return Vec::new();
+            }
+            let mut edges = Vec::new();
+            for &m in pos.legal_moves().iter() {
+                if pos.board().piece_at(m.to()).is_some() {
+                    continue;
+                }
+                pos.make_move(m);
+                let (_, to) = table_position(self.indexer, &pos, &mut child);
+                let check = pos.in_check();
+                pos.unmake_move();
+                // Only a move into a trapped candidate matters; only then is
+                // it graded, on the board before it.
+                let at = trapped.find(to);
+                if at == NOWHERE || trapped_mask[at as usize] == 0 {
+                    continue;
+                }
+                let meets = if check {
+                    // A check chases nothing.
+                    0xff
+                } else {
+                    let chased = sides
+                        .chasers
+                        .ordinals(&placement, chased_squares(pos.board(), m));
+                    1 << NON_CHECK | !u16::from(chased) & 0xff
+                };
+                edges.push(Edge {
+                    at,
+                    meets,
+                    ..sides.edge(&placement, m, self.indexer, to, &child, &mut canonical)
+                });
+            }
+            edges
+        })
     }
 }
 
@@ -471,8 +344,8 @@ fn pull(target: u8, map: &VictimMap, all: u8) -> u8 {
 /// The candidates of one chaser and victims: a game between the chaser,
 /// who must chase, and the other side, who must meet every condition.
 struct Game<'a> {
-    trapped: &'a Candidates,
-    holding: &'a Candidates,
+    trapped: &'a Candidates<Edge>,
+    holding: &'a Candidates<Edge>,
     all: u8,
     /// The conditions that apply: one per piece the chaser has, and
     /// [`NON_CHECK`].
