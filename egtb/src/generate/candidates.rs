@@ -104,12 +104,37 @@ impl State<'_> {
         holding
     }
 
+    /// What `find` makes of the indexes a pass for `mover` looks at, a
+    /// chunk at a time in parallel, in index order: after an `earlier`
+    /// pass, only those [`State::rescan`] names; otherwise every index.
+    pub(super) fn find_candidates<T: Send>(
+        &self,
+        mover: usize,
+        earlier: Option<RuleScan>,
+        find: impl Fn(&mut dyn Iterator<Item = u64>) -> Vec<T> + Sync,
+    ) -> Vec<T> {
+        match earlier {
+            Some(earlier) => self
+                .rescan(mover, earlier)
+                .par_chunks(CHUNK as usize)
+                .flat_map_iter(|c| find(&mut c.iter().copied()))
+                .collect(),
+            None => {
+                let size = self.indexer.size();
+                (0..size.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .flat_map_iter(|c| find(&mut (c * CHUNK..((c + 1) * CHUNK).min(size))))
+                    .collect()
+            }
+        }
+    }
+
     /// The indexes a later pass for `mover` need look at (ascending): the
     /// candidates of its pass before, and the positions with a move into
     /// one the other side has won since. Every position settled since that
     /// pass has a distance from its base up, and a position becomes a
     /// candidate only when a move of it starts to lose.
-    pub(super) fn rescan(&self, mover: usize, earlier: RuleScan) -> Vec<u64> {
+    fn rescan(&self, mover: usize, earlier: RuleScan) -> Vec<u64> {
         let size = self.indexer.size();
         let other = 1 - mover;
         let won_since: Vec<bool> = (0..=u16::MAX as u32)

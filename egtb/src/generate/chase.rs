@@ -41,7 +41,7 @@ use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
 use super::candidates::{Candidates, RuleScan, NOWHERE};
-use super::{positions_at, table_position, Cursor, State, CHUNK};
+use super::{positions_at, table_position, Cursor, State};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
 use crate::value::Wdl;
@@ -98,7 +98,6 @@ impl State<'_> {
     /// The open positions with `chaser` to move that lose by the
     /// perpetual-chase rule (their indexes).
     pub(super) fn trapped_chasers(&self, chaser: usize, base: u16) -> Vec<u64> {
-        let size = self.indexer.size();
         let sides = Sides {
             victims: Pieces::new(self, 1 - chaser),
             chasers: Pieces::new(self, chaser),
@@ -107,20 +106,9 @@ impl State<'_> {
             return Vec::new();
         }
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
-        let found: Vec<(u64, u8, Vec<Edge>)> = match earlier {
-            Some(earlier) => self
-                .rescan(chaser, earlier)
-                .par_chunks(CHUNK as usize)
-                .flat_map_iter(|c| self.chase_candidates(chaser, &sides, c.iter().copied()))
-                .collect(),
-            None => (0..size.div_ceil(CHUNK))
-                .into_par_iter()
-                .flat_map_iter(|c| {
-                    let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                    self.chase_candidates(chaser, &sides, start..end)
-                })
-                .collect(),
-        };
+        let found = self.find_candidates(chaser, earlier, |indexes| {
+            self.chase_candidates(chaser, &sides, indexes)
+        });
         self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
             base,
             candidates: found.iter().map(|&(index, _, _)| index).collect(),

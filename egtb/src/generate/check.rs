@@ -30,7 +30,7 @@
 use rayon::prelude::*;
 
 use super::candidates::{Candidates, RuleScan, NOWHERE};
-use super::{Cursor, State, CHUNK};
+use super::{Cursor, State};
 use crate::index::Placement;
 use crate::value::CHASE_DTM;
 
@@ -57,25 +57,13 @@ impl State<'_> {
     /// The open positions with `checker` to move that lose by the
     /// perpetual-check rule at `base` (their indexes).
     pub(super) fn trapped_checkers(&self, checker: usize, base: u16) -> Vec<u64> {
-        let size = self.indexer.size();
         let from_chase = base >= CHASE_DTM;
         let earlier = self.check_scans.lock().expect("no panic")[checker]
             .take()
             .filter(|e| e.from_chase == from_chase);
-        let found: Vec<(u64, Vec<u64>)> = match earlier {
-            Some(earlier) => self
-                .rescan(checker, earlier.scan)
-                .par_chunks(CHUNK as usize)
-                .flat_map_iter(|c| self.check_candidates(checker, base, c.iter().copied()))
-                .collect(),
-            None => (0..size.div_ceil(CHUNK))
-                .into_par_iter()
-                .flat_map_iter(|c| {
-                    let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                    self.check_candidates(checker, base, start..end)
-                })
-                .collect(),
-        };
+        let found = self.find_candidates(checker, earlier.map(|e| e.scan), |indexes| {
+            self.check_candidates(checker, base, indexes)
+        });
         let mut trapped = Candidates::new();
         for (index, checks) in found {
             trapped.push(
