@@ -204,7 +204,8 @@ struct Scheduled {
 /// Bytes the solver holds for `material` (besides the smaller tables its
 /// captures read): two bytes per index and side to move, and three bits
 /// more each (the rounds' two frontiers, the positions pending outside
-/// the rounds). The repetition rules' passes hold lists of their few
+/// the rounds). The repetition rules' passes, which run between rounds,
+/// hold a bit an index in the frontiers' place, and lists of their few
 /// candidates besides.
 pub fn working_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
@@ -397,6 +398,23 @@ impl Bits {
 
     fn set(&self, position: u64) {
         self.words[(position / 64) as usize].fetch_or(1 << (position % 64), Relaxed);
+    }
+
+    /// The positions set among `start..end` (`start` a multiple of 64), in
+    /// order.
+    fn ones(&self, start: u64, end: u64) -> impl Iterator<Item = u64> + '_ {
+        debug_assert_eq!(start % 64, 0, "whole words");
+        (start / 64..end.div_ceil(64)).flat_map(move |w| {
+            let mut bits = self.words[w as usize].load(Relaxed);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let position = w * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    position
+                })
+            })
+            .take_while(move |&p| p < end)
+        })
     }
 }
 
@@ -781,14 +799,8 @@ impl State<'_> {
 
     /// The distinct indexes from which `mover` reaches the position at
     /// `index` by a quiet move (un-moves; legality is the caller's
-    /// business: positions that cannot occur are never open).
-    fn parents(&self, index: u64, mover: usize) -> Vec<u64> {
-        let mut parents = Vec::new();
-        self.parents_into(index, mover, &mut Placement::new(), &mut parents);
-        parents
-    }
-
-    /// [`State::parents`] into `out`, with `placement` for scratch.
+    /// business: positions that cannot occur are never open), into `out`,
+    /// with `placement` for scratch.
     fn parents_into(
         &self,
         index: u64,

@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-use super::{State, CHUNK};
+use super::{Bits, State, CHUNK};
+use crate::index::Placement;
 
 /// Where a move's position stands among the other kind of candidates, when
 /// it is none.
@@ -47,6 +48,27 @@ impl<E> Candidates<E> {
         }
     }
 
+    /// The lists of `parts` one after the other (each part's indexes past
+    /// the one's before), each part let go once moved.
+    pub fn concat(parts: Vec<Candidates<E>>) -> Candidates<E> {
+        let candidates = parts.iter().map(Candidates::len).sum::<usize>();
+        let edges = parts.iter().map(|p| p.edges.len()).sum();
+        let mut all = Candidates {
+            indexes: Vec::with_capacity(candidates),
+            ends: Vec::with_capacity(candidates + 1),
+            edges: Vec::with_capacity(edges),
+        };
+        all.ends.push(0);
+        for part in parts {
+            let before = all.edges.len();
+            all.indexes.extend(part.indexes);
+            all.ends
+                .extend(part.ends[1..].iter().map(|end| before + end));
+            all.edges.extend(part.edges);
+        }
+        all
+    }
+
     pub fn len(&self) -> usize {
         self.indexes.len()
     }
@@ -84,58 +106,67 @@ impl State<'_> {
         mover: usize,
         moves: impl Fn(u64) -> Vec<E> + Sync,
     ) -> Candidates<E> {
-        let mut parents: Vec<u64> = trapped
-            .par_iter()
-            .flat_map_iter(|&t| self.parents(t, mover))
-            .collect();
-        parents.par_sort_unstable();
-        parents.dedup();
-        // A slice of parents at a time, so that their moves are held twice
+        // A bit an index, not a list: a trapped position has many parents,
+        // and the bits fit where the rounds' frontiers were.
+        let parents = Bits::new(self.indexer.size());
+        trapped.par_chunks(CHUNK as usize).for_each(|chunk| {
+            let (mut placement, mut found) = (Placement::new(), Vec::new());
+            for &index in chunk {
+                self.parents_into(index, mover, &mut placement, &mut found);
+                for &parent in found.iter().filter(|&&p| self.is_open(mover, p)) {
+                    parents.set(parent);
+                }
+            }
+        });
+        // A slice of indexes at a time, so that their moves are held twice
         // (found, then in the list) only a slice at a time.
         let mut holding = Candidates::new();
-        for slice in parents.chunks(1 << 16) {
+        for slice in self.chunks().collect::<Vec<_>>().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
-                .filter(|&&index| self.is_open(mover, index))
-                .flat_map_iter(|&index| moves(index).into_iter().map(move |e| (index, e)))
+                .flat_map_iter(|&(start, end)| {
+                    parents
+                        .ones(start, end)
+                        .flat_map(|index| moves(index).into_iter().map(move |e| (index, e)))
+                })
                 .collect();
             holding.extend(found);
         }
         holding
     }
 
+    /// The table's indexes in chunks of [`CHUNK`], as ranges.
+    fn chunks(&self) -> impl Iterator<Item = (u64, u64)> {
+        let size = self.indexer.size();
+        (0..size.div_ceil(CHUNK)).map(move |c| (c * CHUNK, ((c + 1) * CHUNK).min(size)))
+    }
+
     /// What `find` makes of the indexes a pass for `mover` looks at, a
     /// chunk at a time in parallel, in index order: after an `earlier`
     /// pass, only those [`State::rescan`] names; otherwise every index.
-    pub(super) fn find_candidates<T: Send>(
+    pub(super) fn find_candidates<F: IntoIterator<Item: Send>>(
         &self,
         mover: usize,
         earlier: Option<RuleScan>,
-        find: impl Fn(&mut dyn Iterator<Item = u64>) -> Vec<T> + Sync,
-    ) -> Vec<T> {
-        match earlier {
-            Some(earlier) => self
-                .rescan(mover, earlier)
-                .par_chunks(CHUNK as usize)
-                .flat_map_iter(|c| find(&mut c.iter().copied()))
-                .collect(),
-            None => {
-                let size = self.indexer.size();
-                (0..size.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .flat_map_iter(|c| find(&mut (c * CHUNK..((c + 1) * CHUNK).min(size))))
-                    .collect()
-            }
-        }
+        find: impl Fn(&mut dyn Iterator<Item = u64>) -> F + Sync,
+    ) -> Vec<F::Item> {
+        let look = earlier.map(|earlier| self.rescan(mover, earlier));
+        let chunks: Vec<(u64, u64)> = self.chunks().collect();
+        chunks
+            .into_par_iter()
+            .flat_map_iter(|(start, end)| match &look {
+                Some(look) => find(&mut look.ones(start, end)),
+                None => find(&mut (start..end)),
+            })
+            .collect()
     }
 
-    /// The indexes a later pass for `mover` need look at (ascending): the
+    /// The indexes a later pass for `mover` need look at, a bit each: the
     /// candidates of its pass before, and the positions with a move into
     /// one the other side has won since. Every position settled since that
     /// pass has a distance from its base up, and a position becomes a
     /// candidate only when a move of it starts to lose.
-    fn rescan(&self, mover: usize, earlier: RuleScan) -> Vec<u64> {
-        let size = self.indexer.size();
+    fn rescan(&self, mover: usize, earlier: RuleScan) -> Bits {
         let other = 1 - mover;
         let won_since: Vec<bool> = (0..=u16::MAX as u32)
             .map(|cell| {
@@ -144,22 +175,28 @@ impl State<'_> {
                     .is_some_and(|d| d >= earlier.base && d % 2 == 1)
             })
             .collect();
-        let mut look: Vec<u64> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
-                let won: Vec<u64> = (start..end)
-                    .filter(|&i| won_since[self.cell(other, i).get() as usize])
-                    .collect();
-                won.into_iter().flat_map(|i| self.parents(i, mover))
-            })
-            .collect();
-        look.extend(earlier.candidates);
-        look.par_sort_unstable();
-        look.dedup();
+        let look = Bits::new(self.indexer.size());
+        let chunks: Vec<(u64, u64)> = self.chunks().collect();
+        chunks.into_par_iter().for_each(|(start, end)| {
+            let (mut placement, mut parents) = (Placement::new(), Vec::new());
+            for index in start..end {
+                if won_since[self.cell(other, index).get() as usize] {
+                    self.parents_into(index, mover, &mut placement, &mut parents);
+                    for &parent in &parents {
+                        look.set(parent);
+                    }
+                }
+            }
+        });
+        for &index in &earlier.candidates {
+            look.set(index);
+        }
         look
     }
 }
+
+/// Chunks of indexes whose holding candidates are found at once.
+const SLICE_CHUNKS: usize = 1024;
 
 #[cfg(test)]
 mod tests {
@@ -170,7 +207,9 @@ mod tests {
         let mut list = Candidates::new();
         list.push(3, [30, 31]);
         list.push(5, []);
-        list.extend([(8, 80), (8, 81), (9, 90)]);
+        let mut more = Candidates::new();
+        more.extend([(8, 80), (8, 81), (9, 90)]);
+        let list = Candidates::concat(vec![list, Candidates::new(), more]);
         assert_eq!(list.len(), 4);
         assert_eq!(list.edges(0), &[30, 31]);
         assert!(list.edges(1).is_empty());

@@ -61,20 +61,11 @@ impl State<'_> {
         let earlier = self.check_scans.lock().expect("no panic")[checker]
             .take()
             .filter(|e| e.from_chase == from_chase);
-        let found = self.find_candidates(checker, earlier.map(|e| e.scan), |indexes| {
-            self.check_candidates(checker, base, indexes)
+        let parts = self.find_candidates(checker, earlier.map(|e| e.scan), |indexes| {
+            let part = self.check_candidates(checker, base, indexes);
+            (part.len() > 0).then_some(part)
         });
-        let mut trapped = Candidates::new();
-        for (index, checks) in found {
-            trapped.push(
-                index,
-                checks.into_iter().map(|to| Link {
-                    to,
-                    at: NOWHERE,
-                    check: true,
-                }),
-            );
-        }
+        let mut trapped = Candidates::concat(parts);
         self.check_scans.lock().expect("no panic")[checker] = Some(CheckScan {
             from_chase,
             scan: RuleScan {
@@ -104,9 +95,10 @@ impl State<'_> {
         checker: usize,
         base: u16,
         indexes: impl Iterator<Item = u64>,
-    ) -> Vec<(u64, Vec<u64>)> {
-        let mut found = Vec::new();
+    ) -> Candidates<Link> {
+        let mut found = Candidates::new();
         let mut cursor = Cursor::default();
+        let mut checks = Vec::new();
         for index in indexes {
             if !self.is_open(checker, index) {
                 continue;
@@ -117,7 +109,7 @@ impl State<'_> {
             if !self.walker.valid(&node, checker) || !self.only_checks(&node, checker, base) {
                 continue;
             }
-            let mut checks = Vec::new();
+            checks.clear();
             self.walker.moves(&node, checker, |step| {
                 if step.captured.is_none() {
                     let to = self.walker.child_index(&node, step);
@@ -128,7 +120,12 @@ impl State<'_> {
             });
             checks.sort_unstable();
             checks.dedup();
-            found.push((index, checks));
+            let links = checks.iter().map(|&to| Link {
+                to,
+                at: NOWHERE,
+                check: true,
+            });
+            found.push(index, links);
         }
         found
     }
