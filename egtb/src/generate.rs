@@ -44,7 +44,6 @@
 //! checks nor all chases of one piece; every other repetition is a draw.
 //! Values below [`CHASE_DTM`] are those of the perpetual-check rule alone.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -192,15 +191,6 @@ pub enum SolveError {
     },
 }
 
-/// A position settled later than the round that found it: a loss whose
-/// captures last longer than its moves in the table.
-#[derive(Clone, Copy, Debug)]
-struct Scheduled {
-    dtm: u16,
-    side: u8,
-    index: u64,
-}
-
 /// Bytes the solver holds for `material` (besides the smaller tables its
 /// captures read): two bytes per index and side to move, and three bits
 /// more each (the rounds' two frontiers, the positions pending outside
@@ -319,7 +309,7 @@ fn solve_checked(
         progress(Progress::Setup(end - start));
     });
     state.check_codes()?;
-    let mut longest = state.rounds(0, BTreeMap::new(), progress)?;
+    let mut longest = state.rounds(0, progress)?;
     // Mates are shorter than RULE_DTM; longer distances here can only come
     // from captures into results of the rule.
     if longest >= RULE_DTM && !state.rule_captures.load(Relaxed) {
@@ -466,72 +456,36 @@ impl State<'_> {
         }
     }
 
-    /// Settles the open position as lost at `at`, when its captures last
-    /// no longer; otherwise it waits in `later` for the round of their loss.
-    fn lose(&self, side: usize, index: u64, at: u16, later: &mut BTreeMap<u16, Vec<Scheduled>>) {
-        let dtm = at.max(self.capture_loss(side, index));
-        if dtm == at {
-            self.set_unlisted(side, index, dtm);
-            return;
-        }
-        self.cell(side, index).set(0);
-        later.entry(dtm).or_default().push(Scheduled {
-            dtm,
-            side: side as u8,
-            index,
-        });
+    /// Settles the open position as lost at `at`, or later when its
+    /// captures last longer.
+    fn lose(&self, side: usize, index: u64, at: u16) {
+        self.set_unlisted(side, index, at.max(self.capture_loss(side, index)));
     }
 
     /// Settles a position at `dtm` outside the rounds, on no frontier but
-    /// among the pending ones, which the round of `dtm` looks through.
+    /// among the pending ones, which the round of `dtm` looks through
+    /// (a later round's: the rounds before pass over its cell). Its code
+    /// is handed out now, so the rounds go on until then.
     fn set_unlisted(&self, side: usize, index: u64, dtm: u16) {
         self.cell(side, index).set(self.codes.code(dtm));
         self.unlisted[dtm as usize].store(true, Relaxed);
         self.pending.set(side as u64 * self.indexer.size() + index);
     }
 
-    /// Settles the positions scheduled for `dtm` (still waiting: cell 0),
-    /// on the round's frontier.
-    fn settle_scheduled(&self, scheduled: Vec<Scheduled>, frontier: &Bits) {
-        if scheduled.is_empty() {
-            return;
-        }
-        let code = self.codes.code(scheduled[0].dtm);
-        for s in scheduled {
-            let cell = self.cell(s.side as usize, s.index);
-            debug_assert_eq!(cell.get(), 0, "a scheduled loss waits");
-            cell.set(code);
-            frontier.set(s.side as u64 * self.indexer.size() + s.index);
-        }
-    }
-
     /// Settles the positions whose cells hold distance `first` and
-    /// everything that follows from them, round by round, with `later`
-    /// the positions whose later distance is already known. Returns the
+    /// everything that follows from them, round by round. Returns the
     /// longest distance settled (`first` if none).
-    fn rounds(
-        &self,
-        first: u16,
-        mut later: BTreeMap<u16, Vec<Scheduled>>,
-        progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<u16, SolveError> {
+    fn rounds(&self, first: u16, progress: &(dyn Fn(Progress) + Sync)) -> Result<u16, SolveError> {
         let positions = 2 * self.indexer.size();
         // The positions settled at this round's distance and the next's.
         let (mut now, mut next) = (Bits::new(positions), Bits::new(positions));
         let mut longest = first;
         let mut dtm = first;
         loop {
-            if let Some(scheduled) = later.remove(&dtm) {
-                self.settle_scheduled(scheduled, &now);
-            }
             let mut settled = 0;
             if let Some(code) = self.codes.existing(dtm) {
                 let scan = self.unlisted[dtm as usize].load(Relaxed);
-                let (found, waiting) = self.round(dtm, code, scan, &now, &next);
-                settled = found;
-                for s in waiting {
-                    later.entry(s.dtm).or_default().push(s);
-                }
+                settled = self.round(dtm, code, scan, &now, &next);
             }
             std::mem::swap(&mut now, &mut next);
             self.check_codes()?;
@@ -539,9 +493,10 @@ impl State<'_> {
             if settled > 0 {
                 longest = dtm;
             }
-            // Done when no position is settled further on: no scheduled
-            // loss and no distance with a code beyond this one.
-            if settled == 0 && later.is_empty() && self.codes.longest() <= dtm {
+            // Done when no position is settled further on: no distance
+            // with a code beyond this one (a loss settled for a later
+            // round has one).
+            if settled == 0 && self.codes.longest() <= dtm {
                 return Ok(longest);
             }
             if dtm == MAX_DTM {
@@ -557,25 +512,16 @@ impl State<'_> {
     /// settle their predecessors, onto `next`. They are the bits of `now`,
     /// and with `scan` the pending positions whose cells hold `code`
     /// (settled outside the rounds). Leaves `now` empty. Returns how many
-    /// there were and the losses found that wait for a later round.
-    fn round(
-        &self,
-        dtm: u16,
-        code: u32,
-        scan: bool,
-        now: &Bits,
-        next: &Bits,
-    ) -> (usize, Vec<Scheduled>) {
+    /// there were.
+    fn round(&self, dtm: u16, code: u32, scan: bool, now: &Bits, next: &Bits) -> usize {
         let size = self.indexer.size();
-        let later = Mutex::new(Vec::new());
         let words_per_chunk = (CHUNK / 64) as usize;
         let chunks = now.words.len().div_ceil(words_per_chunk);
-        let settled = (0..chunks)
+        (0..chunks)
             .into_par_iter()
             .map(|c| {
                 let words = c * words_per_chunk..((c + 1) * words_per_chunk).min(now.words.len());
                 let mut found = 0;
-                let mut waiting = Vec::new();
                 let mut scratch = (Placement::new(), Vec::with_capacity(64));
                 for w in words {
                     let mut bits = now.words[w].swap(0, Relaxed);
@@ -588,16 +534,12 @@ impl State<'_> {
                         let (side, index) = ((position / size) as usize, position % size);
                         debug_assert_eq!(self.cell(side, index).get(), code);
                         found += 1;
-                        self.predecessors(side, index, dtm, &mut waiting, next, &mut scratch);
+                        self.predecessors(side, index, dtm, next, &mut scratch);
                     }
-                }
-                if !waiting.is_empty() {
-                    later.lock().expect("no panic").extend(waiting);
                 }
                 found
             })
-            .sum();
-        (settled, later.into_inner().expect("no panic"))
+            .sum()
     }
 
     /// The pending positions among the 64 of word `w` whose cells hold
@@ -627,13 +569,12 @@ impl State<'_> {
 
     /// Follows a position settled at `dtm` (a loss when even) to its
     /// predecessors: wins one ply longer, or losses once every move is
-    /// known to lose (in `later` when a capture lasts longer).
+    /// known to lose (for a later round when a capture lasts longer).
     fn predecessors(
         &self,
         side: usize,
         index: u64,
         dtm: u16,
-        later: &mut Vec<Scheduled>,
         next_frontier: &Bits,
         (placement, parents): &mut (Placement, Vec<u64>),
     ) {
@@ -675,11 +616,7 @@ impl State<'_> {
                             cell.set(self.codes.code(next));
                             next_frontier.set(mover as u64 * self.indexer.size() + p);
                         } else {
-                            later.push(Scheduled {
-                                dtm,
-                                side: mover as u8,
-                                index: p,
-                            });
+                            self.set_unlisted(mover, p, dtm);
                         }
                     }
                     break;
@@ -764,16 +701,15 @@ impl State<'_> {
         report: impl Fn(usize) -> Progress,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Option<u16>, SolveError> {
-        let mut later = BTreeMap::new();
         for &index in &trapped {
-            self.lose(side, index, base, &mut later);
+            self.lose(side, index, base);
         }
         self.check_codes()?;
         progress(report(trapped.len()));
         if trapped.is_empty() {
             return Ok(None);
         }
-        self.rounds(base, later, progress).map(Some)
+        self.rounds(base, progress).map(Some)
     }
 
     /// Whether every move of a drawn position that does not lose is a
