@@ -48,6 +48,20 @@ impl<E> Candidates<E> {
         }
     }
 
+    /// The candidates of `moves` (by the index they leave, in order), with
+    /// those moves, in lists no longer than they need.
+    pub fn from_moves(moves: Vec<(u64, E)>) -> Candidates<E> {
+        let candidates = moves.chunk_by(|a, b| a.0 == b.0).count();
+        let mut list = Candidates {
+            indexes: Vec::with_capacity(candidates),
+            ends: Vec::with_capacity(candidates + 1),
+            edges: Vec::with_capacity(moves.len()),
+        };
+        list.ends.push(0);
+        list.extend(moves);
+        list
+    }
+
     /// The lists of `parts` one after the other (each part's indexes past
     /// the one's before), each part let go once moved.
     pub fn concat(parts: Vec<Candidates<E>>) -> Candidates<E> {
@@ -119,8 +133,10 @@ impl State<'_> {
             }
         });
         // A slice of indexes at a time, so that their moves are held twice
-        // (found, then in the list) only a slice at a time.
-        let mut holding = Candidates::new();
+        // (found, then in the list) only a slice at a time; the slices'
+        // lists are joined at the end, where one growing list would hold
+        // its old and new buffers at once.
+        let mut parts = Vec::new();
         for slice in self.chunks().collect::<Vec<_>>().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
@@ -130,9 +146,9 @@ impl State<'_> {
                         .flat_map(|index| moves(index).into_iter().map(move |e| (index, e)))
                 })
                 .collect();
-            holding.extend(found);
+            parts.push(Candidates::from_moves(found));
         }
-        holding
+        Candidates::concat(parts)
     }
 
     /// The table's indexes in chunks of [`CHUNK`], as ranges.

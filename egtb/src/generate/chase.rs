@@ -48,8 +48,22 @@ use crate::value::Wdl;
 
 /// Where each victim ordinal of one position stands in another: by
 /// ordinal, the ordinal in the other position (the victims of a table
-/// are the other side's pieces besides the king, at most seven).
-type VictimMap = [u8; MAX_VICTIMS];
+/// are the other side's pieces besides the king, at most eight), three
+/// bits each, so that the game's many moves stay small.
+#[derive(Clone, Copy, Default)]
+struct VictimMap(u32);
+
+impl VictimMap {
+    /// The ordinal `k` stands at.
+    fn get(self, k: usize) -> usize {
+        (self.0 >> (3 * k) & 7) as usize
+    }
+
+    fn set(&mut self, k: usize, ordinal: usize) {
+        debug_assert!(ordinal < MAX_VICTIMS, "three bits an ordinal");
+        self.0 |= (ordinal as u32) << (3 * k);
+    }
+}
 
 /// Most pieces (besides its king) a side may have in a table the
 /// perpetual-chase rule applies to: victims are bits of a byte.
@@ -82,6 +96,10 @@ struct Edge {
     meets: u16,
 }
 
+// The game holds a move of this size for every move between candidates:
+// millions of them in the largest tables.
+const _: () = assert!(std::mem::size_of::<Edge>() == 24);
+
 impl Edge {
     /// The condition `c` of the position before the move at the position
     /// it reaches (the piece it names may stand elsewhere in its order).
@@ -89,7 +107,7 @@ impl Edge {
         if c == NON_CHECK {
             c
         } else {
-            self.pieces[c] as usize
+            self.pieces.get(c)
         }
     }
 }
@@ -106,19 +124,17 @@ impl State<'_> {
             return Vec::new();
         }
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
-        let found = self.find_candidates(chaser, earlier, |indexes| {
-            self.chase_candidates(chaser, &sides, indexes)
-        });
-        self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
-            base,
-            candidates: found.iter().map(|&(index, _, _)| index).collect(),
+        let parts = self.find_candidates(chaser, earlier, |indexes| {
+            let (part, masks) = self.chase_candidates(chaser, &sides, indexes);
+            (part.len() > 0).then_some((part, masks))
         });
         // Victim masks by candidate.
-        let mut trapped_mask: Vec<u8> = found.iter().map(|&(_, mask, _)| mask).collect();
-        let mut trapped = Candidates::new();
-        for (index, _, edges) in found {
-            trapped.push(index, edges);
-        }
+        let mut trapped_mask: Vec<u8> = parts.iter().flat_map(|(_, m)| m).copied().collect();
+        let mut trapped = Candidates::concat(parts.into_iter().map(|(part, _)| part).collect());
+        self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
+            base,
+            candidates: trapped.indexes.clone(),
+        });
         let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
         for e in &mut trapped.edges {
             e.at = holding.find(e.to);
@@ -156,14 +172,16 @@ impl State<'_> {
 
     /// The trapped candidates among `indexes` (ascending): open positions
     /// with `chaser` to move whose every non-losing move is a quiet,
-    /// non-checking chase of a common victim, with those victims and moves.
+    /// non-checking chase of a common victim, with those moves, and the
+    /// victims (a mask each).
     fn chase_candidates(
         &self,
         chaser: usize,
         sides: &Sides,
         indexes: impl Iterator<Item = u64>,
-    ) -> Vec<(u64, u8, Vec<Edge>)> {
-        let mut found = Vec::new();
+    ) -> (Candidates<Edge>, Vec<u8>) {
+        let (mut found, mut masks) = (Candidates::new(), Vec::new());
+        let mut edges = Vec::new();
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
         let mut child = Placement::new();
@@ -177,7 +195,7 @@ impl State<'_> {
                 continue;
             };
             let mut mask = sides.victims.all();
-            let mut edges = Vec::new();
+            edges.clear();
             for &m in pos.legal_moves().iter() {
                 let capture = pos.board().piece_at(m.to()).is_some();
                 pos.make_move(m);
@@ -226,10 +244,11 @@ impl State<'_> {
                 }
             }
             if mask != 0 {
-                found.push((index, mask, edges));
+                found.push(index, edges.iter().copied());
+                masks.push(mask);
             }
         }
-        found
+        (found, masks)
     }
 
     /// Whether the open position at `index`, `chaser` to move, may be a
@@ -322,10 +341,10 @@ enum Step {
 
 /// The victims of `mask` at a position from the victims `target` holds at
 /// the position a move reaches: ordinal `k` is set when `target` has the
-/// ordinal `map[k]` the victim reaches.
-fn pull(target: u8, map: &VictimMap, all: u8) -> u8 {
+/// ordinal `map.get(k)` the victim reaches.
+fn pull(target: u8, map: VictimMap, all: u8) -> u8 {
     (0..8)
-        .filter(|&k| all & 1 << k != 0 && target & 1 << map[k] != 0)
+        .filter(|&k| all & 1 << k != 0 && target & 1 << map.get(k) != 0)
         .fold(0, |m, k| m | 1 << k)
 }
 
@@ -363,7 +382,7 @@ impl Game<'_> {
                     for e in self.trapped.edges(t) {
                         let there = held.get(e.at as usize).copied().unwrap_or_default();
                         for &c in &self.conditions {
-                            met[c] &= pull(there[e.carried(c)], &e.victims, self.all);
+                            met[c] &= pull(there[e.carried(c)], e.victims, self.all);
                         }
                     }
                     met
@@ -388,7 +407,7 @@ impl Game<'_> {
                 } else {
                     reached[t][e.carried(c)]
                 };
-                held[c] |= pull(there, &e.victims, self.all);
+                held[c] |= pull(there, e.victims, self.all);
             }
         }
         held
@@ -469,7 +488,7 @@ impl Pieces {
     /// (`mirrored`: whether the move's board is its mirror image), by
     /// ordinal.
     fn map(&self, placement: &[u8], moved: Move, mirrored: bool, canonical: &[u8]) -> VictimMap {
-        let mut map = [0u8; MAX_VICTIMS];
+        let mut map = VictimMap::default();
         for (k, &slot) in self.slots.iter().enumerate() {
             let mut sq = placement[slot];
             if moved.from().index() == sq as usize {
@@ -478,11 +497,12 @@ impl Pieces {
             if mirrored {
                 sq = mirror_square(sq);
             }
-            map[k] = self
+            let ordinal = self
                 .slots
                 .iter()
                 .position(|&s| canonical[s] == sq)
-                .expect("a piece keeps its place among its side's") as u8;
+                .expect("a piece keeps its place among its side's");
+            map.set(k, ordinal);
         }
         map
     }
