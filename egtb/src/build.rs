@@ -2,11 +2,13 @@
 //! the ones its captures lead into.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
 use crate::generate::{
-    bit_bytes, solve_in, working_bytes, Progress, Solution, Solutions, SolveError, Solved,
+    bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Solution, Solutions, SolveError,
+    Solved,
 };
 use crate::index::Indexer;
 use crate::material::Material;
@@ -63,7 +65,9 @@ pub struct Summary {
     pub bytes: u64,
     /// Positions (indexes times two sides to move) of the tables written.
     pub positions: u64,
-    /// Most memory the solver and the tables kept for captures held at once.
+    /// Most memory the solver and the tables kept for captures held at once:
+    /// counted before each table, and for the repetition rules' candidate
+    /// lists as the solver reports them.
     pub peak_memory: u64,
 }
 
@@ -154,9 +158,19 @@ pub fn build_bounded(
                     }
                     scratch = Some(bound.scratch.as_path());
                 }
-                summary.peak_memory = summary.peak_memory.max(working);
-                let progress = |p| events(Event::Progress(p));
+                let lists = AtomicU64::new(0);
+                let progress = |p| {
+                    if let Progress::RuleLists { bytes } = p {
+                        lists.store(bytes, Relaxed);
+                    }
+                    events(Event::Progress(p))
+                };
                 let solved = solve_in(material, &solutions, scratch, &progress)?;
+                // The rule passes hold their lists without the frontiers.
+                let bits = bit_bytes(material);
+                let in_passes =
+                    working - bits + rule_pass_bytes(material, bits, lists.into_inner());
+                summary.peak_memory = summary.peak_memory.max(working).max(in_passes);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
                 let bytes = write_table(&path, &info, &solved, LEVEL)?;
                 summary.solved += 1;

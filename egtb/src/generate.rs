@@ -174,6 +174,9 @@ pub enum Progress {
     /// The perpetual-chase rule found this many positions whose side can
     /// only chase one piece (each a loss; 0 when the search is over).
     PerpetualChase { trapped: usize },
+    /// The solve is over; the repetition rules' passes held at most this
+    /// many bytes of candidate lists at once (see [`rule_pass_bytes`]).
+    RuleLists { bytes: u64 },
 }
 
 /// Why a material could not be solved.
@@ -200,6 +203,16 @@ pub enum SolveError {
 pub fn working_bytes(material: Material) -> u64 {
     let positions = 2 * Indexer::new(material).size();
     2 * positions + bit_bytes(material)
+}
+
+/// Bytes the solver holds for `material` while a repetition rule's pass
+/// holds `lists` bytes of candidate lists, with `bits` the bytes of the
+/// bit-packed state then held ([`bit_bytes`]): the rounds' two frontiers
+/// are let go, and a bit an index of one side to move taken.
+pub fn rule_pass_bytes(material: Material, bits: u64, lists: u64) -> u64 {
+    let size = Indexer::new(material).size();
+    let frontiers = (2 * 2 * size).div_ceil(8);
+    bits - frontiers + size.div_ceil(8) + lists
 }
 
 /// Bytes of the solver's bit-packed state for `material` (three bits per
@@ -299,6 +312,7 @@ fn solve_checked(
         may_check,
         check_scans: Mutex::new([None, None]),
         chase_scans: Mutex::new([None, None]),
+        lists_peak: AtomicU64::new(0),
     };
     // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
@@ -368,6 +382,9 @@ fn solve_checked(
             }
         }
     }
+    progress(Progress::RuleLists {
+        bytes: state.lists_peak.load(Relaxed),
+    });
     let decode = state.codes.decode_table();
     Solution::from_cells(indexer.clone(), state.cells, decode).map_err(scratch_error)
 }
@@ -433,6 +450,8 @@ struct State<'a> {
     check_scans: Mutex<[Option<check::CheckScan>; 2]>,
     /// By chaser: what its last perpetual-chase pass found.
     chase_scans: Mutex<[Option<candidates::RuleScan>; 2]>,
+    /// The most bytes of candidate lists a rule's pass held at once.
+    lists_peak: AtomicU64,
 }
 
 impl State<'_> {

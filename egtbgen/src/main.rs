@@ -308,7 +308,7 @@ fn gen(
     out!(
         "{} tables in {} ({} built, {} already there) in {seconds:.2} s; \
          {} bytes written for {} positions ({bits:.3} bits/position); \
-         at most {:.1} MB of values, counters and capture tables held",
+         at most {:.1} MB of values, counters, capture tables and rule lists held",
         plan.len(),
         dir.display(),
         summary.solved,
@@ -317,6 +317,12 @@ fn gen(
         summary.positions,
         summary.peak_memory as f64 / 1e6
     );
+    if let Some(bound) = bound.filter(|b| summary.peak_memory > b.bytes) {
+        out!(
+            "note: the repetition rules' candidate lists, which the bound cannot foresee, went past it ({:.1} MB)",
+            bound.bytes as f64 / 1e6
+        );
+    }
     Ok(())
 }
 
@@ -394,6 +400,7 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
         Event::Progress(Progress::Perpetual { trapped }) => {
             bar.set_message(format!("perpetual check: {trapped} checkers trapped"));
         }
+        Event::Progress(Progress::RuleLists { .. }) => {}
         Event::Progress(Progress::PerpetualChase { trapped }) => {
             bar.set_message(format!("perpetual chase: {trapped} chasers trapped"));
         }

@@ -83,6 +83,12 @@ impl<E> Candidates<E> {
         all
     }
 
+    /// Bytes the lists take (their capacity).
+    pub fn bytes(&self) -> u64 {
+        let words = self.indexes.capacity() + self.ends.capacity();
+        (8 * words + self.edges.capacity() * std::mem::size_of::<E>()) as u64
+    }
+
     pub fn len(&self) -> usize {
         self.indexes.len()
     }
@@ -110,6 +116,12 @@ pub(super) struct RuleScan {
 }
 
 impl State<'_> {
+    /// Notes that a rule's pass holds `bytes` of lists now.
+    pub(super) fn note_lists(&self, bytes: u64) {
+        self.lists_peak
+            .fetch_max(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The holding candidates of a game: the open positions with `mover`
     /// to move and a quiet move into one of the `trapped` indexes, each with
     /// the moves `moves` finds for it (a position without any is left

@@ -139,6 +139,12 @@ impl State<'_> {
         for e in &mut trapped.edges {
             e.at = holding.find(e.to);
         }
+        // The lists, the scan kept for the next pass (an index each), the
+        // masks, and the game's victims by condition (two for each trapped
+        // candidate, one for each holding one).
+        let (t, h) = (trapped.len() as u64, holding.len() as u64);
+        let by_condition = std::mem::size_of::<ByCondition>() as u64;
+        self.note_lists(trapped.bytes() + holding.bytes() + 9 * t + by_condition * (2 * t + h));
         let game = Game {
             trapped: &trapped,
             holding: &holding,

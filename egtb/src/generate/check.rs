@@ -77,6 +77,10 @@ impl State<'_> {
         for e in &mut trapped.edges {
             e.at = holding.find(e.to);
         }
+        // The lists, the scan kept for the next pass (an index each), and
+        // the game's flags (a byte a candidate, three for the trapped).
+        let (t, h) = (trapped.len() as u64, holding.len() as u64);
+        self.note_lists(trapped.bytes() + holding.bytes() + 8 * t + 3 * t + h);
         let kept = greatest_trap(&trapped, &holding);
         trapped
             .indexes
