@@ -167,9 +167,8 @@ pub fn build_bounded(
                 };
                 let solved = solve_in(material, &solutions, scratch, &progress)?;
                 // The rule passes hold their lists without the frontiers.
-                let bits = bit_bytes(material);
                 let in_passes =
-                    working - bits + rule_pass_bytes(material, bits, lists.into_inner());
+                    working - bit_bytes(material) + rule_pass_bytes(material, lists.into_inner());
                 summary.peak_memory = summary.peak_memory.max(working).max(in_passes);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
                 let bytes = write_table(&path, &info, &solved, LEVEL)?;

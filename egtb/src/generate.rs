@@ -205,14 +205,14 @@ pub fn working_bytes(material: Material) -> u64 {
     2 * positions + bit_bytes(material)
 }
 
-/// Bytes the solver holds for `material` while a repetition rule's pass
-/// holds `lists` bytes of candidate lists, with `bits` the bytes of the
-/// bit-packed state then held ([`bit_bytes`]): the rounds' two frontiers
-/// are let go, and a bit an index of one side to move taken.
-pub fn rule_pass_bytes(material: Material, bits: u64, lists: u64) -> u64 {
+/// Bytes of the bit-packed state the solver holds for `material` while a
+/// repetition rule's pass holds `lists` bytes of candidate lists: the
+/// rounds' two frontiers are let go ([`bit_bytes`] less them), and a bit
+/// an index of one side to move taken.
+pub fn rule_pass_bytes(material: Material, lists: u64) -> u64 {
     let size = Indexer::new(material).size();
     let frontiers = (2 * 2 * size).div_ceil(8);
-    bits - frontiers + size.div_ceil(8) + lists
+    bit_bytes(material) - frontiers + size.div_ceil(8) + lists
 }
 
 /// Bytes of the solver's bit-packed state for `material` (three bits per

@@ -22,10 +22,17 @@ pub(super) struct Candidates<E> {
 
 impl<E> Candidates<E> {
     pub fn new() -> Candidates<E> {
+        Candidates::with_capacity(0, 0)
+    }
+
+    /// Empty lists with room for `candidates` and their `edges`.
+    fn with_capacity(candidates: usize, edges: usize) -> Candidates<E> {
+        let mut ends = Vec::with_capacity(candidates + 1);
+        ends.push(0);
         Candidates {
-            indexes: Vec::new(),
-            ends: vec![0],
-            edges: Vec::new(),
+            indexes: Vec::with_capacity(candidates),
+            ends,
+            edges: Vec::with_capacity(edges),
         }
     }
 
@@ -52,12 +59,7 @@ impl<E> Candidates<E> {
     /// those moves, in lists no longer than they need.
     pub fn from_moves(moves: Vec<(u64, E)>) -> Candidates<E> {
         let candidates = moves.chunk_by(|a, b| a.0 == b.0).count();
-        let mut list = Candidates {
-            indexes: Vec::with_capacity(candidates),
-            ends: Vec::with_capacity(candidates + 1),
-            edges: Vec::with_capacity(moves.len()),
-        };
-        list.ends.push(0);
+        let mut list = Candidates::with_capacity(candidates, moves.len());
         list.extend(moves);
         list
     }
@@ -67,12 +69,7 @@ impl<E> Candidates<E> {
     pub fn concat(parts: Vec<Candidates<E>>) -> Candidates<E> {
         let candidates = parts.iter().map(Candidates::len).sum::<usize>();
         let edges = parts.iter().map(|p| p.edges.len()).sum();
-        let mut all = Candidates {
-            indexes: Vec::with_capacity(candidates),
-            ends: Vec::with_capacity(candidates + 1),
-            edges: Vec::with_capacity(edges),
-        };
-        all.ends.push(0);
+        let mut all = Candidates::with_capacity(candidates, edges);
         for part in parts {
             let before = all.edges.len();
             all.indexes.extend(part.indexes);
@@ -149,7 +146,7 @@ impl State<'_> {
         // lists are joined at the end, where one growing list would hold
         // its old and new buffers at once.
         let mut parts = Vec::new();
-        for slice in self.chunks().collect::<Vec<_>>().chunks(SLICE_CHUNKS) {
+        for slice in self.chunks().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
                 .flat_map_iter(|&(start, end)| {
@@ -164,9 +161,11 @@ impl State<'_> {
     }
 
     /// The table's indexes in chunks of [`CHUNK`], as ranges.
-    fn chunks(&self) -> impl Iterator<Item = (u64, u64)> {
+    fn chunks(&self) -> Vec<(u64, u64)> {
         let size = self.indexer.size();
-        (0..size.div_ceil(CHUNK)).map(move |c| (c * CHUNK, ((c + 1) * CHUNK).min(size)))
+        (0..size.div_ceil(CHUNK))
+            .map(|c| (c * CHUNK, ((c + 1) * CHUNK).min(size)))
+            .collect()
     }
 
     /// What `find` makes of the indexes a pass for `mover` looks at, a
@@ -179,8 +178,7 @@ impl State<'_> {
         find: impl Fn(&mut dyn Iterator<Item = u64>) -> F + Sync,
     ) -> Vec<F::Item> {
         let look = earlier.map(|earlier| self.rescan(mover, earlier));
-        let chunks: Vec<(u64, u64)> = self.chunks().collect();
-        chunks
+        self.chunks()
             .into_par_iter()
             .flat_map_iter(|(start, end)| match &look {
                 Some(look) => find(&mut look.ones(start, end)),
@@ -204,8 +202,7 @@ impl State<'_> {
             })
             .collect();
         let look = Bits::new(self.indexer.size());
-        let chunks: Vec<(u64, u64)> = self.chunks().collect();
-        chunks.into_par_iter().for_each(|(start, end)| {
+        self.chunks().into_par_iter().for_each(|(start, end)| {
             let (mut placement, mut parents) = (Placement::new(), Vec::new());
             for index in start..end {
                 if won_since[self.cell(other, index).get() as usize] {
