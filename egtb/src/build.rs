@@ -1,6 +1,8 @@
-//! Building a set of tables into a directory, smallest first, each from
-//! the ones its captures lead into.
+//! Building a set of tables into a directory, each from the ones its
+//! captures lead into.
 
+use std::cmp::Reverse;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -72,19 +74,43 @@ pub struct Summary {
 }
 
 /// The tables to build for `targets`: each one and everything its captures
-/// lead into, canonical, smallest first, without dead draws.
+/// lead into, canonical, without dead draws, each after the tables its
+/// captures lead into.
+///
+/// The order is depth first: the targets from the most pieces down (and by
+/// name, backwards, within a piece count), each after its captures. A build
+/// keeps a solved table until the last table that captures into it is
+/// solved; depth first, the tables that read one table lie close together,
+/// so fewer are kept at once than when all the smaller tables come first
+/// ([`crate::jobs::build_memory`]: up to 8 pieces with an attacker on each
+/// side, 1.5 GB held instead of 7.5 GB; up to 9, 6.1 GB instead of 30.6).
 pub fn plan(targets: &[Material]) -> Vec<Material> {
-    let mut all: Vec<Material> = targets
+    let mut tops: Vec<Material> = targets
         .iter()
-        .flat_map(|t| {
-            let t = t.canonical().0;
-            t.dependencies().into_iter().chain([t])
-        })
+        .map(|t| t.canonical().0)
         .filter(|m| !m.is_dead_draw())
         .collect();
-    all.sort_by_key(|m| (m.piece_count(), m.to_string()));
-    all.dedup();
-    all
+    tops.sort_by_cached_key(|m| Reverse((m.piece_count(), m.to_string())));
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    for top in tops {
+        add_after_captures(top, &mut seen, &mut order);
+    }
+    order
+}
+
+/// Appends `material` to `order` after the tables its captures lead into,
+/// unless it is already there.
+fn add_after_captures(material: Material, seen: &mut HashSet<Material>, order: &mut Vec<Material>) {
+    if !seen.insert(material) {
+        return;
+    }
+    let mut captures = material.captures();
+    captures.sort();
+    for capture in captures {
+        add_after_captures(capture, seen, order);
+    }
+    order.push(material);
 }
 
 /// The path of a material's table in `dir`.

@@ -56,6 +56,43 @@ pub fn estimate(material: Material) -> Estimate {
     }
 }
 
+/// Most bytes one `egtbgen gen` of `plan`, in its order, holds at once:
+/// the working arrays of the table being solved, and the tables solved
+/// before it that a later table captures into, a byte an index for each
+/// side to move captures reach there (two where a table's values take more
+/// than 256 codes, which this does not foresee).
+pub fn build_memory(plan: &[Material]) -> u64 {
+    let position: HashMap<Material, usize> =
+        plan.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    // The last table in the plan that reads each side of each table.
+    let mut last_reader: HashMap<(Material, usize), usize> = HashMap::new();
+    for (i, m) in plan.iter().enumerate() {
+        for side in m.capture_sides() {
+            last_reader.insert(side, i);
+        }
+    }
+    // Kept bytes per step: a table's side is held from the step after it
+    // is solved through the step of its last reader.
+    let mut change = vec![0i64; plan.len() + 1];
+    for ((table, _), last) in last_reader {
+        let Some(&solved) = position.get(&table) else {
+            continue;
+        };
+        let bytes = Indexer::new(table).size() as i64;
+        change[solved + 1] += bytes;
+        change[last + 1] -= bytes;
+    }
+    let mut kept = 0i64;
+    plan.iter()
+        .zip(&change)
+        .map(|(m, delta)| {
+            kept += delta;
+            kept as u64 + working_bytes(*m)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// The tables of `plan` by dependency level: level 0 captures into no
 /// table of the plan, level k into tables of levels below k only.
 /// `plan` must hold every table its tables capture into (as
@@ -63,8 +100,7 @@ pub fn estimate(material: Material) -> Estimate {
 pub fn levels(plan: &[Material]) -> Vec<Vec<Material>> {
     let mut level: HashMap<Material, usize> = HashMap::new();
     let mut out: Vec<Vec<Material>> = Vec::new();
-    // `plan` is smallest first and captures remove a piece: each table's
-    // captures come before it.
+    // Each table's captures come before it in `plan`.
     for &m in plan {
         let l = m
             .captures()
@@ -162,6 +198,7 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
 mod tests {
     use super::*;
     use crate::build::plan;
+    use crate::material::{Defenders, MaterialClass};
 
     fn m(s: &str) -> Material {
         s.parse().unwrap()
@@ -180,6 +217,44 @@ mod tests {
         assert_eq!(levels.iter().map(Vec::len).sum::<usize>(), plan.len());
         assert!(levels[0].contains(&m("KRK")));
         assert!(levels.last().unwrap().contains(&m("KRKAB")));
+    }
+
+    #[test]
+    fn the_plan_builds_each_table_once_after_its_captures() {
+        let class = MaterialClass {
+            max_attackers: 2,
+            max_attackers_per_side: 1,
+            defenders: Defenders::Any,
+            max_pieces: 6,
+        };
+        let targets = class.materials();
+        let plan = plan(&targets);
+        let position: HashMap<Material, usize> =
+            plan.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+        assert_eq!(position.len(), plan.len(), "a table twice");
+        for t in &targets {
+            assert!(position.contains_key(t), "{t} missing");
+            for d in t.dependencies() {
+                assert!(position[&d] < position[t], "{d} after {t}");
+            }
+        }
+        // Depth first keeps fewer tables at once than smallest first.
+        let mut smallest_first = plan.clone();
+        smallest_first.sort_by_key(|m| (m.piece_count(), m.to_string()));
+        let (depth_first, smallest_first) = (build_memory(&plan), build_memory(&smallest_first));
+        assert!(
+            depth_first < smallest_first * 3 / 4,
+            "{depth_first} against {smallest_first}"
+        );
+    }
+
+    #[test]
+    fn build_memory_counts_the_tables_kept_for_later_captures() {
+        // KRK is read by KRKA's captures of the advisor, held while KRKA is solved.
+        let plan = plan(&[m("KRKA")]);
+        assert_eq!(plan, [m("KRK"), m("KRKA")]);
+        let krk = Indexer::new(m("KRK")).size();
+        assert_eq!(build_memory(&plan), working_bytes(m("KRKA")) + krk);
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl Material {
 
     /// Every material reachable from this one by captures (this one
     /// excluded), canonical, without dead draws, smallest first: the tables
-    /// this one's depends on, in the order to build them.
+    /// this one depends on, in an order they can be built in.
     pub fn dependencies(&self) -> Vec<Material> {
         let mut found = std::collections::BTreeSet::new();
         let mut stack = vec![self.canonical().0];

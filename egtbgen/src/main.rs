@@ -350,11 +350,12 @@ fn plan(
     let memory = estimates.iter().map(|e| e.memory).max().unwrap_or(0);
     let hours: f64 = estimates.iter().map(|e| e.cpu_seconds).sum::<f64>() / 3600.0;
     out!(
-        "{} tables in {} dependency levels: {positions} positions, {:.1} MB on disk, at most {:.1} MB of memory for one table, {hours:.2} CPU hours (estimated: {} bits a position, {} positions a core-second)",
+        "{} tables in {} dependency levels: {positions} positions, {:.1} MB on disk, at most {:.1} MB of memory for one table and {:.1} MB for one `egtbgen gen` of them all, {hours:.2} CPU hours (estimated: {} bits a position, {} positions a core-second)",
         plan.len(),
         jobs::levels(&plan).len(),
         disk as f64 / 1e6,
         memory as f64 / 1e6,
+        jobs::build_memory(&plan) as f64 / 1e6,
         jobs::ESTIMATED_BITS_PER_POSITION,
         jobs::ESTIMATED_POSITIONS_PER_CORE_SECOND
     );

@@ -380,7 +380,7 @@ impl From<Solved> for Solution {
 }
 
 /// Solved tables held in memory, looked up by material: what a material's
-/// captures need while a set of tables is generated smallest first.
+/// captures need while a set of tables is generated, each after its captures.
 #[derive(Default)]
 pub struct Solutions {
     tables: std::collections::HashMap<Material, Solution>,
