@@ -866,6 +866,12 @@ pub fn positions_at(
     placement: &mut Placement,
 ) -> [Option<Position>; 2] {
     indexer.placement(index, placement);
+    positions_of(indexer, index, placement)
+}
+
+/// [`positions_at`] with `placement` already that of `index` (as
+/// [`Indexer::placement`] or [`Indexer::step_placement`] give it).
+pub fn positions_of(indexer: &Indexer, index: u64, placement: &[u8]) -> [Option<Position>; 2] {
     if !indexer.is_canonical(index, placement) {
         return [None, None];
     }

@@ -22,10 +22,10 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use xqcore::Position;
+use xqcore::{Move, Position};
 
-use crate::generate::{positions_at, table_position, Lookup, Table};
-use crate::index::Placement;
+use crate::generate::{positions_of, table_position, Lookup, Table};
+use crate::index::{Indexer, Placement};
 use crate::value::{Value, CHASE_DTM, RULE_DTM};
 use xqcore::chase::chased_squares;
 
@@ -64,15 +64,23 @@ pub fn verify(table: &impl Table, lookup: &dyn Lookup, progress: &(dyn Fn(u64) +
             let mut placement = Placement::new();
             let mut child = Placement::new();
             let mut n = 0;
+            indexer.placement(start, &mut placement);
             for index in start..end {
-                let positions = positions_at(indexer, index, &mut placement);
-                for (side, pos) in positions.into_iter().enumerate() {
-                    let Some(mut pos) = pos else { continue };
+                if index > start {
+                    indexer.step_placement(index, &mut placement);
+                }
+                let mut positions = positions_of(indexer, index, &placement);
+                for (side, pos) in positions.iter_mut().enumerate() {
+                    let Some(pos) = pos else { continue };
                     n += 1;
                     let stored = table
                         .value_at(side, index)
                         .expect("legal positions are valid");
-                    let derived = best_of_successors(&mut pos, stored, table, lookup, &mut child);
+                    let at = At {
+                        side,
+                        placement: &placement,
+                    };
+                    let derived = best_of_successors(pos, at, stored, table, lookup, &mut child);
                     if stored != derived {
                         found.push(Mismatch {
                             fen: pos.fen(),
@@ -96,12 +104,21 @@ pub fn verify(table: &impl Table, lookup: &dyn Lookup, progress: &(dyn Fn(u64) +
     }
 }
 
-/// The value of `pos` from its successors: the best of their values seen
-/// one ply earlier, or a loss when there is no legal move. A loss by the
-/// perpetual-check rule shorter than that is accepted as stored (see the
-/// module documentation).
+/// Where a position stands in its table: the side to move (0: the side
+/// written first) and the placement of its pieces, in table orientation.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    side: usize,
+    placement: &'a [u8],
+}
+
+/// The value of `pos` (at `at`) from its successors: the best of their
+/// values seen one ply earlier, or a loss when there is no legal move. A
+/// loss by the perpetual-check rule shorter than that is accepted as
+/// stored (see the module documentation).
 fn best_of_successors(
     pos: &mut Position,
+    at: At,
     stored: Value,
     table: &impl Table,
     lookup: &dyn Lookup,
@@ -114,7 +131,9 @@ fn best_of_successors(
     let mut all_check = true;
     let mut all_chase = true;
     let mut common_victims = u128::MAX;
-    // Chases are graded only where the chase rule may be what holds.
+    // Checks and chases are graded only where a repetition rule may be
+    // what holds.
+    let rule_band_loss = matches!(stored, Value::Loss(d) if d >= RULE_DTM);
     let chase_band_loss = matches!(stored, Value::Loss(d) if d >= CHASE_DTM);
     for &m in pos.legal_moves().iter() {
         let capture = pos.board().piece_at(m.to()).is_some();
@@ -123,17 +142,37 @@ fn best_of_successors(
         } else {
             chased_squares(pos.board(), m)
         };
-        pos.make_move(m);
-        let v = if capture {
-            lookup.value(pos.board(), pos.turn())
+        let (v, check) = if capture || rule_band_loss {
+            pos.make_move(m);
+            let v = if capture {
+                lookup.value(pos.board(), pos.turn())
+            } else {
+                let (side, index) = table_position(table.indexer(), pos, child);
+                table
+                    .value_at(side, index)
+                    .expect("a legal successor is valid")
+            };
+            let check = pos.in_check();
+            pos.unmake_move();
+            (v, check)
         } else {
-            let (side, index) = table_position(table.indexer(), pos, child);
-            table
-                .value_at(side, index)
-                .expect("a legal successor is valid")
+            // A quiet move out of the rules' band: its successor's index
+            // straight from the placement, without making the move.
+            let index = successor_index(table.indexer(), at.placement, m, child);
+            debug_assert_eq!(
+                {
+                    pos.make_move(m);
+                    let found = table_position(table.indexer(), pos, &mut Placement::new());
+                    pos.unmake_move();
+                    found
+                },
+                (1 - at.side, index)
+            );
+            let v = table
+                .value_at(1 - at.side, index)
+                .expect("a legal successor is valid");
+            (v, false)
         };
-        let check = pos.in_check();
-        pos.unmake_move();
         let v = v.parent();
         if let (Value::Loss(d), Value::Loss(e)) = (stored, v) {
             if e > d {
@@ -156,4 +195,18 @@ fn best_of_successors(
         (Value::Loss(d), Value::Loss(e)) if d >= CHASE_DTM && e > d && chase_holds => stored,
         _ => derived,
     }
+}
+
+/// The index of the position that `m`, a move capturing nothing, leads to
+/// from `placement`: the piece on the move's origin goes to its target.
+fn successor_index(indexer: &Indexer, placement: &[u8], m: Move, child: &mut Placement) -> u64 {
+    child.clear();
+    child.extend_from_slice(placement);
+    let from = m.from().index() as u8;
+    let slot = child
+        .iter()
+        .position(|&s| s == from)
+        .expect("a piece on the move's origin");
+    child[slot] = m.to().index() as u8;
+    indexer.index(child).expect("a legal position has an index")
 }
