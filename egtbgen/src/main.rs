@@ -194,10 +194,14 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         positions: usize,
     },
-    /// Check that every position's value agrees with its successors'.
+    /// Check that every position's value agrees with its successors': one
+    /// table, several, or every table of a directory (smallest first).
+    /// Fails when any table does, after checking them all.
     Verify {
-        file: PathBuf,
-        /// Where the smaller tables behind captures are (default: the file's directory).
+        /// Table files, or directories whose `.xqtb` files are all checked.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where the smaller tables behind captures are (default: each file's directory).
         #[arg(long)]
         path: Option<PathBuf>,
         /// No progress bar.
@@ -242,7 +246,7 @@ fn main() -> ExitCode {
             material,
             positions,
         } => bench(&path, &material, positions),
-        Command::Verify { file, path, quiet } => verify(&file, path.as_deref(), quiet),
+        Command::Verify { files, path, quiet } => verify_all(&files, path.as_deref(), quiet),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -646,7 +650,73 @@ fn info(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn verify(path: &Path, dir: Option<&Path>, quiet: bool) -> Result<(), String> {
+/// [`verify`] on each table of `files` (directories expanded to their
+/// tables, smallest file first), going on past a failed one; with more
+/// than one table, a line of totals.
+fn verify_all(files: &[PathBuf], dir: Option<&Path>, quiet: bool) -> Result<(), String> {
+    let tables = table_files(files)?;
+    let started = Instant::now();
+    let (mut checked, mut failed) = (0u64, Vec::new());
+    for (i, path) in tables.iter().enumerate() {
+        let label = format!("[{}/{}]", i + 1, tables.len());
+        match verify(path, dir, quiet, &label) {
+            Ok(positions) => checked += positions,
+            Err(e) => {
+                eprintln!("egtbgen: {e}");
+                failed.push(path.display().to_string());
+            }
+        }
+    }
+    if tables.len() > 1 {
+        out!(
+            "{} tables: {} pass ({} positions), {} fail ({:.1} s)",
+            tables.len(),
+            tables.len() - failed.len(),
+            checked,
+            failed.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    match failed.len() {
+        0 => Ok(()),
+        _ => Err(format!("verify failed on {}", failed.join(", "))),
+    }
+}
+
+/// The table files `paths` name: files as given, and each directory's
+/// `.xqtb` files, smallest first (errors show soonest, and large tables
+/// come last). A directory without tables is an error.
+fn table_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut tables = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            tables.push(path.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", path.display()))?;
+            let file = entry.path();
+            if file.extension().is_some_and(|x| x == "xqtb") {
+                let len = entry
+                    .metadata()
+                    .map_err(|e| format!("{}: {e}", file.display()))?
+                    .len();
+                found.push((len, file));
+            }
+        }
+        if found.is_empty() {
+            return Err(format!("{}: no table files (.xqtb) in it", path.display()));
+        }
+        found.sort();
+        tables.extend(found.into_iter().map(|(_, file)| file));
+    }
+    Ok(tables)
+}
+
+/// Checks one table against its successors; the positions checked.
+fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u64, String> {
     let table = build::load(path).map_err(|e| e.to_string())?;
     let material = table.indexer.material();
     let dir = dir
@@ -663,7 +733,12 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool) -> Result<(), String> {
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(table.indexer.size())
+        let bar = ProgressBar::new(table.indexer.size());
+        let style = ProgressStyle::with_template("{prefix} {bar:30} {percent:>3}% {eta} left")
+            .expect("a valid template");
+        bar.set_style(style);
+        bar.set_prefix(format!("{label} {material}"));
+        bar
     };
     let started = Instant::now();
     let report = xqegtb::verify::verify(&table, &subs, &|n| bar.inc(n));
@@ -688,5 +763,5 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool) -> Result<(), String> {
         report.checked,
         started.elapsed().as_secs_f64()
     );
-    Ok(())
+    Ok(report.checked)
 }

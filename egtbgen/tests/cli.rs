@@ -283,3 +283,38 @@ fn probe_lists_every_move_and_the_line_to_mate() {
         end.fen()
     );
 }
+
+#[test]
+fn verify_checks_every_table_of_a_directory_and_names_the_one_that_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = egtbgen(&["gen", "-q", "-o", s(dir.path()), "KRKA"]);
+    assert!(out.status.success());
+    let all = egtbgen(&["verify", "-q", s(dir.path())]);
+    let said = String::from_utf8_lossy(&all.stdout);
+    assert!(all.status.success(), "{said}");
+    // KRKA and the tables its captures reach: KRK and KAK's draw need none.
+    assert!(said.contains("KRKA.xqtb: all"), "{said}");
+    assert!(said.contains("KRK.xqtb: all"), "{said}");
+    assert!(
+        said.contains(" tables: ") && said.contains(", 0 fail"),
+        "{said}"
+    );
+
+    // One damaged table: the others are still checked, the run fails and
+    // names it.
+    let krka = dir.path().join("KRKA.xqtb");
+    let mut bytes = std::fs::read(&krka).unwrap();
+    let end = block_ends(&bytes)[0];
+    bytes[end - 1] ^= 0x01;
+    std::fs::write(&krka, bytes).unwrap();
+    let krk = dir.path().join("KRK.xqtb");
+    let some = egtbgen(&["verify", "-q", s(&krka), s(&krk)]);
+    refused(&some, "KRKA.xqtb", "a damaged table among two");
+    assert!(String::from_utf8_lossy(&some.stdout).contains("2 tables: 1 pass"));
+    let empty = tempfile::tempdir().unwrap();
+    refused(
+        &egtbgen(&["verify", s(empty.path())]),
+        "no table files",
+        "an empty directory",
+    );
+}
