@@ -273,6 +273,11 @@ struct FreeSet {
 
 impl FreeSet {
     fn rank(&self, squares: &[u8]) -> Option<u64> {
+        if let [s] = squares {
+            // One piece: its point's number (the binomial of it over one).
+            let p = self.slot[*s as usize];
+            return (p != OFF).then_some(u64::from(p));
+        }
         let mut slots = [0u8; 5];
         for (i, &s) in squares.iter().enumerate() {
             let p = self.slot[s as usize];
@@ -439,25 +444,36 @@ impl Indexer {
         let code = self.groups[0].code_of(&placement[..g0])?;
         let mirrored = self.groups[0].mirror[code as usize];
         if code < mirrored {
-            return self.raw_index(placement);
+            return self.raw_index_of(code, placement);
         }
         let mut mirror = [0u8; MAX_PIECES];
         let mirror = &mut mirror[..placement.len()];
         for (m, &s) in mirror.iter_mut().zip(placement) {
             *m = MIRROR[s as usize];
         }
+        debug_assert_eq!(self.groups[0].code_of(&mirror[..g0]), Some(mirrored));
         if code > mirrored {
-            return self.raw_index(mirror);
+            return self.raw_index_of(mirrored, mirror);
         }
-        Some(self.raw_index(placement)?.min(self.raw_index(mirror)?))
+        Some(
+            self.raw_index_of(code, placement)?
+                .min(self.raw_index_of(mirrored, mirror)?),
+        )
     }
 
     /// The index of a placement as it stands (group 0 must be numbered).
     fn raw_index(&self, placement: &[u8]) -> Option<u64> {
+        let code = self.groups[0].code_of(&placement[..self.groups[0].len_squares()])?;
+        self.raw_index_of(code, placement)
+    }
+
+    /// [`Indexer::raw_index`] given group 0's code (the placement's first
+    /// squares: found once by a caller that needs it too).
+    fn raw_index_of(&self, code0: u32, placement: &[u8]) -> Option<u64> {
         let [g0, g1] = &self.groups;
         let n0 = g0.len_squares();
         let n1 = g1.len_squares();
-        let a = g0.number[g0.code_of(&placement[..n0])? as usize];
+        let a = g0.number[code0 as usize];
         let b = g1.number[g1.code_of(&placement[n0..n0 + n1])? as usize];
         if a == u32::MAX || b == u32::MAX {
             return None;
