@@ -656,11 +656,9 @@ impl State<'_> {
             return 0;
         }
         let mut longest = 0;
-        self.walker.moves(&node, side, |step| {
-            if step.captured.is_some() {
-                if let Value::Loss(d) = self.captured_value(&node, step).parent() {
-                    longest = longest.max(d);
-                }
+        self.walker.captures(&node, side, |step| {
+            if let Value::Loss(d) = self.captured_value(&node, step).parent() {
+                longest = longest.max(d);
             }
         });
         longest

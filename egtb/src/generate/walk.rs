@@ -336,10 +336,29 @@ impl<'a> Walker<'a> {
         });
     }
 
+    /// [`Walker::moves`], the captures only: quiet moves are passed over
+    /// before their legality is tested.
+    pub(super) fn captures(&self, node: &Node, side: usize, mut visit: impl FnMut(Step)) {
+        self.first_move::<true>(node, side, |step| {
+            visit(step);
+            false
+        });
+    }
+
     /// Whether `found` holds for some legal move of `side` in the node (a
     /// valid position with `side` to move): the moves after the first it
     /// holds for are neither generated nor tested for legality.
     pub(super) fn any_move(
+        &self,
+        node: &Node,
+        side: usize,
+        found: impl FnMut(Step) -> bool,
+    ) -> bool {
+        self.first_move::<false>(node, side, found)
+    }
+
+    /// [`Walker::any_move`] over the captures only, or over every move.
+    fn first_move<const CAPTURES_ONLY: bool>(
         &self,
         node: &Node,
         side: usize,
@@ -363,6 +382,9 @@ impl<'a> Walker<'a> {
                     return;
                 }
                 let capture = node.occupied[1 - side] & 1 << to != 0;
+                if CAPTURES_ONLY && !capture {
+                    return;
+                }
                 let judged = slot == king || exposed & (1 << from | 1 << to) != 0;
                 let legal = !judged || {
                     squares[slot] = to;
@@ -639,6 +661,16 @@ mod tests {
                     });
                     moves += expected.len();
                     assert_eq!(walked, expected, "{name} index {index} side {side}");
+                    let (mut captures, mut among_moves) = (BTreeSet::new(), BTreeSet::new());
+                    walker.captures(node, side, |s| {
+                        captures.insert((s.slot, s.to, s.captured));
+                    });
+                    walker.moves(node, side, |s| {
+                        if s.captured.is_some() {
+                            among_moves.insert((s.slot, s.to, s.captured));
+                        }
+                    });
+                    assert_eq!(captures, among_moves, "{name} index {index} side {side}");
                     // Stopping at the k-th move visits exactly k moves (k = 0:
                     // never stopping visits them all).
                     let mut all = 0;
