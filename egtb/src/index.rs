@@ -298,6 +298,11 @@ impl FreeSet {
     }
 
     fn unrank(&self, mut r: u64, out: &mut Vec<u8>) {
+        if self.count == 1 {
+            // One piece: its rank is its point's number.
+            out.push(self.points[r as usize]);
+            return;
+        }
         let start = out.len();
         let mut n = self.points.len();
         for i in (0..self.count).rev() {
