@@ -269,6 +269,11 @@ struct FreeSet {
     points: Vec<u8>,
     slot: [u8; NUM_SQUARES],
     radix: u64,
+    /// What one step of its digit adds to an index (the product of the
+    /// radices after it), and the placement slot of its first piece: set
+    /// once, so that moving a piece divides nothing.
+    weight: u64,
+    first: usize,
 }
 
 impl FreeSet {
@@ -410,10 +415,17 @@ impl Indexer {
                     slot: slots_of(&points),
                     radix: binomial(points.len(), count),
                     points,
+                    weight: 0,
+                    first: slots.len() - count,
                 });
             }
         }
-        let span0 = groups[1].len() as u64 * free.iter().map(|f| f.radix).product::<u64>();
+        let mut weight = 1;
+        for f in free.iter_mut().rev() {
+            f.weight = weight;
+            weight *= f.radix;
+        }
+        let span0 = groups[1].len() as u64 * weight;
         Indexer {
             material,
             size: groups[0].len() as u64 * span0,
@@ -625,8 +637,8 @@ impl Indexer {
         let n0 = self.groups[0].len_squares();
         let g1 = self.groups[1];
         let n1 = g1.len_squares();
-        let free_weight = self.span0 / g1.len() as u64;
         if slot < n0 + n1 {
+            let free_weight = self.span0 / g1.len() as u64;
             let mut group = [0u8; 5];
             let group = &mut group[..n1];
             group.copy_from_slice(&placement[n0..n0 + n1]);
@@ -635,23 +647,19 @@ impl Indexer {
             let new = g1.number[g1.code_of(group).expect("a moved piece on its points") as usize];
             return (raw as i64 + (i64::from(new) - i64::from(old)) * free_weight as i64) as u64;
         }
-        let mut at = n0 + n1;
-        let mut weight = free_weight;
-        for f in &self.free {
-            weight /= f.radix;
-            if slot < at + f.count {
-                let set = &placement[at..at + f.count];
-                let old = f.rank(set).expect("on its points");
-                let mut moved = [0u8; 5];
-                let moved = &mut moved[..f.count];
-                moved.copy_from_slice(set);
-                moved[slot - at] = to;
-                let new = f.rank(moved).expect("a moved piece on its points");
-                return (raw as i64 + (new as i64 - old as i64) * weight as i64) as u64;
-            }
-            at += f.count;
-        }
-        unreachable!("slot {slot} is one of the placement's")
+        let f = self
+            .free
+            .iter()
+            .find(|f| slot < f.first + f.count)
+            .expect("the slot is one of the placement's");
+        let set = &placement[f.first..f.first + f.count];
+        let old = f.rank(set).expect("on its points");
+        let mut moved = [0u8; 5];
+        let moved = &mut moved[..f.count];
+        moved.copy_from_slice(set);
+        moved[slot - f.first] = to;
+        let new = f.rank(moved).expect("a moved piece on its points");
+        (raw as i64 + (new as i64 - old as i64) * f.weight as i64) as u64
     }
 }
 
