@@ -357,6 +357,8 @@ pub struct Indexer {
     size: u64,
     /// Product of the radices after group 0 (what one group-0 number spans).
     span0: u64,
+    /// Product of the free sets' radices (what one group-1 number spans).
+    span1: u64,
 }
 
 impl Indexer {
@@ -433,6 +435,7 @@ impl Indexer {
             free,
             slots,
             span0,
+            span1: weight,
         }
     }
 
@@ -638,14 +641,13 @@ impl Indexer {
         let g1 = self.groups[1];
         let n1 = g1.len_squares();
         if slot < n0 + n1 {
-            let free_weight = self.span0 / g1.len() as u64;
             let mut group = [0u8; 5];
             let group = &mut group[..n1];
             group.copy_from_slice(&placement[n0..n0 + n1]);
             let old = g1.number[g1.code_of(group).expect("on its points") as usize];
             group[slot - n0] = to;
             let new = g1.number[g1.code_of(group).expect("a moved piece on its points") as usize];
-            return (raw as i64 + (i64::from(new) - i64::from(old)) * free_weight as i64) as u64;
+            return (raw as i64 + (i64::from(new) - i64::from(old)) * self.span1 as i64) as u64;
         }
         let f = self
             .free

@@ -292,7 +292,7 @@ fn verify_checks_every_table_of_a_directory_and_names_the_one_that_fails() {
     let all = egtbgen(&["verify", "-q", s(dir.path())]);
     let said = String::from_utf8_lossy(&all.stdout);
     assert!(all.status.success(), "{said}");
-    // KRKA and the tables its captures reach: KRK and KAK's draw need none.
+    // KRKA and KRK (the rook's capture leaves a draw, which has no table).
     assert!(said.contains("KRKA.xqtb: all"), "{said}");
     assert!(said.contains("KRK.xqtb: all"), "{said}");
     assert!(
