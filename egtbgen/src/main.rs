@@ -661,6 +661,8 @@ fn verify_all(files: &[PathBuf], dir: Option<&Path>, quiet: bool) -> Result<(), 
         let label = format!("[{}/{}]", i + 1, tables.len());
         match verify(path, dir, quiet, &label) {
             Ok(positions) => checked += positions,
+            // One table: its own error is the whole message.
+            Err(e) if tables.len() == 1 => return Err(e),
             Err(e) => {
                 eprintln!("egtbgen: {e}");
                 failed.push(path.display().to_string());
