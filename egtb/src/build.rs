@@ -241,10 +241,10 @@ pub fn needed_sides(later: &[Material], table: &Material) -> [bool; 2] {
     sides
 }
 
-/// A complete table of `material` already at `path`, read in full; `None`
-/// when there is none or it does not open (it is then built again). Under
-/// a memory bound a large table is read into scratch files instead, with
-/// only the sides to move `keep` asks for.
+/// A complete table of `material` already at `path`, with only the sides
+/// to move `keep` asks for (none: its blocks' checksums checked, nothing
+/// read); `None` when there is none or it does not open (it is then built
+/// again). Under a memory bound a large table is read into scratch files.
 fn existing(
     path: &Path,
     material: Material,
@@ -257,18 +257,15 @@ fn existing(
     if table.info().material != material {
         return Ok(None);
     }
-    if let Some(bound) = bound.filter(|b| 4 * table.info().size > b.bytes / 4) {
-        return match Solution::from_file_to_scratch(&table, keep, &bound.scratch) {
-            Ok(solution) => Ok(Some(solution)),
-            Err(e @ TableError::Scratch { .. }) => Err(e.into()),
-            // A damaged table is built again.
-            Err(_) => Ok(None),
-        };
+    let scratch = bound
+        .filter(|b| 4 * table.info().size > b.bytes / 4)
+        .map(|b| b.scratch.as_path());
+    match Solution::from_file(&table, keep, scratch) {
+        Ok(solution) => Ok(Some(solution)),
+        Err(e @ TableError::Scratch { .. }) => Err(e.into()),
+        // A damaged table is built again.
+        Err(_) => Ok(None),
     }
-    Ok(table
-        .all_values()
-        .ok()
-        .map(|values| Solution::from_values(Indexer::new(material), values)))
 }
 
 /// Reads a table file in full, for checking it or for the captures of

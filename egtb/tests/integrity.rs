@@ -98,3 +98,37 @@ fn files_of_another_kind_are_refused() {
         assert!(err.contains("foreign.xqtb"), "{err}");
     }
 }
+
+/// A build going on in a directory keeps the sound tables and builds the
+/// damaged ones again, whether a later table reads them (KRKA, read by
+/// KRKAB's captures) or none does (KRKAB), and ends with the files of a
+/// build from nothing.
+#[test]
+fn a_build_over_damaged_tables_builds_them_again() {
+    let order = plan(&["KRKAB".parse().unwrap()]);
+    let fresh = tempfile::tempdir().unwrap();
+    build(fresh.path(), &order, &|_| {}).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for &m in &order {
+        std::fs::copy(table_path(fresh.path(), m), table_path(dir.path(), m)).unwrap();
+    }
+    for name in ["KRKA", "KRKAB"] {
+        let path = table_path(dir.path(), name.parse().unwrap());
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let checked = TableFile::open(&path).and_then(|t| t.check_blocks());
+        assert!(checked.is_err(), "{name}: the flip is in a block");
+    }
+    let summary = build(dir.path(), &order, &|_| {}).unwrap();
+    assert_eq!(summary.solved, 2);
+    assert_eq!(summary.existing, order.len() - 2);
+    for &m in &order {
+        let (a, b) = (table_path(fresh.path(), m), table_path(dir.path(), m));
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{m}"
+        );
+    }
+}

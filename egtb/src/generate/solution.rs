@@ -59,6 +59,15 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+impl std::ops::DerefMut for Bytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Bytes::Heap(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
 /// A solved material: for each side to move (0: the side written first)
 /// one cell per index, and the value code ([`Value::to_code`], [`INVALID`]
 /// for positions that cannot occur) of every cell. A side no later table
@@ -186,30 +195,43 @@ impl Solution {
         }))
     }
 
-    /// A table file's values, read a block at a time into scratch files
-    /// in `dir` (a byte a position, or two where its values take more than
-    /// 256 codes), for the sides to move `keep` asks for.
-    pub fn from_file_to_scratch(
+    /// A table file's values for the sides to move `keep` asks for, read
+    /// a block at a time (a byte a position, or two where its values take
+    /// more than 256 codes): into scratch files in `scratch`, or into
+    /// memory without one. With no side kept, only the blocks' checksums
+    /// are checked and nothing is read.
+    pub fn from_file(
         table: &TableFile,
         keep: [bool; 2],
-        dir: &Path,
+        scratch: Option<&Path>,
     ) -> Result<Solution, TableError> {
         let indexer = Indexer::new(table.info().material);
-        let size = indexer.size();
+        if keep == [false, false] {
+            table.check_blocks()?;
+            return Ok(Solution {
+                indexer,
+                sides: [None, None],
+                decode: Vec::new(),
+            });
+        }
+        let size = indexer.size() as usize;
         let scratch_error = |source| TableError::Scratch {
             table: table.path().to_path_buf(),
-            dir: dir.to_path_buf(),
+            dir: scratch.map(Path::to_path_buf).unwrap_or_default(),
             source,
         };
-        let mut bytes: [Option<ScratchMap>; 2] = [None, None];
+        let mut bytes: [Option<Bytes>; 2] = [None, None];
         for side in (0..2).filter(|&side| keep[side]) {
-            bytes[side] = Some(ScratchMap::new(dir, size as usize).map_err(scratch_error)?);
+            bytes[side] = Some(match scratch {
+                Some(dir) => Bytes::Mapped(ScratchMap::new(dir, size).map_err(scratch_error)?),
+                None => Bytes::Heap(vec![0; size]),
+            });
         }
         let mut decode: Vec<u16> = Vec::new();
         let mut narrow_of = vec![None::<u8>; u16::MAX as usize + 1];
         let mut too_many = false;
         table.visit_codes(|record, code| {
-            let side = (record / size) as usize;
+            let side = record as usize / size;
             let Some(out) = bytes[side].as_mut() else {
                 return;
             };
@@ -218,29 +240,34 @@ impl Solution {
                 too_many |= decode.len() > 256;
                 (decode.len() - 1) as u8
             });
-            out[(record % size) as usize] = narrow;
+            out[record as usize % size] = narrow;
         })?;
         if !too_many {
             return Ok(Solution {
                 indexer,
-                sides: bytes.map(|b| b.map(|m| Cells::Narrow(Bytes::Mapped(m)))),
+                sides: bytes.map(|b| b.map(Cells::Narrow)),
                 decode,
             });
         }
         // Two bytes a position, the codes as they are.
         drop(bytes);
-        let mut wide: [Option<CellArray>; 2] = [None, None];
+        let mut wide: [Option<Cells>; 2] = [None, None];
         for side in (0..2).filter(|&side| keep[side]) {
-            wide[side] = Some(CellArray::new(size as usize, Some(dir)).map_err(scratch_error)?);
+            wide[side] = Some(match scratch {
+                Some(dir) => {
+                    Cells::WideMapped(CellArray::new(size, Some(dir)).map_err(scratch_error)?)
+                }
+                None => Cells::Wide(vec![0; size]),
+            });
         }
-        table.visit_codes(|record, code| {
-            if let Some(cells) = &wide[(record / size) as usize] {
-                cells[(record % size) as usize].set(u32::from(code));
-            }
+        table.visit_codes(|record, code| match &mut wide[record as usize / size] {
+            Some(Cells::WideMapped(cells)) => cells[record as usize % size].set(u32::from(code)),
+            Some(Cells::Wide(cells)) => cells[record as usize % size] = code,
+            _ => {}
         })?;
         Ok(Solution {
             indexer,
-            sides: wide.map(|w| w.map(Cells::WideMapped)),
+            sides: wide,
             decode: (0..=u16::MAX).collect(),
         })
     }
@@ -533,7 +560,7 @@ mod tests {
     }
 
     #[test]
-    fn tables_read_into_scratch_keep_their_values_narrow_or_wide() {
+    fn tables_read_from_files_keep_their_values_narrow_or_wide_in_memory_or_scratch() {
         use crate::file::{rules_for, write_table, TableInfo};
         use crate::value::Value;
         let material: Material = "KRK".parse().unwrap();
@@ -557,11 +584,18 @@ mod tests {
             let info = TableInfo::of_values(material, rules_for(material), &solved);
             write_table(&path, &info, &solved, 1).unwrap();
             let table = TableFile::open(&path).unwrap();
-            let read = Solution::from_file_to_scratch(&table, [false, true], dir.path()).unwrap();
-            assert_eq!(read.bytes(), 0);
+            let mapped = Solution::from_file(&table, [false, true], Some(dir.path())).unwrap();
+            assert_eq!(mapped.bytes(), 0);
+            let in_memory = Solution::from_file(&table, [false, true], None).unwrap();
+            let cell = if distances > 128 { 2 } else { 1 };
+            assert_eq!(in_memory.bytes(), cell * size as u64, "{distances}");
             for i in 0..size as u64 {
-                assert_eq!(read.code(1, i), solved.values[1][i as usize], "{distances}");
+                let value = solved.values[1][i as usize];
+                assert_eq!(mapped.code(1, i), value, "{distances}");
+                assert_eq!(in_memory.code(1, i), value, "{distances}");
             }
+            let none = Solution::from_file(&table, [false, false], None).unwrap();
+            assert_eq!(none.bytes(), 0);
         }
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 2, "only the two tables");
