@@ -139,6 +139,15 @@ pub struct MemoryBound {
     pub scratch: PathBuf,
 }
 
+impl MemoryBound {
+    /// The bytes above which a table kept for later ones waits in a
+    /// scratch file: an eighth of the bound, so that the tables a
+    /// solve reads leave it room.
+    fn spill_limit(&self) -> u64 {
+        self.bytes / 8
+    }
+}
+
 /// [`build`] within a memory bound: a table whose cells and the tables
 /// its captures read would pass `bound` keeps its cells, and its solution
 /// for later tables, in scratch files; a table kept for later ones that
@@ -217,7 +226,7 @@ pub fn build_bounded(
         // Under a bound, the larger tables kept wait in scratch files.
         if let Some(bound) = bound {
             solutions
-                .spill_larger_than(bound.bytes / 8, &bound.scratch)
+                .spill_larger_than(bound.spill_limit(), &bound.scratch)
                 .map_err(|source| BuildError::Io {
                     path: bound.scratch.clone(),
                     source,
@@ -257,8 +266,11 @@ fn existing(
     if table.info().material != material {
         return Ok(None);
     }
+    // Read into memory, a table past the spill limit would go to scratch
+    // at once: it goes there straight away (a byte a position and side).
+    let sides_kept = keep.iter().filter(|&&k| k).count() as u64;
     let scratch = bound
-        .filter(|b| 4 * table.info().size > b.bytes / 4)
+        .filter(|b| sides_kept * table.info().size > b.spill_limit())
         .map(|b| b.scratch.as_path());
     match Solution::from_file(&table, keep, scratch) {
         Ok(solution) => Ok(Some(solution)),
