@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
 use crate::generate::{
     bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Solution, Solutions, SolveError,
-    Solved,
 };
 use crate::index::Indexer;
 use crate::material::Material;
@@ -278,14 +277,4 @@ fn existing(
         // A damaged table is built again.
         Err(_) => Ok(None),
     }
-}
-
-/// Reads a table file in full, for checking it or for the captures of
-/// other tables.
-pub fn load(path: &Path) -> Result<Solved, TableError> {
-    let table = TableFile::open(path)?;
-    Ok(Solved {
-        indexer: Indexer::new(table.info().material),
-        values: table.all_values()?,
-    })
 }

@@ -19,15 +19,53 @@
 //! last longer than `d` is a quiet move, giving no check, into a win at
 //! `d + 1` for the opponent, and all of them chase one piece in common.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use xqcore::{Move, Position};
 
-use crate::generate::{positions_of, table_position, Lookup, Table};
+use crate::build::{needed_sides, table_path};
+use crate::file::{TableError, TableFile};
+use crate::generate::{positions_of, table_position, Lookup, Solution, Solutions, Table};
 use crate::index::{Indexer, Placement};
+use crate::material::Material;
 use crate::value::{Value, CHASE_DTM, RULE_DTM};
 use xqcore::chase::chased_squares;
+
+/// Why a table could not be read for [`verify`].
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A table that one of `material`'s captures leads to.
+    #[error("{source} (needed for the captures of {material})")]
+    Capture {
+        material: Material,
+        source: TableError,
+    },
+}
+
+/// A table file, read for [`verify`], and the tables in `dir` its captures
+/// lead to: a byte a position (two where a table's values take more than
+/// 256 codes), and of each capture table only the sides to move one
+/// capture reaches. The tables further down are not needed: [`verify`]
+/// looks one ply on.
+pub fn load_with_captures(path: &Path, dir: &Path) -> Result<(Solution, Solutions), LoadError> {
+    let file = TableFile::open(path)?;
+    let table = Solution::from_file(&file, [true, true], None)?;
+    let material = file.info().material;
+    let mut captures = Solutions::default();
+    for sub in material.captures() {
+        let read = || {
+            let file = TableFile::open(&table_path(dir, sub))?;
+            Solution::from_file(&file, needed_sides(&[material], &sub), None)
+        };
+        let solution = read().map_err(|source| LoadError::Capture { material, source })?;
+        captures.insert(solution);
+    }
+    Ok((table, captures))
+}
 
 /// A position whose stored value disagrees with its successors.
 #[derive(Clone, Debug, PartialEq, Eq)]

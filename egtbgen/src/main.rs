@@ -13,7 +13,7 @@ use xqcli::out;
 use xqcore::Position;
 use xqegtb::build::{self, Event};
 use xqegtb::file::TableFile;
-use xqegtb::generate::{Progress, Solutions};
+use xqegtb::generate::Progress;
 use xqegtb::jobs;
 use xqegtb::orient::board_of;
 use xqegtb::{Defenders, Material, MaterialClass, Placement, Tablebase, Value};
@@ -719,19 +719,13 @@ fn table_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 /// Checks one table against its successors; the positions checked.
 fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u64, String> {
-    let table = build::load(path).map_err(|e| e.to_string())?;
-    let material = table.indexer.material();
     let dir = dir
         .map(Path::to_path_buf)
         .or_else(|| path.parent().map(Path::to_path_buf))
         .unwrap_or_default();
-    let mut subs = Solutions::default();
-    for dep in material.dependencies() {
-        let p = build::table_path(&dir, dep);
-        let solved =
-            build::load(&p).map_err(|e| format!("{e} (needed for the captures of {material})"))?;
-        subs.insert(solved);
-    }
+    let (table, captures) =
+        xqegtb::verify::load_with_captures(path, &dir).map_err(|e| e.to_string())?;
+    let material = table.indexer.material();
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -743,7 +737,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         bar
     };
     let started = Instant::now();
-    let report = xqegtb::verify::verify(&table, &subs, &|n| bar.inc(n));
+    let report = xqegtb::verify::verify(&table, &captures, &|n| bar.inc(n));
     bar.finish_and_clear();
     if report.mismatch_count > 0 {
         for m in &report.mismatches {

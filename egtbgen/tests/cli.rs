@@ -186,6 +186,27 @@ fn killed_builds_leave_only_whole_tables_and_a_rerun_finishes() {
 }
 
 #[test]
+fn verify_reads_the_tables_one_capture_leads_to_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = egtbgen(&["gen", "-q", "-o", s(dir.path()), "KRKAB"]);
+    assert!(out.status.success());
+    let krkab = dir.path().join("KRKAB.xqtb");
+    // KRK is two captures away from KRKAB: not needed to check it.
+    std::fs::remove_file(dir.path().join("KRK.xqtb")).unwrap();
+    let out = egtbgen(&["verify", "-q", s(&krkab)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(dir.path().join("KRKA.xqtb")).unwrap();
+    let out = egtbgen(&["verify", "-q", s(&krkab)]);
+    refused(&out, "KRKA.xqtb", "KRKA missing");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needed for the captures of KRKAB"), "{err}");
+}
+
+#[test]
 fn two_builds_into_one_directory_do_not_spoil_each_other() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = spawn_gen(dir.path(), "KRKAB");
