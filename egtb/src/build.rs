@@ -265,8 +265,8 @@ fn existing(
     if table.info().material != material {
         return Ok(None);
     }
-    // Read into memory, a table past the spill limit would go to scratch
-    // at once: it goes there straight away (a byte a position and side).
+    // Kept sides past the spill limit (a byte a position each) would be
+    // spilled as soon as they were kept: read them into scratch files.
     let sides_kept = keep.iter().filter(|&&k| k).count() as u64;
     let scratch = bound
         .filter(|b| sides_kept * table.info().size > b.spill_limit())
