@@ -52,6 +52,9 @@ pub enum Event<'a> {
         info: &'a TableInfo,
         bytes: u64,
         elapsed: Duration,
+        /// Most memory held while solving it, as [`Summary::peak_memory`]
+        /// counts it.
+        held: u64,
     },
     /// A table already in the directory was read instead of solved.
     Existing { material: Material },
@@ -203,7 +206,8 @@ pub fn build_bounded(
                 // The rule passes hold their lists without the frontiers.
                 let in_passes =
                     working - bit_bytes(material) + rule_pass_bytes(material, lists.into_inner());
-                summary.peak_memory = summary.peak_memory.max(working).max(in_passes);
+                let held = working.max(in_passes);
+                summary.peak_memory = summary.peak_memory.max(held);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
                 let bytes = write_table(&path, &info, &solved, LEVEL)?;
                 summary.solved += 1;
@@ -214,6 +218,7 @@ pub fn build_bounded(
                     info: &info,
                     bytes,
                     elapsed: started.elapsed(),
+                    held,
                 });
                 solved
             }

@@ -414,6 +414,7 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
             info,
             bytes,
             elapsed,
+            held,
         } => {
             bar.finish_and_clear();
             if quiet {
@@ -421,11 +422,12 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
             }
             let positions = 2 * info.size;
             out!(
-                "{material}: {positions} positions, {} bytes ({:.3} bits/position), longest mate {} plies, {:.2} s",
+                "{material}: {positions} positions, {} bytes ({:.3} bits/position), longest mate {} plies, {:.2} s, {:.1} MB held",
                 bytes,
                 8.0 * bytes as f64 / positions as f64,
                 info.stats[0].longest.max(info.stats[1].longest),
-                elapsed.as_secs_f64()
+                elapsed.as_secs_f64(),
+                held as f64 / 1e6
             );
         }
         Event::Existing { material } => {

@@ -84,3 +84,21 @@ fn a_bound_below_the_bit_packed_state_is_refused_naming_the_table() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("12X"));
 }
+
+#[test]
+fn each_table_built_says_what_it_held_and_the_build_the_most_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = egtbgen(&["gen", "-o", s(dir.path()), "KRKAB"]);
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let per_table: Vec<f64> = text
+        .lines()
+        .filter_map(|line| line.strip_suffix(" MB held"))
+        .map(|line| line.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(per_table.len(), 4, "KRKAB and its 3 capture tables: {text}");
+    let most = per_table.iter().copied().fold(0.0, f64::max);
+    assert_eq!(most, held_mb(out));
+    // Each table's own figure, not the build's so far: the smaller tables,
+    // built first, held less.
+    assert!(per_table[0] < most, "{per_table:?}");
+}

@@ -13,10 +13,10 @@ pub(super) const NOWHERE: u32 = u32::MAX;
 
 /// Candidate positions in index order and their moves that matter, all in
 /// one list: candidate `i`'s run from `ends[i]` to `ends[i + 1]`. Few
-/// positions, but many of them: no allocation each.
+/// positions, but many of them: no allocation each, and four bytes an end.
 pub(super) struct Candidates<E> {
     pub indexes: Vec<u64>,
-    ends: Vec<usize>,
+    ends: Vec<u32>,
     pub edges: Vec<E>,
 }
 
@@ -40,7 +40,7 @@ impl<E> Candidates<E> {
     pub fn push(&mut self, index: u64, edges: impl IntoIterator<Item = E>) {
         self.indexes.push(index);
         self.edges.extend(edges);
-        self.ends.push(self.edges.len());
+        self.ends.push(end(self.edges.len()));
     }
 
     /// Adds moves in order of the index they leave, from the last
@@ -51,7 +51,7 @@ impl<E> Candidates<E> {
                 self.push(index, None);
             }
             self.edges.push(edge);
-            *self.ends.last_mut().expect("one end more than candidates") = self.edges.len();
+            *self.ends.last_mut().expect("one end more than candidates") = end(self.edges.len());
         }
     }
 
@@ -71,7 +71,7 @@ impl<E> Candidates<E> {
         let edges = parts.iter().map(|p| p.edges.len()).sum();
         let mut all = Candidates::with_capacity(candidates, edges);
         for part in parts {
-            let before = all.edges.len();
+            let before = end(all.edges.len());
             all.indexes.extend(part.indexes);
             all.ends
                 .extend(part.ends[1..].iter().map(|end| before + end));
@@ -82,8 +82,9 @@ impl<E> Candidates<E> {
 
     /// Bytes the lists take (their capacity).
     pub fn bytes(&self) -> u64 {
-        let words = self.indexes.capacity() + self.ends.capacity();
-        (8 * words + self.edges.capacity() * std::mem::size_of::<E>()) as u64
+        let ends = 4 * self.ends.capacity();
+        (8 * self.indexes.capacity() + ends + self.edges.capacity() * std::mem::size_of::<E>())
+            as u64
     }
 
     pub fn len(&self) -> usize {
@@ -91,7 +92,7 @@ impl<E> Candidates<E> {
     }
 
     pub fn edges(&self, i: usize) -> &[E] {
-        &self.edges[self.ends[i]..self.ends[i + 1]]
+        &self.edges[self.ends[i] as usize..self.ends[i + 1] as usize]
     }
 
     /// Where the position at `index` stands, if it is a candidate.
@@ -100,6 +101,12 @@ impl<E> Candidates<E> {
             .binary_search(&index)
             .map_or(NOWHERE, |i| i as u32)
     }
+}
+
+/// The end of a candidate's run of moves: lists of more than `u32::MAX`
+/// moves would take tens of gigabytes, far past any table they serve.
+fn end(edges: usize) -> u32 {
+    u32::try_from(edges).expect("fewer than 2^32 moves in a candidate list")
 }
 
 /// What a pass of a repetition rule found, for its next pass with the

@@ -82,14 +82,16 @@ const NON_CHECK: usize = MAX_VICTIMS;
 /// Victim masks by condition.
 type ByCondition = [u8; CONDITIONS];
 
-/// A move between candidate positions: the index it reaches, where the
-/// victims and the chaser's pieces stand there and, for a move of the
-/// other side, the conditions it meets (a bit each).
+/// A move between candidate positions: where the position it reaches
+/// stands among the candidates, where the victims and the chaser's pieces
+/// stand there and, for a move of the other side, the conditions it meets
+/// (a bit each). The index it reaches is needed only until `at` is found:
+/// it is kept apart, for the trapped candidates' moves, until then.
 #[derive(Clone, Copy)]
 struct Edge {
-    to: u64,
-    /// Where `to` stands among the other kind of candidates (trapped for a
-    /// holding one's move, holding for a trapped one's), or [`NOWHERE`].
+    /// Where the position reached stands among the other kind of
+    /// candidates (trapped for a holding one's move, holding for a trapped
+    /// one's), or [`NOWHERE`].
     at: u32,
     victims: VictimMap,
     pieces: VictimMap,
@@ -98,7 +100,7 @@ struct Edge {
 
 // The game holds a move of this size for every move between candidates:
 // millions of them in the largest tables.
-const _: () = assert!(std::mem::size_of::<Edge>() == 24);
+const _: () = assert!(std::mem::size_of::<Edge>() == 16);
 
 impl Edge {
     /// The condition `c` of the position before the move at the position
@@ -125,26 +127,32 @@ impl State<'_> {
         }
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
         let parts = self.find_candidates(chaser, earlier, |indexes| {
-            let (part, masks) = self.chase_candidates(chaser, &sides, indexes);
-            (part.len() > 0).then_some((part, masks))
+            let found = self.chase_candidates(chaser, &sides, indexes);
+            (found.0.len() > 0).then_some(found)
         });
-        // Victim masks by candidate.
-        let mut trapped_mask: Vec<u8> = parts.iter().flat_map(|(_, m)| m).copied().collect();
-        let mut trapped = Candidates::concat(parts.into_iter().map(|(part, _)| part).collect());
+        // Victim masks by candidate, and the indexes the moves reach.
+        let mut trapped_mask: Vec<u8> = parts.iter().flat_map(|(_, m, _)| m).copied().collect();
+        let targets: Vec<u64> = parts.iter().flat_map(|(_, _, t)| t).copied().collect();
+        let mut trapped = Candidates::concat(parts.into_iter().map(|(part, ..)| part).collect());
         self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
             base,
             candidates: trapped.indexes.clone(),
         });
         let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
-        for e in &mut trapped.edges {
-            e.at = holding.find(e.to);
+        for (e, &to) in trapped.edges.iter_mut().zip(&targets) {
+            e.at = holding.find(to);
         }
-        // The lists, the scan kept for the next pass (an index each), the
-        // masks, and the game's victims by condition (two for each trapped
-        // candidate, one for each holding one).
+        // The lists, the indexes the trapped candidates' moves reach, the
+        // scan kept for the next pass (an index each), the masks, and the
+        // game's victims by condition (two for each trapped candidate, one
+        // for each holding one).
         let (t, h) = (trapped.len() as u64, holding.len() as u64);
         let by_condition = std::mem::size_of::<ByCondition>() as u64;
-        self.note_lists(trapped.bytes() + holding.bytes() + 9 * t + by_condition * (2 * t + h));
+        let reached = 8 * targets.capacity() as u64;
+        self.note_lists(
+            trapped.bytes() + holding.bytes() + reached + 9 * t + by_condition * (2 * t + h),
+        );
+        drop(targets);
         let game = Game {
             trapped: &trapped,
             holding: &holding,
@@ -178,16 +186,16 @@ impl State<'_> {
 
     /// The trapped candidates among `indexes` (ascending): open positions
     /// with `chaser` to move whose every non-losing move is a quiet,
-    /// non-checking chase of a common victim, with those moves, and the
-    /// victims (a mask each).
+    /// non-checking chase of a common victim, with those moves, the
+    /// victims (a mask each), and the index each move reaches.
     fn chase_candidates(
         &self,
         chaser: usize,
         sides: &Sides,
         indexes: impl Iterator<Item = u64>,
-    ) -> (Candidates<Edge>, Vec<u8>) {
-        let (mut found, mut masks) = (Candidates::new(), Vec::new());
-        let mut edges = Vec::new();
+    ) -> (Candidates<Edge>, Vec<u8>, Vec<u64>) {
+        let (mut found, mut masks, mut targets) = (Candidates::new(), Vec::new(), Vec::new());
+        let (mut edges, mut reached) = (Vec::new(), Vec::new());
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
         let mut child = Placement::new();
@@ -202,6 +210,7 @@ impl State<'_> {
             };
             let mut mask = sides.victims.all();
             edges.clear();
+            reached.clear();
             for &m in pos.legal_moves().iter() {
                 let capture = pos.board().piece_at(m.to()).is_some();
                 pos.make_move(m);
@@ -243,6 +252,7 @@ impl State<'_> {
                             &child,
                             &mut canonical,
                         ));
+                        reached.push(to);
                     }
                 }
                 if mask == 0 {
@@ -252,9 +262,10 @@ impl State<'_> {
             if mask != 0 {
                 found.push(index, edges.iter().copied());
                 masks.push(mask);
+                targets.extend_from_slice(&reached);
             }
         }
-        (found, masks)
+        (found, masks, targets)
     }
 
     /// Whether the open position at `index`, `chaser` to move, may be a
@@ -447,7 +458,6 @@ impl Sides {
         // nothing.
         let mirrored = board_of(indexer, reached) != board_of(indexer, canonical);
         Edge {
-            to,
             at: NOWHERE,
             victims: self.victims.map(placement, moved, mirrored, canonical),
             pieces: self.chasers.map(placement, moved, mirrored, canonical),
