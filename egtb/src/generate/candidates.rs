@@ -55,15 +55,6 @@ impl<E> Candidates<E> {
         }
     }
 
-    /// The candidates of `moves` (by the index they leave, in order), with
-    /// those moves, in lists no longer than they need.
-    pub fn from_moves(moves: Vec<(u64, E)>) -> Candidates<E> {
-        let candidates = moves.chunk_by(|a, b| a.0 == b.0).count();
-        let mut list = Candidates::with_capacity(candidates, moves.len());
-        list.extend(moves);
-        list
-    }
-
     /// The lists of `parts` one after the other (each part's indexes past
     /// the one's before), each part let go once moved.
     pub fn concat(parts: Vec<Candidates<E>>) -> Candidates<E> {
@@ -78,6 +69,13 @@ impl<E> Candidates<E> {
             all.edges.extend(part.edges);
         }
         all
+    }
+
+    /// Lets go of the room the lists grew into and did not fill.
+    pub fn shrink_to_fit(&mut self) {
+        self.indexes.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.edges.shrink_to_fit();
     }
 
     /// Bytes the lists take (their capacity).
@@ -149,10 +147,12 @@ impl State<'_> {
             }
         });
         // A slice of indexes at a time, so that their moves are held twice
-        // (found, then in the list) only a slice at a time; the slices'
-        // lists are joined at the end, where one growing list would hold
-        // its old and new buffers at once.
-        let mut parts = Vec::new();
+        // (found, then in the list) only a slice at a time, into one list
+        // that grows as they come. Its buffers, past the allocator's
+        // threshold, are mapped pages that grow in place; lists made a
+        // slice at a time and joined at the end held the parts and the
+        // whole at once, the parts' memory kept by the allocator.
+        let mut list = Candidates::new();
         for slice in self.chunks().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
@@ -162,9 +162,10 @@ impl State<'_> {
                         .flat_map(|index| moves(index).into_iter().map(move |e| (index, e)))
                 })
                 .collect();
-            parts.push(Candidates::from_moves(found));
+            list.extend(found);
         }
-        Candidates::concat(parts)
+        list.shrink_to_fit();
+        list
     }
 
     /// The table's indexes in chunks of [`CHUNK`], as ranges.
