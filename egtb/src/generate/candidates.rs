@@ -147,11 +147,9 @@ impl State<'_> {
             }
         });
         // A slice of indexes at a time, so that their moves are held twice
-        // (found, then in the list) only a slice at a time, into one list
-        // that grows as they come. Its buffers, past the allocator's
-        // threshold, are mapped pages that grow in place; lists made a
-        // slice at a time and joined at the end held the parts and the
-        // whole at once, the parts' memory kept by the allocator.
+        // (found, then in the list) only a slice at a time, straight into
+        // one growing list: lists made a slice at a time and joined at the
+        // end held the parts and the whole at once.
         let mut list = Candidates::new();
         for slice in self.chunks().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
