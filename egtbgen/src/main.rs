@@ -135,10 +135,11 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// What the solver may hold in memory, e.g. 256M or 8G: a table
-        /// past it keeps its two-byte cells, and its solution, in scratch
-        /// files mapped into memory (paged by the kernel, whose cache of
-        /// them it takes back under pressure); only the bit-packed state
-        /// and the smaller tables stay in memory. Default: no bound.
+        /// past it keeps its two-byte cells, its solution and its
+        /// repetition rules' candidate lists in scratch files mapped into
+        /// memory (paged by the kernel, whose cache of them it takes back
+        /// under pressure); only the bit-packed state and the smaller
+        /// tables stay in memory. Default: no bound.
         #[arg(long, value_parser = parse_bytes)]
         max_memory: Option<u64>,
         /// Where the scratch files go (removed as soon as they are made;
@@ -323,7 +324,7 @@ fn gen(
     );
     if let Some(bound) = bound.filter(|b| summary.peak_memory > b.bytes) {
         out!(
-            "note: the repetition rules' candidate lists, which the bound cannot foresee, went past it ({:.1} MB)",
+            "note: the repetition rules' passes, which the bound cannot foresee, went past it ({:.1} MB)",
             bound.bytes as f64 / 1e6
         );
     }

@@ -2,8 +2,12 @@
 //! index order with their moves that matter, and what a pass found for the
 //! next pass of the same side.
 
+use std::path::Path;
+
+use bytemuck::Pod;
 use rayon::prelude::*;
 
+use super::scratch::List;
 use super::{Bits, State, CHUNK};
 use crate::index::Placement;
 
@@ -14,32 +18,30 @@ pub(super) const NOWHERE: u32 = u32::MAX;
 /// Candidate positions in index order and their moves that matter, all in
 /// one list: candidate `i`'s run from `ends[i]` to `ends[i + 1]`. Few
 /// positions, but many of them: no allocation each, and four bytes an end.
+/// Under a memory bound the lists of a whole pass are kept in scratch
+/// files.
 pub(super) struct Candidates<E> {
-    pub indexes: Vec<u64>,
-    ends: Vec<u32>,
-    pub edges: Vec<E>,
+    pub indexes: List<u64>,
+    ends: List<u32>,
+    pub edges: List<E>,
 }
 
-impl<E> Candidates<E> {
-    pub fn new() -> Candidates<E> {
-        Candidates::with_capacity(0, 0)
-    }
-
-    /// Empty lists with room for `candidates` and their `edges`.
-    fn with_capacity(candidates: usize, edges: usize) -> Candidates<E> {
-        let mut ends = Vec::with_capacity(candidates + 1);
+impl<E: Pod> Candidates<E> {
+    /// Empty lists, in memory, or in scratch files in `dir` once they grow.
+    pub fn new(dir: Option<&Path>) -> Candidates<E> {
+        let mut ends = List::new(dir);
         ends.push(0);
         Candidates {
-            indexes: Vec::with_capacity(candidates),
+            indexes: List::new(dir),
             ends,
-            edges: Vec::with_capacity(edges),
+            edges: List::new(dir),
         }
     }
 
     /// Adds a candidate after the last, with its moves (possibly none).
-    pub fn push(&mut self, index: u64, edges: impl IntoIterator<Item = E>) {
+    pub fn push(&mut self, index: u64, edges: &[E]) {
         self.indexes.push(index);
-        self.edges.extend(edges);
+        self.edges.extend_from_slice(edges);
         self.ends.push(end(self.edges.len()));
     }
 
@@ -48,27 +50,21 @@ impl<E> Candidates<E> {
     pub fn extend(&mut self, moves: impl IntoIterator<Item = (u64, E)>) {
         for (index, edge) in moves {
             if self.indexes.last() != Some(&index) {
-                self.push(index, None);
+                self.push(index, &[]);
             }
             self.edges.push(edge);
             *self.ends.last_mut().expect("one end more than candidates") = end(self.edges.len());
         }
     }
 
-    /// The lists of `parts` one after the other (each part's indexes past
-    /// the one's before), each part let go once moved.
-    pub fn concat(parts: Vec<Candidates<E>>) -> Candidates<E> {
-        let candidates = parts.iter().map(Candidates::len).sum::<usize>();
-        let edges = parts.iter().map(|p| p.edges.len()).sum();
-        let mut all = Candidates::with_capacity(candidates, edges);
-        for part in parts {
-            let before = end(all.edges.len());
-            all.indexes.extend(part.indexes);
-            all.ends
-                .extend(part.ends[1..].iter().map(|end| before + end));
-            all.edges.extend(part.edges);
+    /// Adds the candidates of `part`, whose indexes all come after these.
+    pub fn append(&mut self, part: &Candidates<E>) {
+        let before = end(self.edges.len());
+        self.indexes.extend_from_slice(&part.indexes);
+        for &end in &part.ends[1..] {
+            self.ends.push(before + end);
         }
-        all
+        self.edges.extend_from_slice(&part.edges);
     }
 
     /// Lets go of the room the lists grew into and did not fill.
@@ -78,11 +74,9 @@ impl<E> Candidates<E> {
         self.edges.shrink_to_fit();
     }
 
-    /// Bytes the lists take (their capacity).
+    /// Bytes the lists hold in memory (their room, filled or not).
     pub fn bytes(&self) -> u64 {
-        let ends = 4 * self.ends.capacity();
-        (8 * self.indexes.capacity() + ends + self.edges.capacity() * std::mem::size_of::<E>())
-            as u64
+        self.indexes.held_bytes() + self.ends.held_bytes() + self.edges.held_bytes()
     }
 
     pub fn len(&self) -> usize {
@@ -114,10 +108,16 @@ pub(super) struct RuleScan {
     /// since has a distance from it up.
     pub base: u16,
     /// Its trapped candidates (before the game), ascending.
-    pub candidates: Vec<u64>,
+    pub candidates: List<u64>,
 }
 
 impl State<'_> {
+    /// Where the rules' lists of a pass go: scratch files when the cells
+    /// are in them (a table solved under a memory bound), else memory.
+    pub(super) fn lists_dir(&self) -> Option<&Path> {
+        self.cells[0].scratch_dir()
+    }
+
     /// Notes that a rule's pass holds `bytes` of lists now.
     pub(super) fn note_lists(&self, bytes: u64) {
         self.lists_peak
@@ -128,7 +128,7 @@ impl State<'_> {
     /// to move and a quiet move into one of the `trapped` indexes, each with
     /// the moves `moves` finds for it (a position without any is left
     /// out), in index order.
-    pub(super) fn gather_holding<E: Send>(
+    pub(super) fn gather_holding<E: Pod + Send>(
         &self,
         trapped: &[u64],
         mover: usize,
@@ -150,7 +150,7 @@ impl State<'_> {
         // (found, then in the list) only a slice at a time, straight into
         // one growing list: lists made a slice at a time and joined at the
         // end held the parts and the whole at once.
-        let mut list = Candidates::new();
+        let mut list = Candidates::new(self.lists_dir());
         for slice in self.chunks().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
@@ -175,22 +175,29 @@ impl State<'_> {
     }
 
     /// What `find` makes of the indexes a pass for `mover` looks at, a
-    /// chunk at a time in parallel, in index order: after an `earlier`
-    /// pass, only those [`State::rescan`] names; otherwise every index.
+    /// chunk at a time in parallel, each to `take` in index order: after
+    /// an `earlier` pass, only those [`State::rescan`] names; otherwise
+    /// every index. A slice of chunks at a time, so that what is found is
+    /// held twice (found, then where `take` keeps it) only a slice at a
+    /// time.
     pub(super) fn find_candidates<F: IntoIterator<Item: Send>>(
         &self,
         mover: usize,
         earlier: Option<RuleScan>,
         find: impl Fn(&mut dyn Iterator<Item = u64>) -> F + Sync,
-    ) -> Vec<F::Item> {
+        mut take: impl FnMut(F::Item),
+    ) {
         let look = earlier.map(|earlier| self.rescan(mover, earlier));
-        self.chunks()
-            .into_par_iter()
-            .flat_map_iter(|(start, end)| match &look {
-                Some(look) => find(&mut look.ones(start, end)),
-                None => find(&mut (start..end)),
-            })
-            .collect()
+        for slice in self.chunks().chunks(SLICE_CHUNKS) {
+            let found: Vec<F::Item> = slice
+                .par_iter()
+                .flat_map_iter(|&(start, end)| match &look {
+                    Some(look) => find(&mut look.ones(start, end)),
+                    None => find(&mut (start..end)),
+                })
+                .collect();
+            found.into_iter().for_each(&mut take);
+        }
     }
 
     /// The indexes a later pass for `mover` need look at, a bit each: the
@@ -219,7 +226,7 @@ impl State<'_> {
                 }
             }
         });
-        for &index in &earlier.candidates {
+        for &index in earlier.candidates.iter() {
             look.set(index);
         }
         look
@@ -235,12 +242,13 @@ mod tests {
 
     #[test]
     fn candidates_keep_their_moves_in_runs_and_are_found_by_index() {
-        let mut list = Candidates::new();
-        list.push(3, [30, 31]);
-        list.push(5, []);
-        let mut more = Candidates::new();
+        let mut list = Candidates::<u32>::new(None);
+        list.push(3, &[30, 31]);
+        list.push(5, &[]);
+        let mut more = Candidates::new(None);
         more.extend([(8, 80), (8, 81), (9, 90)]);
-        let list = Candidates::concat(vec![list, Candidates::new(), more]);
+        list.append(&Candidates::new(None));
+        list.append(&more);
         assert_eq!(list.len(), 4);
         assert_eq!(list.edges(0), &[30, 31]);
         assert!(list.edges(1).is_empty());
@@ -248,5 +256,28 @@ mod tests {
         assert_eq!(list.edges(3), &[90]);
         assert_eq!((list.find(8), list.find(9)), (2, 3));
         assert_eq!(list.find(4), NOWHERE);
+    }
+
+    #[test]
+    fn candidates_in_scratch_files_read_as_in_memory_and_hold_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut kept, mut mapped) = (
+            Candidates::<u64>::new(None),
+            Candidates::new(Some(dir.path())),
+        );
+        // Past the first scratch file's room, so that it grows.
+        for index in 0..100_000u64 {
+            let edges: Vec<u64> = (0..index % 4).map(|k| index * 10 + k).collect();
+            kept.push(index * 3, &edges);
+            mapped.push(index * 3, &edges);
+        }
+        assert!(kept.bytes() > 2_000_000);
+        assert_eq!(mapped.bytes(), 0);
+        assert_eq!(&kept.indexes[..], &mapped.indexes[..]);
+        assert_eq!(&kept.edges[..], &mapped.edges[..]);
+        assert_eq!(mapped.edges(99_999), &[999_990, 999_991, 999_992]);
+        assert_eq!(mapped.find(3 * 77_777), 77_777);
+        // The files are gone from the directory already.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -37,10 +37,14 @@
 //! candidates are their predecessors.
 
 use rayon::prelude::*;
+use std::path::Path;
+
+use bytemuck::{Pod, Zeroable};
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
 use super::candidates::{Candidates, RuleScan, NOWHERE};
+use super::scratch::List;
 use super::{positions_at, table_position, Cursor, State};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
@@ -50,7 +54,8 @@ use crate::value::Wdl;
 /// ordinal, the ordinal in the other position (the victims of a table
 /// are the other side's pieces besides the king, at most eight), three
 /// bits each, so that the game's many moves stay small.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Pod, Zeroable)]
+#[repr(transparent)]
 struct VictimMap(u32);
 
 impl VictimMap {
@@ -87,7 +92,9 @@ type ByCondition = [u8; CONDITIONS];
 /// stand there and, for a move of the other side, the conditions it meets
 /// (a bit each). The index it reaches is needed only until `at` is found:
 /// it is kept apart, for the trapped candidates' moves, until then.
-#[derive(Clone, Copy)]
+/// Plain bytes without padding, so that scratch files can hold it.
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
 struct Edge {
     /// Where the position reached stands among the other kind of
     /// candidates (trapped for a holding one's move, holding for a trapped
@@ -95,7 +102,7 @@ struct Edge {
     at: u32,
     victims: VictimMap,
     pieces: VictimMap,
-    meets: u16,
+    meets: u32,
 }
 
 // The game holds a move of this size for every move between candidates:
@@ -126,31 +133,43 @@ impl State<'_> {
             return Vec::new();
         }
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
-        let parts = self.find_candidates(chaser, earlier, |indexes| {
-            let found = self.chase_candidates(chaser, &sides, indexes);
-            (found.0.len() > 0).then_some(found)
-        });
+        let dir = self.lists_dir();
         // Victim masks by candidate, and the indexes the moves reach.
-        let mut trapped_mask: Vec<u8> = parts.iter().flat_map(|(_, m, _)| m).copied().collect();
-        let targets: Vec<u64> = parts.iter().flat_map(|(_, _, t)| t).copied().collect();
-        let mut trapped = Candidates::concat(parts.into_iter().map(|(part, ..)| part).collect());
+        let (mut trapped, mut trapped_mask, mut targets) =
+            (Candidates::new(dir), List::new(dir), List::new(dir));
+        self.find_candidates(
+            chaser,
+            earlier,
+            |indexes| {
+                let found = self.chase_candidates(chaser, &sides, indexes);
+                (found.0.len() > 0).then_some(found)
+            },
+            |(part, masks, reached)| {
+                trapped.append(&part);
+                trapped_mask.extend_from_slice(&masks);
+                targets.extend_from_slice(&reached);
+            },
+        );
+        let scan = List::from_slice(&trapped.indexes, dir);
+        let scan_bytes = scan.held_bytes();
         self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
             base,
-            candidates: trapped.indexes.clone(),
+            candidates: scan,
         });
         let holding = self.holding_candidates(chaser, &sides, &trapped, &trapped_mask);
-        for (e, &to) in trapped.edges.iter_mut().zip(&targets) {
+        for (e, &to) in trapped.edges.iter_mut().zip(targets.iter()) {
             e.at = holding.find(to);
         }
+        let mut lists = Reach::new(trapped.len(), holding.len(), dir);
         // The lists, the indexes the trapped candidates' moves reach, the
-        // scan kept for the next pass (an index each), the masks, and the
-        // game's victims by condition (two for each trapped candidate, one
-        // for each holding one).
-        let (t, h) = (trapped.len() as u64, holding.len() as u64);
-        let by_condition = std::mem::size_of::<ByCondition>() as u64;
-        let reached = 8 * targets.capacity() as u64;
+        // scan kept for the next pass, the masks, and the game's own.
         self.note_lists(
-            trapped.bytes() + holding.bytes() + reached + 9 * t + by_condition * (2 * t + h),
+            trapped.bytes()
+                + holding.bytes()
+                + targets.held_bytes()
+                + scan_bytes
+                + trapped_mask.held_bytes()
+                + lists.held_bytes(),
         );
         drop(targets);
         let game = Game {
@@ -162,9 +181,9 @@ impl State<'_> {
         // The greatest fixed point: a trapped position stays so for a
         // victim while the other side can meet every condition from it.
         loop {
-            let reached = game.reach(&trapped_mask);
+            let reached = game.reach(&trapped_mask, &mut lists);
             let mut shrunk = false;
-            for (mask, met) in trapped_mask.iter_mut().zip(&reached) {
+            for (mask, met) in trapped_mask.iter_mut().zip(reached) {
                 let after = game.conditions.iter().fold(*mask, |m, &c| m & met[c]);
                 if after != *mask {
                     *mask = after;
@@ -178,7 +197,7 @@ impl State<'_> {
         trapped
             .indexes
             .iter()
-            .zip(&trapped_mask)
+            .zip(trapped_mask.iter())
             .filter(|&(_, &mask)| mask != 0)
             .map(|(&index, _)| index)
             .collect()
@@ -194,7 +213,8 @@ impl State<'_> {
         sides: &Sides,
         indexes: impl Iterator<Item = u64>,
     ) -> (Candidates<Edge>, Vec<u8>, Vec<u64>) {
-        let (mut found, mut masks, mut targets) = (Candidates::new(), Vec::new(), Vec::new());
+        // A chunk's own lists, in memory: the pass gathers them.
+        let (mut found, mut masks, mut targets) = (Candidates::new(None), Vec::new(), Vec::new());
         let (mut edges, mut reached) = (Vec::new(), Vec::new());
         let mut placement = Placement::new();
         let mut canonical = Placement::new();
@@ -260,7 +280,7 @@ impl State<'_> {
                 }
             }
             if mask != 0 {
-                found.push(index, edges.iter().copied());
+                found.push(index, &edges);
                 masks.push(mask);
                 targets.extend_from_slice(&reached);
             }
@@ -332,7 +352,7 @@ impl State<'_> {
                     let chased = sides
                         .chasers
                         .ordinals(&placement, chased_squares(pos.board(), m));
-                    1 << NON_CHECK | !u16::from(chased) & 0xff
+                    1 << NON_CHECK | !u32::from(chased) & 0xff
                 };
                 edges.push(Edge {
                     at,
@@ -381,34 +401,34 @@ impl Game<'_> {
     /// which the other side can force a move meeting the condition into a
     /// position of `trapped` (victim masks by candidate) for the same
     /// victim, the chaser chasing it all the way: a least fixed point,
-    /// grown from nothing.
-    fn reach(&self, trapped: &[u8]) -> Vec<ByCondition> {
-        let mut reached = vec![[0; CONDITIONS]; self.trapped.len()];
+    /// grown from nothing in `lists`.
+    fn reach<'l>(&self, trapped: &[u8], lists: &'l mut Reach) -> &'l [ByCondition] {
+        lists.reached.fill([0; CONDITIONS]);
         loop {
-            let held: Vec<ByCondition> = (0..self.holding.len())
-                .into_par_iter()
-                .map(|h| self.held(h, trapped, &reached))
-                .collect();
-            let next: Vec<ByCondition> = (0..self.trapped.len())
-                .into_par_iter()
-                .map(|t| {
-                    let mut met = [trapped[t]; CONDITIONS];
-                    if trapped[t] == 0 {
-                        return met;
+            let Reach {
+                reached,
+                held,
+                next,
+            } = &mut *lists;
+            held.par_iter_mut()
+                .enumerate()
+                .for_each(|(h, out)| *out = self.held(h, trapped, reached));
+            next.par_iter_mut().enumerate().for_each(|(t, met)| {
+                *met = [trapped[t]; CONDITIONS];
+                if trapped[t] == 0 {
+                    return;
+                }
+                for e in self.trapped.edges(t) {
+                    let there = held.get(e.at as usize).copied().unwrap_or_default();
+                    for &c in &self.conditions {
+                        met[c] &= pull(there[e.carried(c)], e.victims, self.all);
                     }
-                    for e in self.trapped.edges(t) {
-                        let there = held.get(e.at as usize).copied().unwrap_or_default();
-                        for &c in &self.conditions {
-                            met[c] &= pull(there[e.carried(c)], e.victims, self.all);
-                        }
-                    }
-                    met
-                })
-                .collect();
-            if next == reached {
-                return reached;
+                }
+            });
+            if next[..] == reached[..] {
+                return &lists.reached;
             }
-            reached = next;
+            std::mem::swap(reached, next);
         }
     }
 
@@ -428,6 +448,29 @@ impl Game<'_> {
             }
         }
         held
+    }
+}
+
+/// The game's lists, by condition: what each trapped candidate reaches,
+/// its next value in the fixed point's step, and what each holding one
+/// reaches in that step.
+struct Reach {
+    reached: List<ByCondition>,
+    next: List<ByCondition>,
+    held: List<ByCondition>,
+}
+
+impl Reach {
+    fn new(trapped: usize, holding: usize, dir: Option<&Path>) -> Reach {
+        Reach {
+            reached: List::zeroed(trapped, dir),
+            next: List::zeroed(trapped, dir),
+            held: List::zeroed(holding, dir),
+        }
+    }
+
+    fn held_bytes(&self) -> u64 {
+        self.reached.held_bytes() + self.next.held_bytes() + self.held.held_bytes()
     }
 }
 

@@ -27,9 +27,11 @@
 //! what has changed since (see [`State::rescan`]); holding candidates are
 //! their predecessors.
 
+use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use super::candidates::{Candidates, RuleScan, NOWHERE};
+use super::scratch::List;
 use super::{Cursor, State};
 use crate::index::Placement;
 use crate::value::CHASE_DTM;
@@ -37,11 +39,28 @@ use crate::value::CHASE_DTM;
 /// A move between candidates: the index it reaches, where that stands
 /// among the other kind of candidates (or [`NOWHERE`]), and whether it
 /// gives check (for a holding position's move; a trapped one's all do).
-#[derive(Clone, Copy)]
+/// Plain bytes without padding, so that scratch files can hold it.
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
 struct Link {
     to: u64,
     at: u32,
-    check: bool,
+    /// 1 for a check, 0 for none.
+    check: u32,
+}
+
+impl Link {
+    fn new(to: u64, at: u32, check: bool) -> Link {
+        Link {
+            to,
+            at,
+            check: check.into(),
+        }
+    }
+
+    fn checks(&self) -> bool {
+        self.check != 0
+    }
 }
 
 /// What a check pass found, for the next pass of the same checker: valid
@@ -61,26 +80,34 @@ impl State<'_> {
         let earlier = self.check_scans.lock().expect("no panic")[checker]
             .take()
             .filter(|e| e.from_chase == from_chase);
-        let parts = self.find_candidates(checker, earlier.map(|e| e.scan), |indexes| {
-            let part = self.check_candidates(checker, base, indexes);
-            (part.len() > 0).then_some(part)
-        });
-        let mut trapped = Candidates::concat(parts);
+        let dir = self.lists_dir();
+        let mut trapped = Candidates::new(dir);
+        self.find_candidates(
+            checker,
+            earlier.map(|e| e.scan),
+            |indexes| {
+                let part = self.check_candidates(checker, base, indexes);
+                (part.len() > 0).then_some(part)
+            },
+            |part| trapped.append(&part),
+        );
+        let scan = List::from_slice(&trapped.indexes, dir);
+        let scan_bytes = scan.held_bytes();
         self.check_scans.lock().expect("no panic")[checker] = Some(CheckScan {
             from_chase,
             scan: RuleScan {
                 base,
-                candidates: trapped.indexes.clone(),
+                candidates: scan,
             },
         });
         let holding = self.check_holding(checker, &trapped);
-        for e in &mut trapped.edges {
+        for e in trapped.edges.iter_mut() {
             e.at = holding.find(e.to);
         }
-        // The lists, the scan kept for the next pass (an index each), and
-        // the game's flags (a byte a candidate, three for the trapped).
+        // The lists, the scan kept for the next pass, and the game's flags
+        // (a byte a candidate, three for the trapped).
         let (t, h) = (trapped.len() as u64, holding.len() as u64);
-        self.note_lists(trapped.bytes() + holding.bytes() + 8 * t + 3 * t + h);
+        self.note_lists(trapped.bytes() + holding.bytes() + scan_bytes + 3 * t + h);
         let kept = greatest_trap(&trapped, &holding);
         trapped
             .indexes
@@ -100,7 +127,8 @@ impl State<'_> {
         base: u16,
         indexes: impl Iterator<Item = u64>,
     ) -> Candidates<Link> {
-        let mut found = Candidates::new();
+        // A chunk's own list, in memory: the pass gathers them.
+        let mut found = Candidates::new(None);
         let mut cursor = Cursor::default();
         let mut checks = Vec::new();
         for index in indexes {
@@ -124,12 +152,11 @@ impl State<'_> {
             });
             checks.sort_unstable();
             checks.dedup();
-            let links = checks.iter().map(|&to| Link {
-                to,
-                at: NOWHERE,
-                check: true,
-            });
-            found.push(index, links);
+            let links: Vec<Link> = checks
+                .iter()
+                .map(|&to| Link::new(to, NOWHERE, true))
+                .collect();
+            found.push(index, &links);
         }
         found
     }
@@ -155,7 +182,7 @@ impl State<'_> {
                 let at = trapped.find(to);
                 if at != NOWHERE {
                     let check = self.walker.gives_check(&node, step);
-                    links.push(Link { to, at, check });
+                    links.push(Link::new(to, at, check));
                 }
             });
             // Near its mirror image a position may reach one index by two
@@ -198,7 +225,7 @@ fn forced_non_check(
             .map(|h| {
                 holding.edges(h).iter().any(|e| {
                     let t = e.at as usize;
-                    if e.check {
+                    if e.checks() {
                         forced[t]
                     } else {
                         kept[t]
@@ -230,16 +257,16 @@ mod tests {
     /// Lists from `(index, moves)`, each move the index it reaches and
     /// whether it gives check, resolved against `other`'s indexes.
     fn list(runs: &[(u64, &[(u64, bool)])], other: &[u64]) -> Candidates<Link> {
-        let mut list = Candidates::new();
+        let mut list = Candidates::new(None);
         for &(index, moves) in runs {
-            list.push(
-                index,
-                moves.iter().map(|&(to, check)| Link {
-                    to,
-                    at: other.binary_search(&to).map_or(NOWHERE, |i| i as u32),
-                    check,
-                }),
-            );
+            let links: Vec<Link> = moves
+                .iter()
+                .map(|&(to, check)| {
+                    let at = other.binary_search(&to).map_or(NOWHERE, |i| i as u32);
+                    Link::new(to, at, check)
+                })
+                .collect();
+            list.push(index, &links);
         }
         list
     }

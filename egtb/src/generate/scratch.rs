@@ -1,11 +1,14 @@
 //! Memory the solver may keep on disk: scratch files mapped into memory,
 //! which the kernel pages in and out as the passes go through them, for
-//! tables whose cells do not fit the memory bound. The module holds the
-//! generator's one `unsafe`.
+//! tables whose cells do not fit the memory bound, and for the repetition
+//! rules' candidate lists of such tables. The module holds the generator's
+//! `unsafe`.
 #![allow(unsafe_code)]
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+
+use bytemuck::Pod;
 
 use super::cells::Cell;
 
@@ -19,21 +22,9 @@ pub(super) struct ScratchMap {
 
 impl ScratchMap {
     pub(super) fn new(dir: &Path, len: usize) -> std::io::Result<ScratchMap> {
-        let path = dir.join(format!(".scratch-{}-{}", std::process::id(), next_id()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        let mapped = file.set_len(len.max(1) as u64).and_then(|()| {
-            // SAFETY: the file was just created by this process under a
-            // name no other process uses, and is removed below: nothing
-            // else can change or truncate it while it is mapped.
-            unsafe { memmap2::MmapMut::map_mut(&file) }
-        });
-        std::fs::remove_file(&path)?;
+        let file = scratch_file(dir, len)?;
         Ok(ScratchMap {
-            map: mapped?,
+            map: map_file(&file)?,
             dir: dir.to_path_buf(),
         })
     }
@@ -112,9 +103,222 @@ impl std::ops::Deref for CellArray {
     }
 }
 
+/// A zeroed scratch file of `len` bytes (at least one) in `dir`, already
+/// removed from the directory: it lives as long as a handle to it or a map
+/// of it does.
+fn scratch_file(dir: &Path, len: usize) -> std::io::Result<File> {
+    let path = dir.join(format!(".scratch-{}-{}", std::process::id(), next_id()));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    let sized = file.set_len(len.max(1) as u64);
+    std::fs::remove_file(&path)?;
+    sized.map(|()| file)
+}
+
+/// `file` mapped into memory, the whole of it.
+fn map_file(file: &File) -> std::io::Result<memmap2::MmapMut> {
+    // SAFETY: `file` comes from `scratch_file`: created by this process
+    // under a name no other process uses and removed from its directory at
+    // once, so nothing else can change or truncate it while it is mapped.
+    unsafe { memmap2::MmapMut::map_mut(file) }
+}
+
+/// A list of plain values that grows at its end: in memory, or in a
+/// scratch file that doubles as it fills (the candidate lists of a table
+/// solved under a memory bound). Should a scratch file fail to grow, the
+/// list goes on in memory: past the bound, but whole.
+pub(super) struct List<T> {
+    store: Store<T>,
+    /// Where it may grow into scratch files, until one fails.
+    dir: Option<PathBuf>,
+}
+
+enum Store<T> {
+    Heap(Vec<T>),
+    Mapped {
+        file: File,
+        map: memmap2::MmapMut,
+        len: usize,
+    },
+}
+
+/// Bytes a list's first scratch file takes: smaller lists would each be a
+/// file, and the chunks' own lists are many.
+const FIRST_MAPPED_BYTES: usize = 1 << 20;
+
+impl<T: Pod> List<T> {
+    /// An empty list, kept in memory, or in scratch files in `dir` once it
+    /// grows.
+    pub fn new(dir: Option<&Path>) -> List<T> {
+        List {
+            store: Store::Heap(Vec::new()),
+            dir: dir.map(Path::to_path_buf),
+        }
+    }
+
+    /// `len` zeroes, in memory, or in a scratch file in `dir`.
+    pub fn zeroed(len: usize, dir: Option<&Path>) -> List<T> {
+        let mut list = List::new(dir);
+        list.reserve(len);
+        if let Store::Heap(values) = &mut list.store {
+            values.resize(len, T::zeroed());
+        } else if let Store::Mapped { len: filled, .. } = &mut list.store {
+            // A new scratch file reads as zeroes.
+            *filled = len;
+        }
+        list
+    }
+
+    /// Values of `values`, in memory or in scratch files in `dir`.
+    pub fn from_slice(values: &[T], dir: Option<&Path>) -> List<T> {
+        let mut list = List::new(dir);
+        list.extend_from_slice(values);
+        list
+    }
+
+    pub fn push(&mut self, value: T) {
+        self.extend_from_slice(std::slice::from_ref(&value));
+    }
+
+    pub fn extend_from_slice(&mut self, values: &[T]) {
+        self.reserve(values.len());
+        match &mut self.store {
+            Store::Heap(heap) => heap.extend_from_slice(values),
+            Store::Mapped { map, len, .. } => {
+                let start = *len * size_of::<T>();
+                let bytes: &[u8] = bytemuck::cast_slice(values);
+                map[start..start + bytes.len()].copy_from_slice(bytes);
+                *len += values.len();
+            }
+        }
+    }
+
+    /// Room for `more` values past the end: a scratch file grows to at
+    /// least twice its size.
+    fn reserve(&mut self, more: usize) {
+        let (len, capacity) = match &self.store {
+            Store::Heap(heap) => (heap.len(), heap.capacity()),
+            Store::Mapped { map, len, .. } => (*len, map.len() / size_of::<T>()),
+        };
+        if len + more <= capacity {
+            return;
+        }
+        let Some(dir) = self.dir.clone() else {
+            if let Store::Heap(heap) = &mut self.store {
+                heap.reserve(more);
+            }
+            return;
+        };
+        let wanted = (2 * capacity)
+            .max(len + more)
+            .max(FIRST_MAPPED_BYTES / size_of::<T>());
+        if self.grow_mapped(&dir, wanted).is_err() {
+            // In memory from here on.
+            self.dir = None;
+            let mut heap = Vec::with_capacity(len + more);
+            heap.extend_from_slice(self);
+            self.store = Store::Heap(heap);
+        }
+    }
+
+    /// Makes room for `capacity` values in a scratch file: the list's own,
+    /// grown, or a new one in `dir` its values move to. On failure the
+    /// list is as it was.
+    fn grow_mapped(&mut self, dir: &Path, capacity: usize) -> std::io::Result<()> {
+        let bytes = capacity * size_of::<T>();
+        match &mut self.store {
+            Store::Mapped { file, map, .. } => {
+                file.set_len(bytes as u64)?;
+                // The old map goes once the new one is made.
+                *map = map_file(file)?;
+            }
+            Store::Heap(heap) => {
+                let file = scratch_file(dir, bytes)?;
+                let mut map = map_file(&file)?;
+                let len = heap.len();
+                map[..len * size_of::<T>()].copy_from_slice(bytemuck::cast_slice(heap));
+                self.store = Store::Mapped { file, map, len };
+            }
+        }
+        Ok(())
+    }
+
+    /// Lets go of the room in memory it grew into and did not fill.
+    pub fn shrink_to_fit(&mut self) {
+        if let Store::Heap(heap) = &mut self.store {
+            heap.shrink_to_fit();
+        }
+    }
+
+    /// Bytes it holds in memory (its room, filled or not); none in a
+    /// scratch file.
+    pub fn held_bytes(&self) -> u64 {
+        match &self.store {
+            Store::Heap(heap) => (heap.capacity() * size_of::<T>()) as u64,
+            Store::Mapped { .. } => 0,
+        }
+    }
+}
+
+impl<T: Pod> std::ops::Deref for List<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match &self.store {
+            Store::Heap(heap) => heap,
+            // The map is page-aligned, so aligned for any `T`.
+            Store::Mapped { map, len, .. } => bytemuck::cast_slice(&map[..len * size_of::<T>()]),
+        }
+    }
+}
+
+impl<T: Pod> std::ops::DerefMut for List<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match &mut self.store {
+            Store::Heap(heap) => heap,
+            Store::Mapped { map, len, .. } => {
+                bytemuck::cast_slice_mut(&mut map[..*len * size_of::<T>()])
+            }
+        }
+    }
+}
+
 /// A number that keeps the scratch names of one process apart.
 fn next_id() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_grows_through_its_scratch_file_and_reads_back_what_was_put() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut list = List::<u32>::zeroed(3, Some(dir.path()));
+        assert_eq!(&list[..], &[0, 0, 0]);
+        list[1] = 7;
+        // Past the first file's room, twice over.
+        let more: Vec<u32> = (0..600_000).collect();
+        list.extend_from_slice(&more);
+        assert_eq!(list.len(), 600_003);
+        assert_eq!((list[1], list[3], list[600_002]), (7, 0, 599_999));
+        assert_eq!(list.held_bytes(), 0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_list_whose_scratch_file_cannot_be_made_goes_on_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("not-there");
+        let mut list = List::<u64>::from_slice(&[1, 2], Some(&gone));
+        list.push(3);
+        assert_eq!(&list[..], &[1, 2, 3]);
+        assert!(list.held_bytes() >= 24);
+    }
 }
