@@ -150,6 +150,10 @@ impl State<'_> {
                 targets.extend_from_slice(&reached);
             },
         );
+        // Grown by doubling: the room left over goes.
+        trapped.shrink_to_fit();
+        trapped_mask.shrink_to_fit();
+        targets.shrink_to_fit();
         let scan = List::from_slice(&trapped.indexes, dir);
         let scan_bytes = scan.held_bytes();
         self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {

@@ -91,6 +91,8 @@ impl State<'_> {
             },
             |part| trapped.append(&part),
         );
+        // Grown by doubling: the room left over goes.
+        trapped.shrink_to_fit();
         let scan = List::from_slice(&trapped.indexes, dir);
         let scan_bytes = scan.held_bytes();
         self.check_scans.lock().expect("no panic")[checker] = Some(CheckScan {
