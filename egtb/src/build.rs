@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
 use crate::generate::{
-    bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Solution, Solutions, SolveError,
+    bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Scratch, Solution, Solutions,
+    SolveError,
 };
 use crate::index::Indexer;
 use crate::material::Material;
@@ -183,8 +184,8 @@ pub fn build_bounded(
                 events(Event::Solving { material, indexes });
                 let held = solutions.bytes();
                 let mut working = working_bytes(material) + held;
-                let mut scratch = None;
-                if let Some(bound) = bound.filter(|b| working > b.bytes) {
+                let cells_out = bound.is_some_and(|b| working > b.bytes);
+                if let Some(bound) = bound.filter(|_| cells_out) {
                     working = bit_bytes(material) + held;
                     if working > bound.bytes {
                         return Err(BuildError::Bound {
@@ -193,8 +194,15 @@ pub fn build_bounded(
                             bound: bound.bytes,
                         });
                     }
-                    scratch = Some(bound.scratch.as_path());
                 }
+                // The rule passes hold their lists without the frontiers:
+                // what is left of the bound then is the lists' room.
+                let without_lists = working - bit_bytes(material) + rule_pass_bytes(material, 0);
+                let scratch = bound.map(|b| Scratch {
+                    dir: &b.scratch,
+                    cells: cells_out,
+                    lists_room: b.bytes.saturating_sub(without_lists),
+                });
                 let lists = AtomicU64::new(0);
                 let progress = |p| {
                     if let Progress::RuleLists { bytes } = p {
@@ -203,9 +211,7 @@ pub fn build_bounded(
                     events(Event::Progress(p))
                 };
                 let solved = solve_in(material, &solutions, scratch, &progress)?;
-                // The rule passes hold their lists without the frontiers.
-                let in_passes =
-                    working - bit_bytes(material) + rule_pass_bytes(material, lists.into_inner());
+                let in_passes = without_lists + lists.into_inner();
                 let held = working.max(in_passes);
                 summary.peak_memory = summary.peak_memory.max(held);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);

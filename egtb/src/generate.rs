@@ -66,7 +66,7 @@ mod walk;
 
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
-use scratch::CellArray;
+use scratch::{CellArray, ListRoom};
 pub use solution::{Solution, Solutions, Solved, Table};
 use walk::{in_palace, on_own_half, step, Cursor, Node, Step, Walker, HORSE_STEPS};
 
@@ -236,14 +236,25 @@ pub fn solve(
     solve_in(material, lookup, None, progress)
 }
 
-/// [`solve`], with the cells (two bytes an index and side to move, most
-/// of the solver's memory) and then the solution in scratch files in
-/// `scratch` when given: only the bit-packed state stays in memory
-/// ([`bit_bytes`]).
+/// Where a solve under a memory bound keeps what passes the bound.
+#[derive(Clone, Copy, Debug)]
+pub struct Scratch<'a> {
+    /// The directory of its scratch files.
+    pub dir: &'a Path,
+    /// Whether the cells (two bytes an index and side to move, most of the
+    /// solver's memory), and then the solution, go there: only the
+    /// bit-packed state stays in memory ([`bit_bytes`]).
+    pub cells: bool,
+    /// Bytes of memory the repetition rules' candidate lists may take
+    /// before they go there.
+    pub lists_room: u64,
+}
+
+/// [`solve`], keeping what passes a memory bound in `scratch` when given.
 pub fn solve_in(
     material: Material,
     lookup: &dyn Lookup,
-    scratch: Option<&Path>,
+    scratch: Option<Scratch>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solution, SolveError> {
     let non_kings = |side| material.piece_count_of(side) - 1;
@@ -280,9 +291,10 @@ fn open_max(material: Material) -> u32 {
 fn solve_checked(
     material: Material,
     lookup: &dyn Lookup,
-    scratch: Option<&Path>,
+    bound: Option<Scratch>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solution, SolveError> {
+    let scratch = bound.filter(|b| b.cells).map(|b| b.dir);
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
     let may_check = [0, 1].map(|side| material.has_attackers(side));
@@ -313,6 +325,7 @@ fn solve_checked(
         check_scans: Mutex::new([None, None]),
         chase_scans: Mutex::new([None, None]),
         lists_peak: AtomicU64::new(0),
+        lists_room: bound.map(|b| ListRoom::new(b.dir, b.lists_room)),
     };
     // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
@@ -452,6 +465,9 @@ struct State<'a> {
     chase_scans: Mutex<[Option<candidates::RuleScan>; 2]>,
     /// The most bytes of candidate lists a rule's pass held at once.
     lists_peak: AtomicU64,
+    /// Under a memory bound: what the lists may take in memory before they
+    /// go to scratch files.
+    lists_room: Option<ListRoom>,
 }
 
 impl State<'_> {

@@ -7,17 +7,26 @@
 use std::sync::Mutex;
 
 use xqegtb::build::{build_bounded, plan, Event, MemoryBound};
-use xqegtb::generate::Progress;
+use xqegtb::generate::{working_bytes, Progress};
 use xqegtb::Material;
 
 /// What each table of `material`'s set reported, in the order solved.
 fn reported(material: &str) -> Vec<u64> {
-    reported_within(material, None).0
+    reported_within(material, None).lists
 }
 
-/// What each table of `material`'s set reported, in the order solved,
-/// built within `bound` bytes when one is given; and the set's files.
-fn reported_within(material: &str, bound: Option<u64>) -> (Vec<u64>, Vec<Vec<u8>>) {
+/// What a build of a set reported and wrote.
+struct Built {
+    /// By table, in the order solved: the bytes of lists its passes held.
+    lists: Vec<u64>,
+    /// The most bytes the build says it held.
+    peak: u64,
+    /// The files, by name.
+    files: Vec<Vec<u8>>,
+}
+
+/// `material`'s set, built within `bound` bytes when one is given.
+fn reported_within(material: &str, bound: Option<u64>) -> Built {
     let dir = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let bound = bound.map(|bytes| MemoryBound {
@@ -45,7 +54,11 @@ fn reported_within(material: &str, bound: Option<u64>) -> (Vec<u64>, Vec<Vec<u8>
     files.sort();
     let bytes = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
-    (lists, bytes)
+    Built {
+        lists,
+        peak: summary.peak_memory,
+        files: bytes,
+    }
 }
 
 #[test]
@@ -64,15 +77,30 @@ fn solved_tables_report_the_lists_of_their_rule_passes() {
 fn under_a_memory_bound_the_rule_passes_keep_their_lists_in_scratch_files() {
     // Rook against horse and advisor: the horse's side checks, and the
     // rook's side chases. Its cells (two bytes a position) pass the bound,
-    // its bit-packed state does not: the cells, and the passes' lists,
-    // go to scratch files.
-    let (free, free_files) = reported_within("KRKNA", None);
-    let (bounded, bounded_files) = reported_within("KRKNA", Some(2 << 20));
-    let (free_last, bounded_last) = (*free.last().unwrap(), *bounded.last().unwrap());
-    assert!(free_last > 100_000, "KRKNA in memory: {free:?} {bounded:?}");
+    // its bit-packed state does not: the cells go to scratch files, the
+    // passes' lists fit in what is left.
+    let free = reported_within("KRKNA", None);
+    let bounded = reported_within("KRKNA", Some(2 << 20));
+    assert!(free.peak > 2 << 20 && free.lists[5] > 100_000);
+    assert!(bounded.peak <= 2 << 20, "{} bytes held", bounded.peak);
+    assert_eq!(bounded.files, free.files, "the same tables");
+    // Rook against two horses: the passes' lists (0.8 bytes an index)
+    // outgrow the room the rounds' frontiers leave them. Within a bound
+    // its cells fit, the lists go to scratch files once past it.
+    let working = working_bytes("KRKNN".parse().unwrap());
+    let bound = working + (1 << 20);
+    let free = reported_within("KRKNN", None);
+    let bounded = reported_within("KRKNN", Some(bound));
     assert!(
-        bounded_last < free_last / 4,
-        "KRKNA: {bounded_last} bytes of lists held under the bound, {free_last} without"
+        free.peak > bound,
+        "KRKNN in memory: {} bytes held",
+        free.peak
     );
-    assert_eq!(bounded_files, free_files, "the same tables");
+    assert!(
+        bounded.peak <= bound,
+        "KRKNN: {} bytes held within {bound}",
+        bounded.peak
+    );
+    assert!(*bounded.lists.last().unwrap() < *free.lists.last().unwrap());
+    assert_eq!(bounded.files, free.files, "the same tables");
 }

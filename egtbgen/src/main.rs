@@ -135,11 +135,12 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// What the solver may hold in memory, e.g. 256M or 8G: a table
-        /// past it keeps its two-byte cells, its solution and its
-        /// repetition rules' candidate lists in scratch files mapped into
-        /// memory (paged by the kernel, whose cache of them it takes back
-        /// under pressure); only the bit-packed state and the smaller
-        /// tables stay in memory. Default: no bound.
+        /// past it keeps its two-byte cells and its solution in scratch
+        /// files mapped into memory (paged by the kernel, whose cache of
+        /// them it takes back under pressure), and the repetition rules'
+        /// candidate lists go there too once they would pass it; only the
+        /// bit-packed state and the smaller tables stay in memory.
+        /// Default: no bound.
         #[arg(long, value_parser = parse_bytes)]
         max_memory: Option<u64>,
         /// Where the scratch files go (removed as soon as they are made;

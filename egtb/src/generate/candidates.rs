@@ -2,12 +2,10 @@
 //! index order with their moves that matter, and what a pass found for the
 //! next pass of the same side.
 
-use std::path::Path;
-
 use bytemuck::Pod;
 use rayon::prelude::*;
 
-use super::scratch::List;
+use super::scratch::{List, ListRoom};
 use super::{Bits, State, CHUNK};
 use crate::index::Placement;
 
@@ -20,21 +18,21 @@ pub(super) const NOWHERE: u32 = u32::MAX;
 /// positions, but many of them: no allocation each, and four bytes an end.
 /// Under a memory bound the lists of a whole pass are kept in scratch
 /// files.
-pub(super) struct Candidates<E> {
+pub(super) struct Candidates<E: Pod> {
     pub indexes: List<u64>,
     ends: List<u32>,
     pub edges: List<E>,
 }
 
 impl<E: Pod> Candidates<E> {
-    /// Empty lists, in memory, or in scratch files in `dir` once they grow.
-    pub fn new(dir: Option<&Path>) -> Candidates<E> {
-        let mut ends = List::new(dir);
+    /// Empty lists, in memory, within `room` when given.
+    pub fn new(room: Option<&ListRoom>) -> Candidates<E> {
+        let mut ends = List::new(room);
         ends.push(0);
         Candidates {
-            indexes: List::new(dir),
+            indexes: List::new(room),
             ends,
-            edges: List::new(dir),
+            edges: List::new(room),
         }
     }
 
@@ -112,10 +110,10 @@ pub(super) struct RuleScan {
 }
 
 impl State<'_> {
-    /// Where the rules' lists of a pass go: scratch files when the cells
-    /// are in them (a table solved under a memory bound), else memory.
-    pub(super) fn lists_dir(&self) -> Option<&Path> {
-        self.cells[0].scratch_dir()
+    /// The memory the rules' lists may take, past which they go to
+    /// scratch files: for a table solved under a memory bound.
+    pub(super) fn lists_room(&self) -> Option<&ListRoom> {
+        self.lists_room.as_ref()
     }
 
     /// Notes that a rule's pass holds `bytes` of lists now.
@@ -150,7 +148,7 @@ impl State<'_> {
         // (found, then in the list) only a slice at a time, straight into
         // one growing list: lists made a slice at a time and joined at the
         // end held the parts and the whole at once.
-        let mut list = Candidates::new(self.lists_dir());
+        let mut list = Candidates::new(self.lists_room());
         for slice in self.chunks().chunks(SLICE_CHUNKS) {
             let found: Vec<(u64, E)> = slice
                 .par_iter()
@@ -261,10 +259,8 @@ mod tests {
     #[test]
     fn candidates_in_scratch_files_read_as_in_memory_and_hold_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut kept, mut mapped) = (
-            Candidates::<u64>::new(None),
-            Candidates::new(Some(dir.path())),
-        );
+        let room = ListRoom::new(dir.path(), 0);
+        let (mut kept, mut mapped) = (Candidates::<u64>::new(None), Candidates::new(Some(&room)));
         // Past the first scratch file's room, so that it grows.
         for index in 0..100_000u64 {
             let edges: Vec<u64> = (0..index % 4).map(|k| index * 10 + k).collect();

@@ -36,15 +36,13 @@
 //! whose every non-losing move chases a common piece are rare); holding
 //! candidates are their predecessors.
 
-use rayon::prelude::*;
-use std::path::Path;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Move};
 
 use super::candidates::{Candidates, RuleScan, NOWHERE};
-use super::scratch::List;
+use super::scratch::{List, ListRoom};
 use super::{positions_at, table_position, Cursor, State};
 use crate::index::{mirror_square, Placement};
 use crate::orient::board_of;
@@ -133,10 +131,10 @@ impl State<'_> {
             return Vec::new();
         }
         let earlier = self.chase_scans.lock().expect("no panic")[chaser].take();
-        let dir = self.lists_dir();
+        let room = self.lists_room();
         // Victim masks by candidate, and the indexes the moves reach.
         let (mut trapped, mut trapped_mask, mut targets) =
-            (Candidates::new(dir), List::new(dir), List::new(dir));
+            (Candidates::new(room), List::new(room), List::new(room));
         self.find_candidates(
             chaser,
             earlier,
@@ -154,7 +152,7 @@ impl State<'_> {
         trapped.shrink_to_fit();
         trapped_mask.shrink_to_fit();
         targets.shrink_to_fit();
-        let scan = List::from_slice(&trapped.indexes, dir);
+        let scan = List::from_slice(&trapped.indexes, room);
         let scan_bytes = scan.held_bytes();
         self.chase_scans.lock().expect("no panic")[chaser] = Some(RuleScan {
             base,
@@ -164,7 +162,7 @@ impl State<'_> {
         for (e, &to) in trapped.edges.iter_mut().zip(targets.iter()) {
             e.at = holding.find(to);
         }
-        let mut lists = Reach::new(trapped.len(), holding.len(), dir);
+        let mut lists = Reach::new(trapped.len(), holding.len(), room);
         // The lists, the indexes the trapped candidates' moves reach, the
         // scan kept for the next pass, the masks, and the game's own.
         self.note_lists(
@@ -465,11 +463,11 @@ struct Reach {
 }
 
 impl Reach {
-    fn new(trapped: usize, holding: usize, dir: Option<&Path>) -> Reach {
+    fn new(trapped: usize, holding: usize, room: Option<&ListRoom>) -> Reach {
         Reach {
-            reached: List::zeroed(trapped, dir),
-            next: List::zeroed(trapped, dir),
-            held: List::zeroed(holding, dir),
+            reached: List::zeroed(trapped, room),
+            next: List::zeroed(trapped, room),
+            held: List::zeroed(holding, room),
         }
     }
 

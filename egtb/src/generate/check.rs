@@ -80,8 +80,8 @@ impl State<'_> {
         let earlier = self.check_scans.lock().expect("no panic")[checker]
             .take()
             .filter(|e| e.from_chase == from_chase);
-        let dir = self.lists_dir();
-        let mut trapped = Candidates::new(dir);
+        let room = self.lists_room();
+        let mut trapped = Candidates::new(room);
         self.find_candidates(
             checker,
             earlier.map(|e| e.scan),
@@ -93,7 +93,7 @@ impl State<'_> {
         );
         // Grown by doubling: the room left over goes.
         trapped.shrink_to_fit();
-        let scan = List::from_slice(&trapped.indexes, dir);
+        let scan = List::from_slice(&trapped.indexes, room);
         let scan_bytes = scan.held_bytes();
         self.check_scans.lock().expect("no panic")[checker] = Some(CheckScan {
             from_chase,

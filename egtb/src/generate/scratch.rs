@@ -7,6 +7,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 use bytemuck::Pod;
 
@@ -126,14 +128,50 @@ fn map_file(file: &File) -> std::io::Result<memmap2::MmapMut> {
     unsafe { memmap2::MmapMut::map_mut(file) }
 }
 
-/// A list of plain values that grows at its end: in memory, or in a
-/// scratch file that doubles as it fills (the candidate lists of a table
-/// solved under a memory bound). Should a scratch file fail to grow, the
-/// list goes on in memory: past the bound, but whole.
-pub(super) struct List<T> {
+/// Memory the lists of a solve under a bound may take, shared by them all,
+/// and the directory they go on in past it.
+#[derive(Clone)]
+pub(super) struct ListRoom(Arc<Room>);
+
+struct Room {
+    dir: PathBuf,
+    /// Bytes left: each list in memory takes its room from it as it grows
+    /// and gives it back when it shrinks or goes.
+    left: AtomicU64,
+}
+
+impl ListRoom {
+    /// `bytes` of memory, then scratch files in `dir`.
+    pub fn new(dir: &Path, bytes: u64) -> ListRoom {
+        ListRoom(Arc::new(Room {
+            dir: dir.to_path_buf(),
+            left: AtomicU64::new(bytes),
+        }))
+    }
+
+    /// Takes `bytes` if that many are left.
+    fn take(&self, bytes: usize) -> bool {
+        let bytes = bytes as u64;
+        self.0
+            .left
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(bytes))
+            .is_ok()
+    }
+
+    fn give(&self, bytes: usize) {
+        self.0.left.fetch_add(bytes as u64, Relaxed);
+    }
+}
+
+/// A list of plain values that grows at its end: in memory, or, when it
+/// has a [`ListRoom`] and would pass it, in a scratch file that doubles as
+/// it fills (the candidate lists of a table solved under a memory bound).
+/// Should a scratch file fail to grow, the list goes on in memory: past the
+/// bound, but whole.
+pub(super) struct List<T: Pod> {
     store: Store<T>,
-    /// Where it may grow into scratch files, until one fails.
-    dir: Option<PathBuf>,
+    /// The room it grows in, until it is in a scratch file or one fails.
+    room: Option<ListRoom>,
 }
 
 enum Store<T> {
@@ -146,22 +184,21 @@ enum Store<T> {
 }
 
 /// Bytes a list's first scratch file takes: smaller lists would each be a
-/// file, and the chunks' own lists are many.
+/// file.
 const FIRST_MAPPED_BYTES: usize = 1 << 20;
 
 impl<T: Pod> List<T> {
-    /// An empty list, kept in memory, or in scratch files in `dir` once it
-    /// grows.
-    pub fn new(dir: Option<&Path>) -> List<T> {
+    /// An empty list, in memory, within `room` when given.
+    pub fn new(room: Option<&ListRoom>) -> List<T> {
         List {
             store: Store::Heap(Vec::new()),
-            dir: dir.map(Path::to_path_buf),
+            room: room.cloned(),
         }
     }
 
-    /// `len` zeroes, in memory, or in a scratch file in `dir`.
-    pub fn zeroed(len: usize, dir: Option<&Path>) -> List<T> {
-        let mut list = List::new(dir);
+    /// `len` zeroes, in memory, within `room` when given.
+    pub fn zeroed(len: usize, room: Option<&ListRoom>) -> List<T> {
+        let mut list = List::new(room);
         list.reserve(len);
         if let Store::Heap(values) = &mut list.store {
             values.resize(len, T::zeroed());
@@ -172,9 +209,9 @@ impl<T: Pod> List<T> {
         list
     }
 
-    /// Values of `values`, in memory or in scratch files in `dir`.
-    pub fn from_slice(values: &[T], dir: Option<&Path>) -> List<T> {
-        let mut list = List::new(dir);
+    /// Values of `values`, in memory, within `room` when given.
+    pub fn from_slice(values: &[T], room: Option<&ListRoom>) -> List<T> {
+        let mut list = List::new(room);
         list.extend_from_slice(values);
         list
     }
@@ -196,8 +233,9 @@ impl<T: Pod> List<T> {
         }
     }
 
-    /// Room for `more` values past the end: a scratch file grows to at
-    /// least twice its size.
+    /// Room for `more` values past the end: in memory while the room
+    /// allows (doubling, as a `Vec` does), else in a scratch file that
+    /// grows to at least twice its size.
     fn reserve(&mut self, more: usize) {
         let (len, capacity) = match &self.store {
             Store::Heap(heap) => (heap.len(), heap.capacity()),
@@ -206,18 +244,25 @@ impl<T: Pod> List<T> {
         if len + more <= capacity {
             return;
         }
-        let Some(dir) = self.dir.clone() else {
+        let wanted = (2 * capacity).max(len + more);
+        let Some(room) = self.room.clone() else {
             if let Store::Heap(heap) = &mut self.store {
                 heap.reserve(more);
             }
             return;
         };
-        let wanted = (2 * capacity)
-            .max(len + more)
-            .max(FIRST_MAPPED_BYTES / size_of::<T>());
-        if self.grow_mapped(&dir, wanted).is_err() {
-            // In memory from here on.
-            self.dir = None;
+        if let Store::Heap(heap) = &mut self.store {
+            if room.take((wanted - capacity) * size_of::<T>()) {
+                heap.reserve_exact(wanted - len);
+                debug_assert_eq!(heap.capacity(), wanted, "the room taken is the room held");
+                return;
+            }
+        }
+        let wanted = wanted.max(FIRST_MAPPED_BYTES / size_of::<T>());
+        if self.grow_mapped(&room.0.dir, wanted).is_err() {
+            // In memory from here on, past the room.
+            self.give_back();
+            self.room = None;
             let mut heap = Vec::with_capacity(len + more);
             heap.extend_from_slice(self);
             self.store = Store::Heap(heap);
@@ -225,8 +270,8 @@ impl<T: Pod> List<T> {
     }
 
     /// Makes room for `capacity` values in a scratch file: the list's own,
-    /// grown, or a new one in `dir` its values move to. On failure the
-    /// list is as it was.
+    /// grown, or a new one its values move to (their memory given back to
+    /// the room). On failure the list is as it was.
     fn grow_mapped(&mut self, dir: &Path, capacity: usize) -> std::io::Result<()> {
         let bytes = capacity * size_of::<T>();
         match &mut self.store {
@@ -240,16 +285,28 @@ impl<T: Pod> List<T> {
                 let mut map = map_file(&file)?;
                 let len = heap.len();
                 map[..len * size_of::<T>()].copy_from_slice(bytemuck::cast_slice(heap));
+                self.give_back();
                 self.store = Store::Mapped { file, map, len };
             }
         }
         Ok(())
     }
 
+    /// Gives the room of its memory back.
+    fn give_back(&mut self) {
+        if let (Store::Heap(heap), Some(room)) = (&self.store, &self.room) {
+            room.give(heap.capacity() * size_of::<T>());
+        }
+    }
+
     /// Lets go of the room in memory it grew into and did not fill.
     pub fn shrink_to_fit(&mut self) {
         if let Store::Heap(heap) = &mut self.store {
+            let before = heap.capacity();
             heap.shrink_to_fit();
+            if let Some(room) = &self.room {
+                room.give((before - heap.capacity()) * size_of::<T>());
+            }
         }
     }
 
@@ -260,6 +317,12 @@ impl<T: Pod> List<T> {
             Store::Heap(heap) => (heap.capacity() * size_of::<T>()) as u64,
             Store::Mapped { .. } => 0,
         }
+    }
+}
+
+impl<T: Pod> Drop for List<T> {
+    fn drop(&mut self) {
+        self.give_back();
     }
 }
 
@@ -288,7 +351,6 @@ impl<T: Pod> std::ops::DerefMut for List<T> {
 
 /// A number that keeps the scratch names of one process apart.
 fn next_id() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Relaxed)
 }
@@ -300,7 +362,8 @@ mod tests {
     #[test]
     fn a_list_grows_through_its_scratch_file_and_reads_back_what_was_put() {
         let dir = tempfile::tempdir().unwrap();
-        let mut list = List::<u32>::zeroed(3, Some(dir.path()));
+        let room = ListRoom::new(dir.path(), 0);
+        let mut list = List::<u32>::zeroed(3, Some(&room));
         assert_eq!(&list[..], &[0, 0, 0]);
         list[1] = 7;
         // Past the first file's room, twice over.
@@ -313,10 +376,31 @@ mod tests {
     }
 
     #[test]
+    fn lists_share_their_room_in_memory_and_go_to_scratch_files_past_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let room = ListRoom::new(dir.path(), 1000);
+        let mut first = List::<u64>::from_slice(&[1; 100], Some(&room));
+        assert_eq!(first.held_bytes(), 800);
+        // 200 bytes left: a second list of 50 values does not fit.
+        let second = List::<u64>::from_slice(&[2; 50], Some(&room));
+        assert_eq!(second.held_bytes(), 0);
+        assert_eq!(&second[..], &[2; 50]);
+        // Nor does the first list, doubling: it moves to a scratch file
+        // and gives its memory back.
+        first.extend_from_slice(&[3; 100]);
+        assert_eq!((first.held_bytes(), first.len(), first[150]), (0, 200, 3));
+        let third = List::<u64>::from_slice(&[4; 120], Some(&room));
+        assert_eq!(third.held_bytes(), 960);
+        drop(third);
+        let fourth = List::<u64>::zeroed(125, Some(&room));
+        assert_eq!(fourth.held_bytes(), 1000);
+    }
+
+    #[test]
     fn a_list_whose_scratch_file_cannot_be_made_goes_on_in_memory() {
         let dir = tempfile::tempdir().unwrap();
-        let gone = dir.path().join("not-there");
-        let mut list = List::<u64>::from_slice(&[1, 2], Some(&gone));
+        let room = ListRoom::new(&dir.path().join("not-there"), 0);
+        let mut list = List::<u64>::from_slice(&[1, 2], Some(&room));
         list.push(3);
         assert_eq!(&list[..], &[1, 2, 3]);
         assert!(list.held_bytes() >= 24);
