@@ -159,7 +159,11 @@ pub fn makefile(plan: &[Material], dir: &str) -> String {
 /// dependency level ([`levels`]), each element one `egtbgen gen` of one
 /// table with the level's largest memory estimate, each level after the
 /// one before succeeded (`afterok`). Run it where `sbatch` is; `EGTBGEN`,
-/// `DIR` and `CPUS` can be set in the environment.
+/// `DIR` and `CPUS` can be set in the environment. Each job asks for a
+/// fifth more memory than the estimate and solves within the estimate
+/// (`--max-memory`): the repetition rules' lists, which no estimate
+/// foresees, go to scratch files in the node's `TMPDIR` (or `DIR`) past
+/// it, and the job is not killed for them.
 pub fn slurm(plan: &[Material], dir: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -175,6 +179,7 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
     for (i, level) in levels(plan).iter().enumerate() {
         let memory = level.iter().map(|m| estimate(*m).memory).max().unwrap_or(0);
         let mb = (memory as f64 * 1.2 / 1e6).ceil().max(256.0) as u64;
+        let bound_mib = memory.div_ceil(1 << 20).max(1);
         let names: Vec<String> = level.iter().map(Material::to_string).collect();
         let _ = writeln!(
             s,
@@ -182,7 +187,8 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
              job=$(sbatch --parsable --job-name=egtb-{i} --array=0-{} --cpus-per-task=\"$CPUS\" \
              --mem={mb}M ${{after:+--dependency=afterok:$after}} \\\n  \
              --wrap=\"set -- {}; shift \\$SLURM_ARRAY_TASK_ID; \
-             exec $EGTBGEN gen -q --threads $CPUS -o $DIR \\$1\")\n\
+             exec $EGTBGEN gen -q --threads $CPUS --max-memory {bound_mib}M \
+             --scratch \\${{TMPDIR:-$DIR}} -o $DIR \\$1\")\n\
              after=${{job%%;*}}",
             level.len(),
             memory as f64 / 1e6,
@@ -279,5 +285,9 @@ mod tests {
         assert!(script.contains("--array=0-0"), "{script}");
         assert!(script.contains("set -- KRKA;"), "{script}");
         assert!(script.contains("afterok:$after"));
+        // Each job solves within the estimate it asks a fifth more for.
+        let e = estimate(m("KRKA")).memory;
+        let bound = format!("--max-memory {}M ", e.div_ceil(1 << 20));
+        assert!(script.contains(&bound), "{script}");
     }
 }
