@@ -16,8 +16,8 @@ pub(super) const NOWHERE: u32 = u32::MAX;
 /// Candidate positions in index order and their moves that matter, all in
 /// one list: candidate `i`'s run from `ends[i]` to `ends[i + 1]`. Few
 /// positions, but many of them: no allocation each, and four bytes an end.
-/// Under a memory bound the lists of a whole pass are kept in scratch
-/// files.
+/// Under a memory bound the lists go on in scratch files past the room the
+/// bound leaves them.
 pub(super) struct Candidates<E: Pod> {
     pub indexes: List<u64>,
     ends: List<u32>,

@@ -1,8 +1,8 @@
 //! Memory the solver may keep on disk: scratch files mapped into memory,
 //! which the kernel pages in and out as the passes go through them, for
 //! tables whose cells do not fit the memory bound, and for the repetition
-//! rules' candidate lists of such tables. The module holds the generator's
-//! `unsafe`.
+//! rules' candidate lists past what the bound leaves them. The module holds
+//! the generator's `unsafe`.
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};
