@@ -8,6 +8,7 @@
 //! - With the `generate` feature, [`generate`] solves a material by
 //!   retrograde analysis.
 
+mod answer;
 pub mod file;
 pub mod index;
 pub mod material;
@@ -24,6 +25,7 @@ pub mod jobs;
 #[cfg(feature = "generate")]
 pub mod verify;
 
+pub use answer::{Answers, NoPreference, Preference};
 pub use file::{TableError, TableFile, TableInfo};
 pub use index::{Indexer, Placement, INDEX_SCHEME, MAX_PIECES};
 pub use material::{Defenders, Material, MaterialClass, MaterialError};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use xqcore::{Move, Position};
+use xqcore::Position;
 
 use crate::file::{TableError, TableFile, EXTENSION};
 use crate::index::Placement;
@@ -122,69 +122,6 @@ impl Tablebase {
             return Ok(None);
         };
         Ok(Some(table.value(side_of(pos.turn(), swapped), index)?))
-    }
-
-    /// The best move of `pos` by the tables and the position's value: the
-    /// fastest mate when winning, the longest defence when losing, a move
-    /// that keeps the draw otherwise. `Ok(None)` when a position the moves
-    /// lead to has no table, or when there is no legal move.
-    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Value)>, ProbeError> {
-        let moves = pos.legal_moves();
-        Ok(self.move_values(pos, &moves)?.and_then(|values| {
-            values
-                .into_iter()
-                .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
-        }))
-    }
-
-    /// The value each of `moves` (legal in `pos`) leads to, for the side
-    /// that plays it; `Ok(None)` when a position they reach has no table.
-    pub fn move_values(
-        &self,
-        pos: &Position,
-        moves: &[Move],
-    ) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
-        let mut child = pos.clone();
-        let mut values = Vec::with_capacity(moves.len());
-        for &m in moves {
-            child.make_move(m);
-            let v = self.probe(&child);
-            child.unmake_move();
-            let Some(v) = v? else { return Ok(None) };
-            values.push((m, v.parent()));
-        }
-        Ok(Some(values))
-    }
-}
-
-impl Tablebase {
-    /// Every legal move of `pos` with the value it leads to for the side
-    /// that plays it, best first; `Ok(None)` when a position they reach
-    /// has no table.
-    pub fn ranked_moves(&self, pos: &Position) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
-        let moves = pos.legal_moves();
-        let Some(mut values) = self.move_values(pos, &moves)? else {
-            return Ok(None);
-        };
-        values.sort_by(|a, b| a.1.best_first(b.1).then(a.0.cmp(&b.0)));
-        Ok(Some(values))
-    }
-
-    /// The line the tables play from `pos`: both sides' best moves, each
-    /// with the value of the position it is played from, up to the mate,
-    /// the first repeated position (a result of the repetition rules, or a
-    /// draw), a position without table, or `max_plies`.
-    pub fn line(&self, pos: &Position, max_plies: usize) -> Result<Vec<(Move, Value)>, ProbeError> {
-        let mut pos = pos.clone();
-        let mut line = Vec::new();
-        while line.len() < max_plies && pos.repetition().is_none() {
-            let Some((mv, value)) = self.best_move(&pos)? else {
-                break;
-            };
-            line.push((mv, value));
-            pos.make_move(mv);
-        }
-        Ok(line)
     }
 }
 

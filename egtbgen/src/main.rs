@@ -16,7 +16,8 @@ use xqegtb::file::TableFile;
 use xqegtb::generate::Progress;
 use xqegtb::jobs;
 use xqegtb::orient::board_of;
-use xqegtb::{Defenders, Material, MaterialClass, Placement, Tablebase, Value};
+use xqegtb::{Defenders, Material, MaterialClass, Placement, Repetitions, Tablebase, Value};
+use xqengine::EvalPreference;
 
 #[derive(Parser)]
 #[command(
@@ -468,13 +469,18 @@ fn probe(paths: &str, fen: &str, all: bool, line: bool) -> Result<(), String> {
             xqegtb::value::RULE_DTM
         );
     }
-    match tb.best_move(&pos).map_err(|e| e.to_string())? {
+    // Moves of equal value and material in the order the engine and the
+    // server give them: by the engine's evaluation.
+    let answers = tb
+        .under(Repetitions::CheckAndChase)
+        .preferring(EvalPreference::builtin());
+    match answers.best_move(&pos).map_err(|e| e.to_string())? {
         Some((m, _)) => out!("bestmove {m}"),
         None if pos.legal_moves().is_empty() => out!("bestmove none (no legal move)"),
         None => out!("bestmove unknown (a table its moves lead into is missing)"),
     }
     if all {
-        if let Some(moves) = tb.ranked_moves(&pos).map_err(|e| e.to_string())? {
+        if let Some(moves) = answers.ranked_moves(&pos).map_err(|e| e.to_string())? {
             out!("moves {}", moves.len());
             for (m, v) in moves {
                 out!("{m} {v}");
@@ -482,7 +488,7 @@ fn probe(paths: &str, fen: &str, all: bool, line: bool) -> Result<(), String> {
         }
     }
     if line {
-        let line = tb.line(&pos, MAX_LINE).map_err(|e| e.to_string())?;
+        let line = answers.line(&pos, MAX_LINE).map_err(|e| e.to_string())?;
         let moves: Vec<String> = line.iter().map(|(m, _)| m.to_string()).collect();
         out!("line {} plies: {}", moves.len(), moves.join(" "));
     }

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use xqcore::Position;
 
 use crate::eval::Evaluation;
-use crate::search::{search, Limits, SearchConfig, SearchControl, Silent, ThreadMemory};
-use crate::tt::TranspositionTable;
+use crate::search::{SearchConfig, Silent};
+use crate::searcher::Searcher;
+use crate::time::Limits;
 
 /// Bench positions: the opening, middlegames and endgames.
 pub const BENCH_FENS: &[&str] = &[
@@ -25,7 +26,7 @@ pub const BENCH_FENS: &[&str] = &[
 ];
 
 /// Depth of the bench search.
-pub const BENCH_DEPTH: i32 = 13;
+pub const BENCH_DEPTH: u32 = 13;
 
 /// Totals of a bench run.
 pub struct BenchResult {
@@ -34,40 +35,24 @@ pub struct BenchResult {
 }
 
 /// Searches every bench position to `depth` with `evaluation` (the
-/// built-in net for the learned one) on one thread with a fresh 16 MB
-/// table and fresh thread memory.
-pub fn run(depth: i32, evaluation: Evaluation, mut each: impl FnMut(&str, u64)) -> BenchResult {
+/// built-in net for the learned one) on one thread with a fresh searcher:
+/// a new 16 MB table and fresh thread memory.
+pub fn run(depth: u32, evaluation: Evaluation, mut each: impl FnMut(&str, u64)) -> BenchResult {
     let config = SearchConfig {
         net: (evaluation == Evaluation::Nnue)
             .then(|| std::sync::Arc::new(xqnnue::Network::embedded().clone())),
         ..SearchConfig::default()
     };
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
+    let limits = Limits::depth(depth);
     let mut nodes = 0;
     let mut elapsed = Duration::ZERO;
     for fen in BENCH_FENS {
         let pos = Position::from_fen(fen).expect("bench FENs are valid");
-        let tt = TranspositionTable::new(16);
-        let control = SearchControl::new(false);
-        let moves = pos.legal_moves().to_vec();
-        // Fresh memory for the one search thread, made here as the engine
-        // would make it: zeroing its histories is setup, like the table's.
-        let mut memory = vec![ThreadMemory::default()];
-        // Only the search is timed: allocating and zeroing the table is setup.
+        // Only the search is timed: allocating and zeroing the table and
+        // the thread's memory is setup.
+        let mut searcher = Searcher::new(config.clone(), 16);
         let started = Instant::now();
-        let r = search(
-            &pos,
-            &moves,
-            &config,
-            &limits,
-            &tt,
-            &control,
-            &Silent,
-            &mut memory,
-        );
+        let r = searcher.search(&pos, &limits, &Silent);
         elapsed += started.elapsed();
         nodes += r.nodes;
         each(fen, r.nodes);

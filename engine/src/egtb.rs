@@ -2,10 +2,13 @@
 //! at the root of a position the tables know.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use xqcore::{Move, Position};
-use xqegtb::{ProbeError, Repetitions, Tablebase, Value, Wdl};
+use xqegtb::{Answers, Preference, ProbeError, Tablebase, Value, Wdl};
+use xqnnue::Network;
+
+use crate::eval::Knowledge;
 
 /// Where tables are looked for when `egtbpaths` is not set.
 pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
@@ -77,62 +80,54 @@ pub enum RootPlay {
     /// A won or lost position: play this move (fastest mate, or longest
     /// defence) at once. The value is the position's.
     Play(Move, Value),
-    /// A drawn position: search only among these moves, which keep the draw.
+    /// A drawn position: search only among these moves, which keep the
+    /// draw and give no material away.
     Restrict(Vec<Move>),
     /// The tables do not cover every move here: search as usual.
     Search,
 }
 
 /// The longest line reported from the tables, in plies.
-const MAX_LINE: usize = 128;
+pub const MAX_LINE: usize = 128;
 
-/// The tables' value of each of `moves` at `pos`, read under `rules`;
-/// `None` when a move leads out of the tables.
-fn values_under(
-    tb: &Tablebase,
-    pos: &Position,
-    moves: &[Move],
-    rules: Repetitions,
-) -> Result<Option<Vec<(Move, Value)>>, ProbeError> {
-    Ok(tb.move_values(pos, moves)?.map(|scored| {
-        scored
-            .into_iter()
-            .map(|(m, v)| (m, v.under(rules)))
-            .collect()
-    }))
+/// The engine's evaluation as the tables' last word among moves of equal
+/// value and material: the static evaluation of the position a move leads
+/// to, for the side that plays it.
+pub struct EvalPreference {
+    /// The net; `None`: the hand-crafted evaluation.
+    net: Option<Arc<Network>>,
+    knowledge: Knowledge,
 }
 
-/// The tables' best move at `pos` and the value it leads to: the fastest
-/// mate, the longest defence, or a move that keeps the draw; `None` when
-/// the side to move has no move, or a move leads out of the tables.
-fn best_by_tables(tb: &Tablebase, pos: &Position, rules: Repetitions) -> Option<(Move, Value)> {
-    values_under(tb, pos, &pos.legal_moves(), rules)
-        .ok()??
-        .into_iter()
-        .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
-}
-
-/// The line the tables play from `pos` after `first`: both sides' best
-/// moves, to the mate (or to the first repetition, for a result of the
-/// repetition rules), at most [`MAX_LINE`] plies.
-pub fn table_line(tb: &Tablebase, pos: &Position, first: Move, rules: Repetitions) -> Vec<Move> {
-    let mut line = vec![first];
-    let mut pos = pos.clone();
-    pos.make_move(first);
-    while line.len() < MAX_LINE && pos.repetition().is_none() {
-        let Some((mv, _)) = best_by_tables(tb, &pos, rules) else {
-            break;
-        };
-        pos.make_move(mv);
-        line.push(mv);
+impl EvalPreference {
+    /// The preference of an engine evaluating with `net` (`None`: the
+    /// hand-crafted evaluation at `knowledge`).
+    pub fn new(net: Option<Arc<Network>>, knowledge: Knowledge) -> EvalPreference {
+        EvalPreference { net, knowledge }
     }
-    line
+
+    /// The preference of the engine's default evaluation, the built-in
+    /// net: the one `egtbgen probe` and the server rank moves by.
+    pub fn builtin() -> &'static EvalPreference {
+        static BUILTIN: OnceLock<EvalPreference> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            let net = Arc::new(Network::embedded().clone());
+            EvalPreference::new(Some(net), Knowledge::Large)
+        })
+    }
+}
+
+impl Preference for EvalPreference {
+    fn score(&self, pos: &Position, mv: Move) -> i32 {
+        let mut after = pos.clone();
+        after.make_move(mv);
+        -crate::eval::static_eval(&after, self.net.as_deref(), self.knowledge)
+    }
 }
 
 /// The longest start of `pv` along which the tables confirm the draw of
-/// `pos`: each position it reaches is a drawn table position (results of
-/// repetition rules that do not apply count as draws).
-pub fn drawn_prefix(tb: &Tablebase, pos: &Position, pv: &[Move], rules: Repetitions) -> Vec<Move> {
+/// the root: each position it reaches is a drawn table position.
+pub fn drawn_prefix(answers: Answers, pos: &Position, pv: &[Move]) -> Vec<Move> {
     let mut pos = pos.clone();
     let mut kept = Vec::new();
     for &mv in pv {
@@ -140,8 +135,7 @@ pub fn drawn_prefix(tb: &Tablebase, pos: &Position, pv: &[Move], rules: Repetiti
             break;
         }
         pos.make_move(mv);
-        let value = tb.probe(&pos).ok().flatten();
-        let value = value.map(|v| v.under(rules));
+        let value = answers.value(&pos).ok().flatten();
         if value.map(Value::wdl) != Some(Wdl::Draw) {
             break;
         }
@@ -150,33 +144,23 @@ pub fn drawn_prefix(tb: &Tablebase, pos: &Position, pv: &[Move], rules: Repetiti
     kept
 }
 
-/// The root decision for `pos` among `root_moves` (legal, not banned).
-/// `rules`: the repetition rules the game is played under; the tables'
-/// results by rules that do not apply count as draws.
+/// The root decision for `pos` among `root_moves` (legal, not banned),
+/// by the tables' answers under the game's rules.
 pub fn root_play(
-    tb: &Tablebase,
+    answers: Answers,
     pos: &Position,
     root_moves: &[Move],
-    rules: Repetitions,
 ) -> Result<RootPlay, ProbeError> {
+    let tb = answers.tables();
     if tb.is_empty() || root_moves.is_empty() || pos.board().count() as usize > tb.max_pieces() {
         return Ok(RootPlay::Search);
     }
-    let Some(scored) = values_under(tb, pos, root_moves, rules)? else {
+    let Some(best) = answers.best_of(pos, root_moves)? else {
         return Ok(RootPlay::Search);
     };
-    let &(best, value) = scored
-        .iter()
-        .reduce(|a, b| if b.1.better_than(a.1) { b } else { a })
-        .expect("root moves");
+    let &(mv, value) = best.first().expect("root moves");
     Ok(match value.wdl() {
-        Wdl::Draw => RootPlay::Restrict(
-            scored
-                .iter()
-                .filter(|(_, v)| v.wdl() == Wdl::Draw)
-                .map(|&(m, _)| m)
-                .collect(),
-        ),
-        _ => RootPlay::Play(best, value),
+        Wdl::Draw => RootPlay::Restrict(best.iter().map(|&(m, _)| m).collect()),
+        _ => RootPlay::Play(mv, value),
     })
 }

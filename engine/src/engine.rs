@@ -8,16 +8,14 @@ use std::time::Duration;
 use xqcore::{Move, Position, NATURAL_MOVE_LIMIT};
 
 use crate::book::{BookVariety, Books};
-use crate::egtb::{RootPlay, Tables};
+use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
 use crate::eval::{Evaluation, Knowledge};
 use crate::rng::SplitMix64;
-use crate::search::{
-    self, Pruning, RepetitionRule, Reporter, Score, SearchConfig, SearchControl, SearchInfo,
-    ThreadMemory, MATE, MATE_BOUND, TB_WIN,
-};
-use crate::time::{limits_for, Clock};
-use crate::tt::TranspositionTable;
-use xqegtb::{Repetitions, Tablebase, Value};
+use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
+use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo};
+use crate::searcher::Searcher;
+use crate::time::{Limits, SearchControl};
+use xqegtb::{Answers, Repetitions, Tablebase, Value};
 use xqnnue::Network;
 
 /// Engine settings, set through protocol options.
@@ -97,22 +95,6 @@ impl Default for EngineOptions {
     }
 }
 
-/// What `go` asks for, in typed form.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GoRequest {
-    pub ponder: bool,
-    /// The opponent offers a draw.
-    pub draw_offered: bool,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub movetime: Option<Duration>,
-    pub mate: Option<u32>,
-    pub infinite: bool,
-    pub clock: Option<Clock>,
-    /// Restrict the root to these moves (UCI `searchmoves`).
-    pub search_moves: Vec<Move>,
-}
-
 /// The engine's answer to `go`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BestMove {
@@ -130,17 +112,18 @@ pub const DRAW_ACCEPT_SCORE: i32 = -50;
 /// but not on a result of the repetition rules: the opponent may still
 /// leave the cycle.
 pub const RESIGN_SCORE: i32 = -2_000;
-/// Whether a `go` is one the book answers: a game move under a clock or
-/// a move time. Pondering, `searchmoves` and the analysis limits (depth,
-/// nodes, mate, infinite) always search.
-fn plays_from_book(req: &GoRequest) -> bool {
-    !req.ponder
-        && !req.infinite
-        && req.depth.is_none()
-        && req.nodes.is_none()
-        && req.mate.is_none()
-        && req.search_moves.is_empty()
-        && (req.clock.is_some() || req.movetime.is_some())
+/// What the engine does at the root of a `go`.
+enum RootDecision {
+    /// Answer at once: a book move, or the tables' move in a won or lost
+    /// position.
+    Answer(BestMove),
+    /// Search among these moves (with the tables, when they are used),
+    /// reporting to `reporter`.
+    Search {
+        root_moves: Vec<Move>,
+        tables: Option<Arc<Tablebase>>,
+        reporter: Arc<dyn Reporter>,
+    },
 }
 
 struct Running {
@@ -153,12 +136,11 @@ pub struct Engine {
     pub options: EngineOptions,
     position: Position,
     banned: Vec<Move>,
-    tt: Arc<TranspositionTable>,
+    /// The search with its hash table and each thread's memory, kept for
+    /// the engine's life; the search thread holds it while it runs.
+    searcher: Arc<Mutex<Searcher>>,
     /// The `hashsize` (MB, 0 read as the default) the table was made for.
-    tt_asked: usize,
-    /// Each search thread's move-ordering tables, kept between the moves of
-    /// a game, and working memory, kept for the engine's life.
-    thread_memory: Arc<Mutex<Vec<ThreadMemory>>>,
+    hash_asked: usize,
     running: Option<Running>,
     game_seed: u64,
     books: Books,
@@ -180,9 +162,8 @@ impl Engine {
             options: EngineOptions::default(),
             position: Position::start(),
             banned: Vec::new(),
-            tt: Arc::new(TranspositionTable::new(1)),
-            tt_asked: 0,
-            thread_memory: Arc::new(Mutex::new(Vec::new())),
+            searcher: Arc::new(Mutex::new(Searcher::new(SearchConfig::default(), 1))),
+            hash_asked: 0,
             running: None,
             game_seed: 0x9E37_79B9_7F4A_7C15,
             books: Books::default(),
@@ -270,25 +251,21 @@ impl Engine {
         )
     }
 
-    /// Empties the transposition table.
+    /// The searcher, once no search holds it.
+    fn searcher(&self) -> std::sync::MutexGuard<'_, Searcher> {
+        self.searcher.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Empties the transposition table (after ending a running search).
     pub fn clear_hash(&mut self) {
-        self.tt.clear();
+        self.stop_and_wait();
+        self.searcher().clear_hash();
     }
 
     /// Forgets everything learnt in the last game and reseeds randomness.
     pub fn new_game(&mut self) {
         self.stop_and_wait();
-        self.clear_hash();
-        // Zeroed in place: the tables stay where they are (in huge pages)
-        // instead of being unmapped and mapped again every game.
-        for m in self
-            .thread_memory
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter_mut()
-        {
-            m.clear();
-        }
+        self.searcher().new_game();
         self.game_seed = self
             .game_seed
             .wrapping_mul(6364136223846793005)
@@ -343,6 +320,13 @@ impl Engine {
         }
     }
 
+    /// The engine's evaluation, as the tables' last word among moves of
+    /// equal value and material.
+    fn table_preference(&self) -> EvalPreference {
+        let net = (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone());
+        EvalPreference::new(net, self.options.knowledge)
+    }
+
     /// Makes the table `hashsize` asks for, if it is not made yet; says so
     /// when the machine's memory cuts it down.
     fn ensure_table(&mut self) -> Option<String> {
@@ -351,12 +335,12 @@ impl Engine {
         } else {
             self.options.hash_mb
         };
-        if asked == self.tt_asked {
+        if asked == self.hash_asked {
             return None;
         }
         let mb = table_mb(asked, memory_cap_mb());
-        self.tt = Arc::new(TranspositionTable::new(mb));
-        self.tt_asked = asked;
+        self.searcher().set_hash_mb(mb);
+        self.hash_asked = asked;
         (mb < asked).then(|| {
             format!(
                 "hashsize {asked} MB is more than half this machine's memory: \
@@ -376,89 +360,135 @@ impl Engine {
             .collect()
     }
 
-    /// Starts a search on its own thread. `done` receives the answer once the
-    /// search has ended and, when pondering or infinite, once it was told to end.
+    /// Starts answering a `go` on its own thread. `done` receives the
+    /// answer once it is found and, when pondering or infinite, once the
+    /// engine was told to end (`stop`, or `ponderhit` for pondering).
+    /// `draw_offered`: the opponent offers a draw, which the answer may
+    /// accept.
     ///
-    /// The book answers first (a game move under a clock), then the tables:
-    /// a won or lost root is played from them with the table's value and
-    /// line; a drawn one is searched among the moves that keep the draw,
-    /// and reported as the draw it is.
+    /// The root is decided first ([`Engine::decide_root`]: the book, then
+    /// the tables), then searched ([`Engine::search`]).
     pub fn go(
         &mut self,
-        req: GoRequest,
+        limits: Limits,
+        draw_offered: bool,
         reporter: Arc<dyn Reporter>,
         done: Box<dyn FnOnce(BestMove) + Send>,
     ) {
         self.stop_and_wait();
-        if let Some(answer) = self.book_answer(&req, reporter.as_ref()) {
-            done(answer);
-            return;
-        }
-        if let Some(note) = self.ensure_table() {
-            reporter.message(&note);
-        }
-        let control = Arc::new(SearchControl::new(req.ponder));
-        let limits = limits_for(&req);
-        let mut root_moves = self.root_moves(&req.search_moves);
-        let mut config = self.config();
-        let mut reporter = reporter;
-        if self.options.use_egtb {
-            let mut messages = Vec::new();
-            let tb = self.tables.get(&self.options.egtb_paths, &mut messages);
-            for m in &messages {
-                reporter.message(m);
+        let control = Arc::new(SearchControl::new(limits.ponder));
+        let infinite = limits.budget().infinite;
+        match self.decide_root(&limits, reporter) {
+            RootDecision::Answer(answer) => {
+                self.answer_on_thread(control, infinite, move || answer, done)
             }
-            let rule = self.options.repetition.table_rules();
-            match crate::egtb::root_play(&tb, &self.position, &root_moves, rule) {
+            RootDecision::Search {
+                root_moves,
+                tables,
+                reporter,
+            } => {
+                let work =
+                    self.search(limits, draw_offered, root_moves, tables, &control, reporter);
+                self.answer_on_thread(control, infinite, work, done);
+            }
+        }
+    }
+
+    /// What to do at the root before any search. The book answers first
+    /// (a game move under a clock), then the tables: a won or lost root is
+    /// played from them with the table's value and line; a drawn one is
+    /// searched among the moves that keep the draw, and reported as the
+    /// draw it is.
+    fn decide_root(&mut self, limits: &Limits, reporter: Arc<dyn Reporter>) -> RootDecision {
+        if let Some(answer) = self.book_answer(limits, reporter.as_ref()) {
+            return RootDecision::Answer(answer);
+        }
+        let root_moves = self.root_moves(&limits.search_moves);
+        if !self.options.use_egtb {
+            return RootDecision::Search {
+                root_moves,
+                tables: None,
+                reporter,
+            };
+        }
+        let mut messages = Vec::new();
+        let tb = self.tables.get(&self.options.egtb_paths, &mut messages);
+        for m in &messages {
+            reporter.message(m);
+        }
+        let rule = self.options.repetition.table_rules();
+        let preference = self.table_preference();
+        let answers = tb.under(rule).preferring(&preference);
+        let (root_moves, reporter) =
+            match crate::egtb::root_play(answers, &self.position, &root_moves) {
                 Ok(RootPlay::Play(mv, value)) => {
                     let answer =
-                        answer_from_tables(&tb, &self.position, mv, value, rule, reporter.as_ref());
-                    self.answer_on_thread(control, limits.infinite, move || answer, done);
-                    return;
+                        answer_from_tables(answers, &self.position, mv, value, reporter.as_ref());
+                    return RootDecision::Answer(answer);
                 }
                 Ok(RootPlay::Restrict(keep)) => {
-                    root_moves = keep;
-                    reporter = Arc::new(DrawnRoot {
+                    let drawn: Arc<dyn Reporter> = Arc::new(DrawnRoot {
                         inner: reporter,
                         tables: tb.clone(),
                         root: self.position.clone(),
                         rules: rule,
                     });
+                    (keep, drawn)
                 }
-                Ok(RootPlay::Search) => {}
-                Err(e) => reporter.message(&format!("endgame tables: {e}")),
-            }
-            config.egtb = Some(tb);
+                Ok(RootPlay::Search) => (root_moves, reporter),
+                Err(e) => {
+                    reporter.message(&format!("endgame tables: {e}"));
+                    (root_moves, reporter)
+                }
+            };
+        RootDecision::Search {
+            root_moves,
+            tables: Some(tb),
+            reporter,
         }
-        let (pos, tt, ctl) = (self.position.clone(), self.tt.clone(), control.clone());
-        let thread_memory = self.thread_memory.clone();
-        let infinite = limits.infinite;
-        let work = move || {
-            if root_moves.is_empty() || req.depth == Some(0) {
+    }
+
+    /// The search of a `go` among `root_moves`, as work for the search
+    /// thread: it holds the searcher while it runs.
+    fn search(
+        &mut self,
+        limits: Limits,
+        draw_offered: bool,
+        root_moves: Vec<Move>,
+        tables: Option<Arc<Tablebase>>,
+        control: &Arc<SearchControl>,
+        reporter: Arc<dyn Reporter>,
+    ) -> impl FnOnce() -> BestMove + Send + 'static {
+        if let Some(note) = self.ensure_table() {
+            reporter.message(&note);
+        }
+        let config = SearchConfig {
+            egtb: tables,
+            ..self.config()
+        };
+        let (pos, searcher, control) = (
+            self.position.clone(),
+            self.searcher.clone(),
+            control.clone(),
+        );
+        move || {
+            if root_moves.is_empty() || limits.depth == Some(0) {
                 return BestMove::NONE;
             }
-            let mut memory = thread_memory.lock().unwrap_or_else(|e| e.into_inner());
+            let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
+            searcher.set_config(config);
             // A bug in the search must not leave the GUI waiting for a
             // move forever: answer with a legal move instead.
             let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                search::search(
-                    &pos,
-                    &root_moves,
-                    &config,
-                    &limits,
-                    &tt,
-                    &ctl,
-                    reporter.as_ref(),
-                    &mut memory,
-                )
+                searcher.search_among(&pos, &root_moves, &limits, &control, reporter.as_ref())
             }));
             match searched {
                 Ok(r) => BestMove {
                     mv: r.best,
                     ponder: r.ponder,
-                    draw: req.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
+                    draw: draw_offered && r.score <= DRAW_ACCEPT_SCORE,
                     resign: r.score <= -MATE_BOUND
-                        || (r.score <= RESIGN_SCORE && !search::is_rule_score(r.score)),
+                        || (r.score <= RESIGN_SCORE && !is_rule_score(r.score)),
                 },
                 Err(panic) => {
                     let why = panic
@@ -469,23 +499,22 @@ impl Engine {
                     reporter.message(&format!(
                         "search failed ({why}); playing the first legal move"
                     ));
-                    memory.clear();
+                    searcher.new_game();
                     BestMove {
                         mv: root_moves.first().copied(),
                         ..BestMove::NONE
                     }
                 }
             }
-        };
-        self.answer_on_thread(control, infinite, work, done);
+        }
     }
 
-    /// The book's move, when this `go` is one the book answers and the
+    /// The book's move, when these are a game move's limits and the
     /// books have a playable move; the candidates are reported as `info
     /// string` lines (a weight is no score), and books that cannot be
     /// used are named.
-    fn book_answer(&mut self, req: &GoRequest, reporter: &dyn Reporter) -> Option<BestMove> {
-        if !self.options.use_book || !plays_from_book(req) {
+    fn book_answer(&mut self, limits: &Limits, reporter: &dyn Reporter) -> Option<BestMove> {
+        if !self.options.use_book || !limits.is_game_move() {
             return None;
         }
         let mut messages = Vec::new();
@@ -564,15 +593,16 @@ fn table_score(value: Value) -> i32 {
 /// The answer at a won or lost table root: the tables' move, reported
 /// with the position's value and the line the tables play from it.
 fn answer_from_tables(
-    tb: &Tablebase,
+    answers: Answers,
     root: &Position,
     mv: Move,
     value: Value,
-    rules: Repetitions,
     reporter: &dyn Reporter,
 ) -> BestMove {
     let score = table_score(value);
-    let pv = crate::egtb::table_line(tb, root, mv, rules);
+    let pv = answers
+        .line_after(root, mv, MAX_LINE)
+        .unwrap_or_else(|_| vec![mv]);
     let depth = pv.len() as i32;
     reporter.info(&SearchInfo {
         depth,
@@ -607,7 +637,8 @@ struct DrawnRoot {
 
 impl Reporter for DrawnRoot {
     fn info(&self, info: &SearchInfo) {
-        let pv = crate::egtb::drawn_prefix(&self.tables, &self.root, &info.pv, self.rules);
+        let answers = self.tables.under(self.rules);
+        let pv = crate::egtb::drawn_prefix(answers, &self.root, &info.pv);
         self.inner.info(&SearchInfo {
             score: Score::Cp(0),
             raw_score: 0,

@@ -1,20 +1,55 @@
-//! The xqengine library: everything behind the `xqengine` binary: the
-//! search and evaluation, the transposition table, the engine facade, and
-//! the UCCI/UCI protocol that drives it; `bench`, the search's signature.
+//! The xqengine library: a xiangqi engine without its binary. Most
+//! programs want one of two doors:
 //!
-//! The tools around the engine live elsewhere: the match runner in
-//! `xqmatch`, self-play data and tuning in `xqtrain`.
+//! - [`Engine`]: the whole engine as a GUI drives it: a position with its
+//!   history, options, the book and the endgame tables at the root, and
+//!   one search at a time on its own thread. The UCCI/UCI [`Session`] and
+//!   the `xqengine` binary are text around it.
+//! - [`Searcher`]: the search alone, reusable from search to search: a
+//!   position and [`Limits`] in, a [`SearchResult`] (best move, score,
+//!   line) out, with progress through a [`Reporter`]. The analysis server
+//!   and self-play use it.
+//!
+//! [`bench`] is the search's signature; [`hce`] the hand-crafted
+//! evaluation's terms, for tuning them. The match runner is `xqmatch`;
+//! self-play data and training are `xqtrain`'s.
 
 pub mod bench;
-pub mod book;
-pub mod egtb;
-pub mod engine;
-pub mod eval;
-pub mod huge;
-pub mod options;
-pub mod protocol;
-pub mod rng;
-pub mod search;
-pub mod session;
-pub mod time;
-pub mod tt;
+mod book;
+mod egtb;
+mod engine;
+mod eval;
+mod huge;
+mod options;
+mod protocol;
+mod rng;
+mod score;
+mod search;
+mod searcher;
+mod session;
+mod time;
+mod tt;
+
+pub use book::{default_book, BookVariety, DEFAULT_BOOK};
+pub use egtb::{
+    default_dir as default_egtb_dir, open_tables_option, EvalPreference, DEFAULT_EGTB_DIR,
+};
+pub use engine::{BestMove, Engine, EngineOptions};
+pub use eval::{Evaluation, Knowledge};
+pub use options::{find as find_option, OptionKind, OptionSpec, OPTIONS};
+pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
+pub use rng::SplitMix64;
+pub use score::{Score, MATE, MATE_BOUND};
+pub use search::{
+    Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchResult, Silent,
+};
+pub use searcher::Searcher;
+pub use session::{run_stdio, Output, Session};
+pub use time::{Clock, Limits, SearchControl};
+
+/// The hand-crafted evaluation's terms, for tuning their weights: an
+/// evaluation is linear in them ([`hce::trace`]).
+pub mod hce {
+    pub use crate::eval::weights::WEIGHTS;
+    pub use crate::eval::{evaluate, feature, trace, Trace, MAX_PHASE, S};
+}

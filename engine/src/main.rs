@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use xqcli::out;
 use xqcore::{perft_divide, EndRules, Position};
-use xqengine::options::OPTIONS;
+use xqengine::{EngineOptions, Evaluation, OPTIONS};
 
 #[derive(Parser)]
 #[command(
@@ -56,7 +56,7 @@ enum Command {
     Bench {
         /// Search depth.
         #[arg(long, default_value_t = xqengine::bench::BENCH_DEPTH)]
-        depth: i32,
+        depth: u32,
         /// Evaluation: the built-in net or the hand-crafted terms [default:
         /// the engine's default, the `evaluation` option's].
         #[arg(long, value_enum)]
@@ -152,11 +152,11 @@ fn options() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn bench(depth: i32, eval: Option<BenchEval>) -> ExitCode {
+fn bench(depth: u32, eval: Option<BenchEval>) -> ExitCode {
     let eval = match eval {
-        Some(BenchEval::Nnue) => xqengine::eval::Evaluation::Nnue,
-        Some(BenchEval::Hce) => xqengine::eval::Evaluation::Hce,
-        None => xqengine::engine::EngineOptions::default().evaluation,
+        Some(BenchEval::Nnue) => Evaluation::Nnue,
+        Some(BenchEval::Hce) => Evaluation::Hce,
+        None => EngineOptions::default().evaluation,
     };
     let r = xqengine::bench::run(depth, eval, |fen, nodes| out!("{nodes:>12} {fen}"));
     let secs = r.elapsed.as_secs_f64().max(1e-9);
@@ -193,7 +193,7 @@ fn main() -> ExitCode {
         Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),
         None => {
-            xqengine::session::run_stdio();
+            xqengine::run_stdio();
             ExitCode::SUCCESS
         }
     }

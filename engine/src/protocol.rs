@@ -2,12 +2,15 @@
 //! formats the engine's replies. Nothing here searches or keeps state.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
-use xqcore::Move;
+use xqcore::{Color, IccsMove, Move};
 
 use crate::engine::BestMove;
 use crate::options::{OptionKind, OptionSpec};
-use crate::search::{Score, SearchInfo};
+use crate::score::Score;
+use crate::search::SearchInfo;
+use crate::time::{Clock, Limits};
 
 /// Which protocol the GUI speaks, decided by its first command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,26 +19,46 @@ pub enum Dialect {
     Uci,
 }
 
-/// Arguments of `go`, as written (times in the protocol's unit).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GoArgs {
-    pub ponder: bool,
-    pub draw: bool,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub infinite: bool,
-    pub mate: Option<u32>,
-    /// UCCI `time`.
-    pub time: Option<f64>,
-    pub wtime: Option<f64>,
-    pub btime: Option<f64>,
-    pub movestogo: Option<u32>,
-    /// UCCI `increment`.
-    pub increment: Option<f64>,
-    pub winc: Option<f64>,
-    pub binc: Option<f64>,
-    pub movetime: Option<f64>,
-    pub search_moves: Vec<String>,
+/// What reading a `go` takes besides its words: the unit of its times
+/// (UCCI counts seconds unless `usemillisec` is on, UCI milliseconds) and
+/// whose turn it is (UCI gives both clocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoContext {
+    pub millisec: bool,
+    pub turn: Color,
+}
+
+impl Default for GoContext {
+    /// UCCI's seconds, Red to move.
+    fn default() -> Self {
+        GoContext {
+            millisec: false,
+            turn: Color::Red,
+        }
+    }
+}
+
+/// Why a command line was refused. Text quoted back is cut short.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("unknown command '{0}'")]
+    UnknownCommand(String),
+    #[error("'{0}' needs a number")]
+    MissingNumber(&'static str),
+    #[error("'{word}' needs a number, not '{value}'")]
+    NotANumber { word: &'static str, value: String },
+    #[error("go: unknown word '{0}'")]
+    UnknownGoWord(String),
+    #[error("go: time {0} is out of range")]
+    TimeOutOfRange(String),
+    #[error("go: searchmoves: '{0}' is not a move")]
+    NotAMove(String),
+    #[error("position fen: the FEN is missing")]
+    MissingFen,
+    #[error("position: expected 'startpos' or 'fen <FEN>'")]
+    NoStart,
+    #[error("setoption: which option?")]
+    MissingOptionName,
 }
 
 /// A command line, parsed.
@@ -55,7 +78,11 @@ pub enum Command {
         moves: Vec<String>,
     },
     BanMoves(Vec<String>),
-    Go(GoArgs),
+    Go {
+        limits: Limits,
+        /// The opponent offers a draw (UCCI `go draw`).
+        draw_offered: bool,
+    },
     PonderHit {
         draw: bool,
     },
@@ -65,10 +92,16 @@ pub enum Command {
     Empty,
 }
 
-fn number<T: std::str::FromStr>(word: &str, value: Option<&str>) -> Result<T, String> {
-    let v = value.ok_or_else(|| format!("'{word}' needs a number"))?;
-    v.parse()
-        .map_err(|_| format!("'{word}' needs a number, not '{}'", clip(v)))
+/// The number after `word`.
+fn number<T: std::str::FromStr>(
+    word: &'static str,
+    value: Option<&str>,
+) -> Result<T, ProtocolError> {
+    let v = value.ok_or(ProtocolError::MissingNumber(word))?;
+    v.parse().map_err(|_| ProtocolError::NotANumber {
+        word,
+        value: clip(v),
+    })
 }
 
 /// Shortens text quoted back in a message.
@@ -80,67 +113,118 @@ pub fn clip(s: &str) -> String {
     }
 }
 
-fn parse_go(words: &[&str]) -> Result<GoArgs, String> {
-    let mut go = GoArgs::default();
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i];
-        let next = words.get(i + 1).copied();
-        let mut takes_value = true;
-        match w {
-            "ponder" => (go.ponder, takes_value) = (true, false),
-            "draw" => (go.draw, takes_value) = (true, false),
-            "infinite" => (go.infinite, takes_value) = (true, false),
-            "depth" => {
-                // UCCI allows `depth infinite`.
-                if next == Some("infinite") {
-                    go.infinite = true;
-                } else {
-                    go.depth = Some(number(w, next)?);
-                }
-            }
-            "nodes" => go.nodes = Some(number(w, next)?),
-            "mate" => go.mate = Some(number(w, next)?),
-            "time" => go.time = Some(number(w, next)?),
-            "wtime" => go.wtime = Some(number(w, next)?),
-            "btime" => go.btime = Some(number(w, next)?),
-            "movestogo" => go.movestogo = Some(number(w, next)?),
-            "increment" => go.increment = Some(number(w, next)?),
-            "winc" => go.winc = Some(number(w, next)?),
-            "binc" => go.binc = Some(number(w, next)?),
-            "movetime" => go.movetime = Some(number(w, next)?),
-            // The opponent's clock (UCCI 3.0): accepted, not needed.
-            "opptime" | "oppmovestogo" | "oppincrement" => {
-                number::<f64>(w, next)?;
-            }
-            "searchmoves" => {
-                go.search_moves = words[i + 1..].iter().map(|s| s.to_string()).collect();
-                break;
-            }
-            other => return Err(format!("go: unknown word '{}'", clip(other))),
-        }
-        i += if takes_value { 2 } else { 1 };
-    }
-    for t in [
-        go.time,
-        go.wtime,
-        go.btime,
-        go.increment,
-        go.winc,
-        go.binc,
-        go.movetime,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if !t.is_finite() || t < 0.0 {
-            return Err(format!("go: time {t} is out of range"));
-        }
-    }
-    Ok(go)
+/// The words of a `go` as written: times in the protocol's unit, both
+/// sides' clocks.
+#[derive(Default)]
+struct GoWords {
+    limits: Limits,
+    draw_offered: bool,
+    time: Option<f64>,
+    wtime: Option<f64>,
+    btime: Option<f64>,
+    movestogo: Option<u32>,
+    increment: Option<f64>,
+    winc: Option<f64>,
+    binc: Option<f64>,
+    movetime: Option<f64>,
 }
 
-fn parse_position(words: &[&str]) -> Result<Command, String> {
+impl GoWords {
+    /// Reads the word at `words[i]` (with its value after it); returns how
+    /// many words it took, or `None` at `searchmoves`, which takes the rest.
+    fn read(&mut self, words: &[&str], i: usize) -> Result<Option<usize>, ProtocolError> {
+        let next = words.get(i + 1).copied();
+        let limits = &mut self.limits;
+        match words[i] {
+            "ponder" => limits.ponder = true,
+            "draw" => self.draw_offered = true,
+            "infinite" => limits.infinite = true,
+            // UCCI allows `depth infinite`.
+            "depth" if next == Some("infinite") => limits.infinite = true,
+            "depth" => limits.depth = Some(number("depth", next)?),
+            "nodes" => limits.nodes = Some(number("nodes", next)?),
+            "mate" => limits.mate = Some(number("mate", next)?),
+            "time" => self.time = Some(number("time", next)?),
+            "wtime" => self.wtime = Some(number("wtime", next)?),
+            "btime" => self.btime = Some(number("btime", next)?),
+            "movestogo" => self.movestogo = Some(number("movestogo", next)?),
+            "increment" => self.increment = Some(number("increment", next)?),
+            "winc" => self.winc = Some(number("winc", next)?),
+            "binc" => self.binc = Some(number("binc", next)?),
+            "movetime" => self.movetime = Some(number("movetime", next)?),
+            // The opponent's clock (UCCI 3.0): accepted, not needed.
+            "opptime" => _ = number::<f64>("opptime", next)?,
+            "oppmovestogo" => _ = number::<f64>("oppmovestogo", next)?,
+            "oppincrement" => _ = number::<f64>("oppincrement", next)?,
+            "searchmoves" => {
+                for word in &words[i + 1..] {
+                    let iccs: IccsMove = word
+                        .parse()
+                        .map_err(|_| ProtocolError::NotAMove(clip(word)))?;
+                    limits.search_moves.push(Move::new(iccs.from, iccs.to));
+                }
+                return Ok(None);
+            }
+            other => return Err(ProtocolError::UnknownGoWord(clip(other))),
+        }
+        let flag = matches!(words[i], "ponder" | "draw" | "infinite");
+        Ok(Some(if flag { 1 } else { 2 }))
+    }
+
+    /// The limits, with the times in `context`'s unit and the clock of
+    /// the side to move.
+    fn into_limits(self, context: GoContext) -> Result<(Limits, bool), ProtocolError> {
+        let times = [
+            self.time,
+            self.wtime,
+            self.btime,
+            self.increment,
+            self.winc,
+            self.binc,
+            self.movetime,
+        ];
+        if let Some(t) = times
+            .into_iter()
+            .flatten()
+            .find(|t| !t.is_finite() || *t < 0.0)
+        {
+            return Err(ProtocolError::TimeOutOfRange(t.to_string()));
+        }
+        let duration = |t: f64| {
+            let ms = if context.millisec { t } else { t * 1000.0 };
+            Duration::from_secs_f64((ms / 1000.0).clamp(0.0, 1e9))
+        };
+        let red = context.turn == Color::Red;
+        let remaining = self.time.or(if red { self.wtime } else { self.btime });
+        let increment = self.increment.or(if red { self.winc } else { self.binc });
+        let mut limits = self.limits;
+        limits.movetime = self.movetime.map(duration);
+        limits.clock = remaining.map(|t| Clock {
+            remaining: duration(t),
+            movestogo: self.movestogo,
+            increment: increment.map_or(Duration::ZERO, duration),
+        });
+        Ok((limits, self.draw_offered))
+    }
+}
+
+fn parse_go(words: &[&str], context: GoContext) -> Result<Command, ProtocolError> {
+    let mut go = GoWords::default();
+    let mut i = 0;
+    while i < words.len() {
+        match go.read(words, i)? {
+            Some(taken) => i += taken,
+            None => break,
+        }
+    }
+    let (limits, draw_offered) = go.into_limits(context)?;
+    Ok(Command::Go {
+        limits,
+        draw_offered,
+    })
+}
+
+fn parse_position(words: &[&str]) -> Result<Command, ProtocolError> {
     let moves_at = words.iter().position(|w| *w == "moves");
     let (setup, moves) = match moves_at {
         Some(i) => (
@@ -152,15 +236,15 @@ fn parse_position(words: &[&str]) -> Result<Command, String> {
     let fen = match setup.first() {
         Some(&"startpos") if setup.len() == 1 => None,
         Some(&"fen") if setup.len() > 1 => Some(setup[1..].join(" ")),
-        Some(&"fen") => return Err("position fen: the FEN is missing".into()),
-        _ => return Err("position: expected 'startpos' or 'fen <FEN>'".into()),
+        Some(&"fen") => return Err(ProtocolError::MissingFen),
+        _ => return Err(ProtocolError::NoStart),
     };
     Ok(Command::Position { fen, moves })
 }
 
 /// Reads `setoption name N [value V]` (UCI, and some UCCI GUIs) or
 /// `setoption N [V]` (UCCI). The value keeps its inner spaces (file paths).
-fn parse_setoption(rest: &str) -> Result<Command, String> {
+fn parse_setoption(rest: &str) -> Result<Command, ProtocolError> {
     let rest = rest.trim();
     if let Some(named) = rest.strip_prefix("name ") {
         let (name, value) = match named.find(" value") {
@@ -176,7 +260,7 @@ fn parse_setoption(rest: &str) -> Result<Command, String> {
     let name = parts
         .next()
         .filter(|n| !n.is_empty())
-        .ok_or("setoption: which option?")?;
+        .ok_or(ProtocolError::MissingOptionName)?;
     let value = parts
         .next()
         .map(|v| v.trim().to_string())
@@ -187,8 +271,14 @@ fn parse_setoption(rest: &str) -> Result<Command, String> {
     })
 }
 
-/// Parses one command line (either dialect; the words are the same).
-pub fn parse(line: &str) -> Result<Command, String> {
+/// Parses one command line (either dialect; the words are the same);
+/// `context` is how a `go`'s times are read.
+///
+/// # Errors
+///
+/// A line that is no command, or a command with words it does not take,
+/// is refused with the reason.
+pub fn parse(line: &str, context: GoContext) -> Result<Command, ProtocolError> {
     let line = line.trim_matches(|c: char| c.is_whitespace() || c == '\0');
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some(&first) = words.first() else {
@@ -206,13 +296,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         // `position`: `fen <FEN> [moves ...]`.
         "fen" => parse_position(&words)?,
         "banmoves" => Command::BanMoves(args.iter().map(|s| s.to_string()).collect()),
-        "go" => Command::Go(parse_go(args)?),
+        "go" => parse_go(args, context)?,
         "ponderhit" => Command::PonderHit {
             draw: args.first() == Some(&"draw"),
         },
         "stop" => Command::Stop,
         "quit" | "bye" | "exit" => Command::Quit,
-        other => return Err(format!("unknown command '{}'", clip(other))),
+        other => return Err(ProtocolError::UnknownCommand(clip(other))),
     })
 }
 
@@ -327,91 +417,120 @@ pub fn format_currmove(mv: Move, number: usize) -> String {
 mod tests {
     use super::*;
 
+    /// Parses with UCCI's seconds, Red to move.
+    fn parse_line(line: &str) -> Result<Command, ProtocolError> {
+        parse(line, GoContext::default())
+    }
+
+    /// The limits of a `go` line read in `context`.
+    fn go_limits(line: &str, context: GoContext) -> (Limits, bool) {
+        match parse(line, context).unwrap() {
+            Command::Go {
+                limits,
+                draw_offered,
+            } => (limits, draw_offered),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn parses_every_command() {
-        assert_eq!(parse("ucci").unwrap(), Command::Ucci);
-        assert_eq!(parse("  isready\r").unwrap(), Command::IsReady);
-        assert_eq!(parse("").unwrap(), Command::Empty);
+        assert_eq!(parse_line("ucci").unwrap(), Command::Ucci);
+        assert_eq!(parse_line("  isready\r").unwrap(), Command::IsReady);
+        assert_eq!(parse_line("").unwrap(), Command::Empty);
         assert_eq!(
-            parse("position startpos moves h2e2 h9g7").unwrap(),
+            parse_line("position startpos moves h2e2 h9g7").unwrap(),
             Command::Position {
                 fen: None,
                 moves: vec!["h2e2".into(), "h9g7".into()]
             }
         );
         assert_eq!(
-            parse("position fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1").unwrap(),
+            parse_line("position fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1").unwrap(),
             Command::Position {
                 fen: Some("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1".into()),
                 moves: vec![]
             }
         );
         assert_eq!(
-            parse("setoption name Hash value 32").unwrap(),
+            parse_line("setoption name Hash value 32").unwrap(),
             Command::SetOption {
                 name: "Hash".into(),
                 value: Some("32".into())
             }
         );
         assert_eq!(
-            parse("setoption bookfiles my books/a.bin;b.bin").unwrap(),
+            parse_line("setoption bookfiles my books/a.bin;b.bin").unwrap(),
             Command::SetOption {
                 name: "bookfiles".into(),
                 value: Some("my books/a.bin;b.bin".into())
             }
         );
         assert_eq!(
-            parse("setoption loadbook").unwrap(),
+            parse_line("setoption loadbook").unwrap(),
             Command::SetOption {
                 name: "loadbook".into(),
                 value: None
             }
         );
         assert_eq!(
-            parse("ponderhit draw").unwrap(),
+            parse_line("ponderhit draw").unwrap(),
             Command::PonderHit { draw: true }
         );
-        assert_eq!(parse("quit").unwrap(), Command::Quit);
-        assert_eq!(parse("bye").unwrap(), Command::Quit);
+        assert_eq!(parse_line("quit").unwrap(), Command::Quit);
+        assert_eq!(parse_line("bye").unwrap(), Command::Quit);
         assert_eq!(
-            parse("fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 moves d0e0").unwrap(),
+            parse_line("fen 4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 moves d0e0").unwrap(),
             Command::Position {
                 fen: Some("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1".into()),
                 moves: vec!["d0e0".into()]
             }
         );
-        assert!(parse("fen").is_err());
+        assert!(parse_line("fen").is_err());
     }
 
     #[test]
     fn parses_go_modes() {
-        let Command::Go(g) =
-            parse("go ponder time 300 increment 2 opptime 300 oppincrement 2").unwrap()
-        else {
-            panic!()
-        };
-        assert!(g.ponder);
-        assert_eq!((g.time, g.increment), (Some(300.0), Some(2.0)));
-        let Command::Go(g) = parse("go draw wtime 1000 btime 2000 movestogo 20").unwrap() else {
-            panic!()
-        };
-        assert!(g.draw);
-        assert_eq!(
-            (g.wtime, g.btime, g.movestogo),
-            (Some(1000.0), Some(2000.0), Some(20))
+        let secs = Duration::from_secs;
+        let ucci = GoContext::default();
+        let (g, draw) = go_limits(
+            "go ponder time 300 increment 2 opptime 300 oppincrement 2",
+            ucci,
         );
-        let Command::Go(g) = parse("go depth infinite").unwrap() else {
-            panic!()
+        assert!(g.ponder && !draw);
+        let clock = Clock {
+            remaining: secs(300),
+            movestogo: None,
+            increment: secs(2),
         };
+        assert_eq!(g.clock, Some(clock));
+        // UCI: milliseconds, and the clock of the side to move.
+        let black = GoContext {
+            millisec: true,
+            turn: Color::Black,
+        };
+        let (g, draw) = go_limits("go draw wtime 1000 btime 2000 movestogo 20", black);
+        assert!(draw);
+        let clock = Clock {
+            remaining: secs(2),
+            movestogo: Some(20),
+            increment: Duration::ZERO,
+        };
+        assert_eq!(g.clock, Some(clock));
+        let (g, _) = go_limits("go depth infinite", ucci);
         assert!(g.infinite);
-        let Command::Go(g) = parse("go nodes 5000").unwrap() else {
-            panic!()
-        };
-        assert_eq!(g.nodes, Some(5000));
-        let Command::Go(g) = parse("go movetime 100 searchmoves h2e2 b2e2").unwrap() else {
-            panic!()
-        };
-        assert_eq!(g.search_moves, vec!["h2e2", "b2e2"]);
+        assert_eq!(go_limits("go nodes 5000", ucci).0, Limits::nodes(5000));
+        let (g, _) = go_limits("go movetime 100 searchmoves h2e2 b2e2", ucci);
+        assert_eq!(g.movetime, Some(secs(100)));
+        let moves: Vec<String> = g.search_moves.iter().map(Move::to_string).collect();
+        assert_eq!(moves, ["h2e2", "b2e2"]);
+        assert!(
+            !g.is_game_move(),
+            "picked root moves are searched, not played from the book"
+        );
+        let (g, _) = go_limits("go time 10 increment 0.1", ucci);
+        assert!(g.is_game_move());
+        assert!(!go_limits("go depth 5", ucci).0.is_game_move());
     }
 
     #[test]
@@ -455,15 +574,17 @@ mod tests {
 
     #[test]
     fn refuses_malformed_lines_with_a_reason() {
-        assert!(parse("go depth").unwrap_err().contains("needs a number"));
-        assert!(parse("go depth x").unwrap_err().contains("'x'"));
-        assert!(parse("go time -5").unwrap_err().contains("out of range"));
-        assert!(parse("go sideways").unwrap_err().contains("unknown word"));
-        assert!(parse("position").is_err());
-        assert!(parse("position fen").is_err());
-        assert!(parse("position middle").is_err());
-        assert!(parse("setoption").is_err());
-        assert!(parse("fly").unwrap_err().contains("unknown command"));
-        assert!(parse(&"x".repeat(100_000)).unwrap_err().len() < 100);
+        let why = |line| parse_line(line).unwrap_err().to_string();
+        assert!(why("go depth").contains("needs a number"));
+        assert!(why("go depth x").contains("'x'"));
+        assert!(why("go time -5").contains("out of range"));
+        assert!(why("go sideways").contains("unknown word"));
+        assert!(why("go searchmoves h2e2 h2").contains("'h2' is not a move"));
+        assert!(parse_line("position").is_err());
+        assert!(parse_line("position fen").is_err());
+        assert!(parse_line("position middle").is_err());
+        assert!(parse_line("setoption").is_err());
+        assert!(why("fly").contains("unknown command"));
+        assert!(why(&"x".repeat(100_000)).len() < 100);
     }
 }

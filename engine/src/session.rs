@@ -5,15 +5,14 @@
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use xqcore::{Color, Move, Position};
+use xqcore::{Move, Position};
 
-use crate::engine::{Engine, GoRequest};
+use crate::engine::Engine;
 use crate::options::{self, ProtocolFlags, Target, OPTIONS};
-use crate::protocol::{self, clip, Command, Dialect, GoArgs};
+use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
-use crate::time::{limits_for, Clock};
+use crate::time::Limits;
 
 /// A shared, line-flushed output.
 #[derive(Clone)]
@@ -140,10 +139,14 @@ impl Session {
     }
 
     fn handle(&mut self, line: &str) -> Flow {
-        let command = match protocol::parse(line) {
+        let context = GoContext {
+            millisec: self.dialect == Dialect::Uci || self.flags.use_millisec,
+            turn: self.engine.position().turn(),
+        };
+        let command = match protocol::parse(line, context) {
             Ok(c) => c,
             Err(reason) => {
-                self.info_string(&reason);
+                self.info_string(&reason.to_string());
                 return Flow::Continue;
             }
         };
@@ -179,7 +182,10 @@ impl Session {
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::BanMoves(moves) => self.ban_moves(&moves),
-            Command::Go(args) => self.go(args),
+            Command::Go {
+                limits,
+                draw_offered,
+            } => self.go(limits, draw_offered),
             Command::PonderHit { .. } => {}
             Command::Stop => {
                 if self.dialect == Dialect::Ucci {
@@ -295,49 +301,22 @@ impl Session {
         self.engine.set_banned(banned);
     }
 
-    /// Converts a protocol time to a duration (UCCI: seconds unless usemillisec).
-    fn duration(&self, t: f64) -> Duration {
-        let ms = match self.dialect {
-            Dialect::Ucci if !self.flags.use_millisec => t * 1000.0,
-            _ => t,
-        };
-        Duration::from_secs_f64((ms / 1000.0).clamp(0.0, 1e9))
-    }
-
-    fn go(&mut self, args: GoArgs) {
-        let red = self.engine.position().turn() == Color::Red;
-        let mut req = GoRequest {
-            ponder: args.ponder,
-            draw_offered: args.draw,
-            depth: args.depth,
-            nodes: args.nodes,
-            mate: args.mate,
-            infinite: args.infinite,
-            movetime: args.movetime.map(|t| self.duration(t)),
-            ..GoRequest::default()
-        };
-        let remaining = args.time.or(if red { args.wtime } else { args.btime });
-        let increment = args.increment.or(if red { args.winc } else { args.binc });
-        if let Some(t) = remaining {
-            req.clock = Some(Clock {
-                remaining: self.duration(t),
-                movestogo: args.movestogo,
-                increment: increment.map_or(Duration::ZERO, |i| self.duration(i)),
-            });
-        }
-        for m in &args.search_moves {
-            match self.engine.position().parse_move(m) {
-                Ok(mv) => req.search_moves.push(mv),
-                Err(e) => self.info_string(&format!("searchmoves: {e}")),
+    fn go(&mut self, mut limits: Limits, draw_offered: bool) {
+        let position = self.engine.position().clone();
+        limits.search_moves.retain(|&mv| {
+            let legal = position.is_legal(mv);
+            if !legal {
+                self.info_string(&format!("searchmoves: {mv} is not legal here"));
             }
-        }
+            legal
+        });
         if self.flags.debug {
-            self.info_string(&format!("go {:?}", limits_for(&req)));
+            self.info_string(&format!("go {:?}", limits.budget()));
         }
         // Batch mode reads nothing until the search ends; a search that only
         // `stop` or `ponderhit` can end would then never end, so those are
         // read as usual during it.
-        let ends_by_itself = !req.ponder && !limits_for(&req).infinite;
+        let ends_by_itself = limits.ends_by_itself();
         if self.flags.batch && !ends_by_itself {
             self.info_string("batch: this search ends only on stop or ponderhit, which are read");
         }
@@ -348,7 +327,8 @@ impl Session {
         let (out, dialect, searching) = (self.out.clone(), self.dialect, self.searching.clone());
         *searching.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.engine.go(
-            req,
+            limits,
+            draw_offered,
             reporter,
             Box::new(move |best| {
                 let mut busy = searching.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,16 +1,19 @@
-//! Time management, all of it: the clock a `go` brings ([`Clock`]), the
-//! time a move may take (ElephantEye's proper time, [`time_limits`]), the
-//! limits of a search ([`Limits`], from a `go` by [`limits_for`]), the
-//! running clock of a search with its stop flag ([`SearchControl`]), and
-//! the rules that stop it: mid-iteration ([`Limits::must_stop`]) and
-//! between iterations ([`Limits::stop_after_iteration`], stretched by
-//! [`TimeFactors`] when the search is unsure).
+//! Time management, all of it: what a search is asked for ([`Limits`],
+//! read from `go` by the protocol and handed down unchanged), the time a
+//! move may take on a [`Clock`] (ElephantEye's proper time,
+//! [`time_limits`]), the budget a search runs under ([`Budget`], from the
+//! limits), the running clock of a search with its stop flag
+//! ([`SearchControl`]), and the rules that stop it: mid-iteration
+//! ([`Budget::must_stop`]) and between iterations
+//! ([`Budget::stop_after_iteration`], stretched by [`TimeFactors`] when
+//! the search is unsure). It stands on the score scale alone.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::engine::GoRequest;
-use crate::search::{MATE, MATE_BOUND};
+use xqcore::Move;
+
+use crate::score::{MATE, MATE_BOUND};
 
 /// A game clock for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,9 +53,102 @@ pub fn time_limits(clock: &Clock) -> (Duration, Duration) {
     (soft, hard)
 }
 
-/// When to stop.
-#[derive(Clone, Debug, Default)]
+/// What a search is asked for: every limit of a `go`, in one value from
+/// the protocol's parser to time management. With none of depth, nodes,
+/// mate, a move time or a clock, a search runs until stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
+    /// Search to this depth in plies (0: no search).
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in this many moves (or fewer) is found.
+    pub mate: Option<u32>,
+    /// Think this long.
+    pub movetime: Option<Duration>,
+    /// The clock of the side to move.
+    pub clock: Option<Clock>,
+    /// Search until stopped (the depth limit still applies).
+    pub infinite: bool,
+    /// Think on the opponent's time: the clock starts at `ponderhit`.
+    pub ponder: bool,
+    /// Only these root moves (UCI `searchmoves`; empty: all).
+    pub search_moves: Vec<Move>,
+}
+
+impl Limits {
+    /// A search to `depth` plies.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of `nodes` nodes.
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of `time`.
+    pub fn movetime(time: Duration) -> Limits {
+        Limits {
+            movetime: Some(time),
+            ..Limits::default()
+        }
+    }
+
+    /// Whether the search ends without `stop` or `ponderhit`.
+    pub fn ends_by_itself(&self) -> bool {
+        !self.ponder && !self.budget().infinite
+    }
+
+    /// Whether these are a game move's limits: a clock or a move time, not
+    /// pondering, no analysis limit (depth, nodes, mate, infinite) and no
+    /// root moves picked. Only a game move is played from the book.
+    pub fn is_game_move(&self) -> bool {
+        !self.ponder
+            && !self.infinite
+            && self.depth.is_none()
+            && self.nodes.is_none()
+            && self.mate.is_none()
+            && self.search_moves.is_empty()
+            && (self.clock.is_some() || self.movetime.is_some())
+    }
+
+    /// The budget a search runs under: a move time is used whole (less
+    /// 10 ms), a clock by [`time_limits`]; without any limit the search
+    /// runs until stopped.
+    pub(crate) fn budget(&self) -> Budget {
+        let mut budget = Budget {
+            depth: self.depth.map(|d| d.min(i32::MAX as u32) as i32),
+            nodes: self.nodes,
+            mate: self.mate,
+            infinite: self.infinite,
+            ..Budget::default()
+        };
+        if let Some(t) = self.movetime {
+            let t = t
+                .saturating_sub(Duration::from_millis(10))
+                .max(Duration::from_millis(1));
+            budget.soft_time = Some(t);
+            budget.hard_time = Some(t);
+        } else if let Some(clock) = &self.clock {
+            let (soft, hard) = time_limits(clock);
+            budget.soft_time = Some(soft);
+            budget.hard_time = Some(hard);
+        } else if self.depth.is_none() && self.nodes.is_none() && self.mate.is_none() {
+            budget.infinite = true;
+        }
+        budget
+    }
+}
+
+/// When a search stops, worked out from its [`Limits`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Budget {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
     /// Stop after an iteration once this much time has passed.
@@ -65,35 +161,8 @@ pub struct Limits {
     pub infinite: bool,
 }
 
-/// Converts a `go` request into search limits: a move time is used whole
-/// (less 10 ms), a clock by [`time_limits`]; a `go` with no limit at all
-/// searches until stopped.
-pub fn limits_for(req: &GoRequest) -> Limits {
-    let mut limits = Limits {
-        depth: req.depth.map(|d| d as i32),
-        nodes: req.nodes,
-        mate: req.mate,
-        infinite: req.infinite,
-        ..Limits::default()
-    };
-    if let Some(t) = req.movetime {
-        let t = t
-            .saturating_sub(Duration::from_millis(10))
-            .max(Duration::from_millis(1));
-        limits.soft_time = Some(t);
-        limits.hard_time = Some(t);
-    } else if let Some(clock) = &req.clock {
-        let (soft, hard) = time_limits(clock);
-        limits.soft_time = Some(soft);
-        limits.hard_time = Some(hard);
-    } else if req.depth.is_none() && req.nodes.is_none() && req.mate.is_none() {
-        limits.infinite = true;
-    }
-    limits
-}
-
 /// Where a search stands after an iteration, for
-/// [`Limits::stop_after_iteration`].
+/// [`Budget::stop_after_iteration`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Iteration {
     pub score: i32,
@@ -104,7 +173,7 @@ pub(crate) struct Iteration {
     pub losing: usize,
 }
 
-impl Limits {
+impl Budget {
     /// Whether the search must stop now, mid-iteration: the node budget
     /// is spent (`total_nodes` is asked only under a node limit), or the
     /// hard time has passed (a pondering or infinite search has none).
@@ -266,22 +335,18 @@ mod tests {
 
     #[test]
     fn plain_go_is_infinite() {
-        assert!(limits_for(&GoRequest::default()).infinite);
-        assert!(
-            !limits_for(&GoRequest {
-                depth: Some(3),
-                ..GoRequest::default()
-            })
-            .infinite
-        );
+        assert!(Limits::default().budget().infinite);
+        assert!(!Limits::default().ends_by_itself());
+        assert!(!Limits::depth(3).budget().infinite);
+        assert!(Limits::depth(3).ends_by_itself());
     }
 
     #[test]
     fn iterations_stop_by_the_rules() {
         let control = SearchControl::new(false);
-        let timed = Limits {
+        let timed = Budget {
             soft_time: Some(Duration::from_secs(100)),
-            ..Limits::default()
+            ..Budget::default()
         };
         let steady = TimeFactors::default();
         let done = |score, depth, root_moves, losing| Iteration {
@@ -296,31 +361,31 @@ mod tests {
         assert!(timed.stop_after_iteration(&control, &done(-200, 5, 30, 29), &steady));
         assert!(!timed.stop_after_iteration(&control, &done(-200, 4, 30, 29), &steady));
         // Untimed (depth, nodes) and infinite searches run on.
-        let depth = Limits {
+        let depth = Budget {
             depth: Some(9),
-            ..Limits::default()
+            ..Budget::default()
         };
         assert!(!depth.stop_after_iteration(&control, &done(MATE - 5, 5, 1, 0), &steady));
-        let mate = Limits {
+        let mate = Budget {
             mate: Some(3),
-            ..Limits::default()
+            ..Budget::default()
         };
         assert!(mate.stop_after_iteration(&control, &done(MATE - 5, 5, 30, 0), &steady));
         assert!(!mate.stop_after_iteration(&control, &done(MATE - 9, 9, 30, 0), &steady));
         // A pondering search holds its clock.
         let pondering = SearchControl::new(true);
-        let spent = Limits {
+        let spent = Budget {
             soft_time: Some(Duration::ZERO),
             hard_time: Some(Duration::ZERO),
-            ..Limits::default()
+            ..Budget::default()
         };
         assert!(!spent.stop_after_iteration(&pondering, &done(10, 5, 30, 0), &steady));
         assert!(!spent.must_stop(&pondering, || 0));
         pondering.ponderhit();
         assert!(spent.must_stop(&pondering, || 0));
-        let budget = Limits {
+        let budget = Budget {
             nodes: Some(1000),
-            ..Limits::default()
+            ..Budget::default()
         };
         assert!(!budget.must_stop(&control, || 999));
         assert!(budget.must_stop(&control, || 1000));

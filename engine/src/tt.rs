@@ -138,6 +138,7 @@ impl TranspositionTable {
     }
 
     /// Size in bytes.
+    #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.buckets.len() * std::mem::size_of::<Bucket>()
     }

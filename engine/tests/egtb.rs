@@ -103,7 +103,8 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
                 tbhits_seen |= lines.iter().any(|l| l.contains(" tbhits "));
                 pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
             } else if best_defence {
-                tb.best_move(&pos)
+                tb.under(xqegtb::Repetitions::CheckAndChase)
+                    .best_move(&pos)
                     .unwrap()
                     .expect("the table covers KRKA")
                     .0
@@ -165,7 +166,11 @@ fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional()
             let lines = engine_move(&mut e, &start, &history);
             pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
         } else {
-            let (m, _) = tb.best_move(&pos).unwrap().expect("the table covers KRKN");
+            let (m, _) = tb
+                .under(xqegtb::Repetitions::CheckAndChase)
+                .best_move(&pos)
+                .unwrap()
+                .expect("the table covers KRKN");
             m
         };
         pos.make_move(m);
@@ -343,7 +348,8 @@ fn the_engine_keeps_a_perpetual_chaser_trapped_and_reads_chase_results_by_the_ru
             let lines = engine_move(&mut e, &start, &history);
             pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
         } else {
-            tb.best_move(&pos)
+            tb.under(xqegtb::Repetitions::CheckAndChase)
+                .best_move(&pos)
                 .unwrap()
                 .expect("the table covers KRPKR")
                 .0

@@ -8,8 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use xqcore::Position;
-use xqengine::protocol::{self, Command};
-use xqengine::session::{Output, Session};
+use xqengine::{parse_command, Command, GoContext, Output, Session};
+
+/// A line read as the session reads it before `uci` (UCCI's seconds).
+fn parse(line: &str) -> Result<Command, xqengine::ProtocolError> {
+    parse_command(line, GoContext::default())
+}
 
 /// A writer whose bytes the test can read back.
 #[derive(Clone, Default)]
@@ -34,8 +38,8 @@ impl Buffer {
 /// What the position should be after `line`, given the one before:
 /// `None` when the line is not a `position` command.
 fn expected_fen(line: &str, before: &str) -> Option<String> {
-    let Ok(Command::Position { fen, moves }) = protocol::parse(line) else {
-        return protocol::parse(line)
+    let Ok(Command::Position { fen, moves }) = parse(line) else {
+        return parse(line)
             .is_err()
             .then(|| before.to_string())
             .filter(|_| line.trim_start().starts_with("position"));
@@ -136,7 +140,8 @@ proptest! {
 
     #[test]
     fn the_parser_never_panics_and_quotes_little(line in "\\PC{0,300}") {
-        if let Err(reason) = protocol::parse(&line) {
+        if let Err(reason) = parse(&line) {
+            let reason = reason.to_string();
             prop_assert!(reason.len() < 200, "{reason}");
         }
     }
@@ -146,7 +151,7 @@ proptest! {
         let buffer = Buffer::default();
         let mut session = Session::new(Output::new(Box::new(buffer.clone())));
         for line in &lines {
-            if protocol::parse(line) == Ok(Command::Quit) {
+            if parse(line) == Ok(Command::Quit) {
                 continue;
             }
             let before = session.engine().position().fen();

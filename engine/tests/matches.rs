@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use xqengine::search::MATE;
+use xqengine::MATE;
 use xqmatch::{
     read_openings, run_match, EngineScore, EngineSpec, FinishedGame, MatchConfig, MatchSpec,
     MoveLimit, Protocol, Termination, BUNDLED_OPENINGS,

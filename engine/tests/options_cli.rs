@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use xqengine::options::OPTIONS;
+use xqengine::OPTIONS;
 
 #[test]
 fn every_option_is_listed_and_documented() {

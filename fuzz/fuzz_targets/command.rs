@@ -4,14 +4,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xqengine::protocol::{self, Command, GoArgs};
-use xqengine::session::{Output, Session};
+use xqengine::{parse_command, Command, GoContext, Limits, Output, Session};
 
 fuzz_target!(|bytes: &[u8]| {
     let text = String::from_utf8_lossy(bytes);
     let mut session = Session::new(Output::new(Box::new(std::io::sink())));
     for line in text.lines().take(64) {
-        let command = protocol::parse(line);
+        let command = parse_command(line, GoContext::default());
         // Resources, not parsing: a table of gigabytes or hundreds of
         // threads per input would only slow the fuzzer down.
         let lower = line.to_ascii_lowercase();
@@ -20,7 +19,7 @@ fuzz_target!(|bytes: &[u8]| {
         }
         // In batch mode a search runs to its end whatever follows (as the
         // protocol says): a deep or long one would stall the fuzzer.
-        if matches!(&command, Ok(Command::Go(go)) if long_search(go)) {
+        if matches!(&command, Ok(Command::Go { limits, .. }) if long_search(limits)) {
             continue;
         }
         let quit = matches!(command, Ok(Command::Quit));
@@ -28,7 +27,7 @@ fuzz_target!(|bytes: &[u8]| {
         if quit {
             break;
         }
-        if matches!(command, Ok(Command::Go(_))) {
+        if matches!(command, Ok(Command::Go { .. })) {
             session.handle_line("stop");
         }
     }
@@ -36,20 +35,14 @@ fuzz_target!(|bytes: &[u8]| {
 });
 
 /// Whether a search could run for seconds when nothing stops it.
-fn long_search(go: &GoArgs) -> bool {
-    let long_time = [
-        go.time,
-        go.wtime,
-        go.btime,
-        go.movetime,
-        go.increment,
-        go.winc,
-        go.binc,
-    ]
-    .iter()
-    .any(|t| t.is_some_and(|t| t > 1.0));
-    go.depth.is_some_and(|d| d > 8)
-        || go.nodes.is_some_and(|n| n > 200_000)
-        || go.mate.is_some_and(|m| m > 4)
-        || long_time
+fn long_search(limits: &Limits) -> bool {
+    let second = std::time::Duration::from_secs(1);
+    let long_clock = limits
+        .clock
+        .is_some_and(|c| c.remaining > second || c.increment > second);
+    limits.depth.is_some_and(|d| d > 8)
+        || limits.nodes.is_some_and(|n| n > 200_000)
+        || limits.mate.is_some_and(|m| m > 4)
+        || limits.movetime.is_some_and(|t| t > second)
+        || long_clock
 }

@@ -25,8 +25,8 @@ use serde_json::json;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
 use xqcore::{Move, Position};
-use xqegtb::{Repetitions, Value};
-use xqengine::search::{Score, SearchInfo};
+use xqegtb::Value;
+use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
 use crate::chessdb::Library;
@@ -84,15 +84,10 @@ pub async fn tables(State(library): State<Arc<Library>>, Query(q): Query<BoardQu
     let Some(tb) = library.tables.as_deref() else {
         return Json(json!({ "moves": [] })).into_response();
     };
-    let legal = pos.legal_moves().to_vec();
-    let Ok(Some(values)) = tb.move_values(&pos, &legal) else {
+    let answers = crate::chessdb::table_answers(tb);
+    let Ok(Some(values)) = answers.ranked_moves(&pos) else {
         return Json(json!({ "moves": [] })).into_response();
     };
-    let mut values: Vec<(Move, Value)> = values
-        .into_iter()
-        .map(|(m, v)| (m, v.under(Repetitions::CheckAndChase)))
-        .collect();
-    values.sort_by(|a, b| a.1.best_first(b.1));
     let moves: Vec<_> = values
         .iter()
         .map(|(m, v)| {
@@ -106,7 +101,7 @@ pub async fn tables(State(library): State<Arc<Library>>, Query(q): Query<BoardQu
         .collect();
     let line: Vec<String> = values
         .first()
-        .map(|&(m, _)| xqengine::egtb::table_line(tb, &pos, m, Repetitions::CheckAndChase))
+        .and_then(|&(m, _)| answers.line_after(&pos, m, crate::chessdb::TABLE_LINE).ok())
         .unwrap_or_default()
         .iter()
         .map(Move::to_string)

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use serde_json::{json, Value as Json};
 use xqbook::AnyBook;
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
-use xqegtb::{Repetitions, Tablebase, Value};
+use xqegtb::{Answers, Repetitions, Tablebase, Value};
+use xqengine::EvalPreference;
 
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
@@ -23,6 +24,8 @@ use crate::engine::{EngineError, EnginePool};
 pub const MATE_SCORE: i32 = 30_000;
 /// Beyond this a score is a mate, and has no winrate.
 const DECIDED: i32 = 10_000;
+/// The longest line the tables give, in plies.
+pub(crate) const TABLE_LINE: usize = 128;
 
 /// Where the answers come from.
 pub struct Library {
@@ -194,6 +197,13 @@ fn mark(rank: u8) -> char {
     }
 }
 
+/// The tables' answers as the server gives them: under the Asian rules,
+/// moves of equal value and material ranked by the engine's evaluation.
+pub fn table_answers(tb: &Tablebase) -> Answers<'_> {
+    tb.under(Repetitions::CheckAndChase)
+        .preferring(EvalPreference::builtin())
+}
+
 /// Every legal move but the banned ones.
 fn playable(pos: &Position, banned: &[Move]) -> Vec<Move> {
     pos.legal_moves()
@@ -206,12 +216,8 @@ fn playable(pos: &Position, banned: &[Move]) -> Vec<Move> {
 /// The tables' answer: every move's exact value, when the tables hold the
 /// position and every move from it.
 fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> {
-    let values: Vec<(Move, Value)> = tb
-        .move_values(pos, moves)
-        .ok()??
-        .into_iter()
-        .map(|(m, v)| (m, v.under(Repetitions::CheckAndChase)))
-        .collect();
+    let answers = table_answers(tb);
+    let values = answers.rank(pos, moves).ok()??;
     let best = values
         .iter()
         .map(|v| v.1)
@@ -221,7 +227,9 @@ fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> 
         Value::Win(d) => MATE_SCORE - i32::from(d),
         Value::Loss(d) => i32::from(d) - MATE_SCORE,
     };
-    let mut entries: Vec<Entry> = values
+    // In the tables' order: best first, ties by material kept, then the
+    // engine's evaluation.
+    let entries: Vec<Entry> = values
         .iter()
         .map(|&(mv, v)| {
             let rank = match (v, best) {
@@ -243,14 +251,8 @@ fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> 
             }
         })
         .collect();
-    entries.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
-            .then(b.rank.cmp(&a.rank))
-            .then(a.mv.to_string().cmp(&b.mv.to_string()))
-    });
     let first = entries.first()?.mv;
-    let pv = xqengine::egtb::table_line(tb, pos, first, Repetitions::CheckAndChase);
+    let pv = answers.line_after(pos, first, TABLE_LINE).ok()?;
     Some(Known {
         from_tables: true,
         depth: best.dtm().map_or(0, i32::from),
@@ -332,9 +334,9 @@ async fn from_engine(
     banned: &[Move],
 ) -> Result<Known, EngineError> {
     let a = engine.analyse(pos, banned).await?;
-    let score = if a.score.abs() >= xqengine::search::MATE_BOUND {
+    let score = if a.score.abs() >= xqengine::MATE_BOUND {
         // The engine's mate scores count plies from the root as well.
-        a.score.signum() * (MATE_SCORE - (xqengine::search::MATE - a.score.abs()))
+        a.score.signum() * (MATE_SCORE - (xqengine::MATE - a.score.abs()))
     } else {
         a.score
     };

@@ -14,14 +14,13 @@ use std::collections::HashMap;
 
 use tokio::sync::{OnceCell, Semaphore};
 use xqcore::{Move, Position};
-use xqengine::search::{self, Limits, SearchConfig, SearchControl, ThreadMemory};
-use xqengine::tt::TranspositionTable;
+use xqengine::{Limits, Reporter, SearchConfig, SearchInfo, Searcher, Silent};
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Analysis {
     /// The engine's score for the side to move: centipawns, or beyond
-    /// [`xqengine::search::MATE_BOUND`] a mate.
+    /// [`xqengine::MATE_BOUND`] a mate.
     pub score: i32,
     pub depth: i32,
     /// The principal variation, best move first.
@@ -203,7 +202,7 @@ impl EnginePool {
         let config = self.config.clone();
         let searched = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            search_once(&pos, &moves, &config, &search::Silent)
+            search_once(&pos, &moves, &config, &Silent)
         })
         .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -222,7 +221,7 @@ impl EnginePool {
         pos: Position,
         lines: usize,
         think: Duration,
-        infos: tokio::sync::mpsc::UnboundedSender<search::SearchInfo>,
+        infos: tokio::sync::mpsc::UnboundedSender<SearchInfo>,
     ) -> Option<tokio::task::JoinHandle<Option<Move>>> {
         let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
         if waiting >= self.config.queue + self.config.workers.max(1) {
@@ -254,76 +253,37 @@ impl EnginePool {
 }
 
 /// Sends every iteration's lines on.
-struct Forward(tokio::sync::mpsc::UnboundedSender<search::SearchInfo>);
+struct Forward(tokio::sync::mpsc::UnboundedSender<SearchInfo>);
 
-impl search::Reporter for Forward {
-    fn info(&self, info: &search::SearchInfo) {
+impl Reporter for Forward {
+    fn info(&self, info: &SearchInfo) {
         // The receiver gone (the client left) is no error: the search ends
         // at its time anyway.
         let _ = self.0.send(info.clone());
     }
 }
 
-/// One search of `pos` among `moves`, on this thread.
+/// One search of `pos` among `moves`, on this thread, for the time the
+/// server thinks, with a searcher of its own.
 fn search_once(
     pos: &Position,
     moves: &[Move],
     config: &EngineConfig,
-    reporter: &dyn search::Reporter,
+    reporter: &dyn Reporter,
 ) -> Result<Analysis, EngineError> {
-    let tt = TranspositionTable::new(16);
     let limits = Limits {
-        soft_time: Some(config.think / 2),
-        hard_time: Some(config.think),
-        ..Limits::default()
+        search_moves: moves.to_vec(),
+        ..Limits::movetime(config.think)
     };
-    let control = SearchControl::new(false);
-    let mut memory = vec![ThreadMemory::default()];
     let search_config = SearchConfig {
         threads: 1,
         ..config.search.clone()
     };
-    let line = LastLine {
-        pv: Mutex::default(),
-        next: Some(reporter),
-    };
-    let r = search::search(
-        pos,
-        moves,
-        &search_config,
-        &limits,
-        &tt,
-        &control,
-        &line,
-        &mut memory,
-    );
-    let best = r.best.ok_or(EngineError::NoMove)?;
-    let mut pv = line.pv.into_inner().unwrap_or_else(|e| e.into_inner());
-    if pv.first() != Some(&best) {
-        pv = vec![best];
-        pv.extend(r.ponder);
-    }
+    let r = Searcher::new(search_config, 16).search(pos, &limits, reporter);
+    r.best.ok_or(EngineError::NoMove)?;
     Ok(Analysis {
         score: r.score,
         depth: r.depth,
-        pv,
+        pv: r.pv,
     })
-}
-
-/// Keeps the principal variation of the last iteration reported, and
-/// passes every report on.
-struct LastLine<'a> {
-    pv: Mutex<Vec<Move>>,
-    next: Option<&'a dyn search::Reporter>,
-}
-
-impl search::Reporter for LastLine<'_> {
-    fn info(&self, info: &search::SearchInfo) {
-        if info.multipv <= 1 && !info.pv.is_empty() {
-            *self.pv.lock().unwrap_or_else(|e| e.into_inner()) = info.pv.clone();
-        }
-        if let Some(next) = self.next {
-            next.info(info);
-        }
-    }
 }

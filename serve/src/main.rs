@@ -70,7 +70,7 @@ struct ServeArgs {
 
 fn library(cli: &ServeArgs) -> Result<Library, String> {
     let book_paths: Vec<PathBuf> = if cli.book.is_empty() {
-        xqengine::book::default_book().into_iter().collect()
+        xqengine::default_book().into_iter().collect()
     } else {
         cli.book.clone()
     };
@@ -78,10 +78,10 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
     for path in &book_paths {
         books.push(xqbook::open(path).map_err(|e| format!("{}: {e}", path.display()))?);
     }
-    let tables = xqengine::egtb::open_tables_option(cli.tables.as_deref())?.map(|(tb, _)| tb);
-    let search = xqengine::search::SearchConfig {
+    let tables = xqengine::open_tables_option(cli.tables.as_deref())?.map(|(tb, _)| tb);
+    let search = xqengine::SearchConfig {
         egtb: tables.clone(),
-        ..xqengine::search::SearchConfig::default()
+        ..xqengine::SearchConfig::default()
     };
     let engine = EnginePool::new(
         EngineConfig {

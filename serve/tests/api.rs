@@ -42,7 +42,7 @@ fn serve() -> std::net::SocketAddr {
             think: Duration::from_millis(100),
             workers: 1,
             queue: 0,
-            search: xqengine::search::SearchConfig::default(),
+            search: xqengine::SearchConfig::default(),
         },
         None,
     )

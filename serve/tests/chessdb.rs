@@ -33,7 +33,7 @@ fn library(queue: usize) -> Library {
             think: Duration::from_millis(200),
             workers: 1,
             queue,
-            search: xqengine::search::SearchConfig::default(),
+            search: xqengine::SearchConfig::default(),
         },
         None,
     )

@@ -17,7 +17,7 @@ fn library() -> Library {
             think: Duration::from_millis(50),
             workers: 1,
             queue: 4,
-            search: xqengine::search::SearchConfig::default(),
+            search: xqengine::SearchConfig::default(),
         },
         None,
     )

@@ -20,11 +20,7 @@ use std::sync::Arc;
 use xqbook::AnyBook;
 use xqcore::{Color, EndRules, GameResult, Move, Position};
 use xqegtb::{Repetitions, Tablebase, Wdl};
-use xqengine::rng::SplitMix64;
-use xqengine::search::{
-    self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND,
-};
-use xqengine::tt::TranspositionTable;
+use xqengine::{Limits, SearchConfig, Searcher, Silent, SplitMix64, MATE_BOUND};
 use xqmatch::Opening;
 
 use crate::games::{write_game, GameRecord, NO_SCORE};
@@ -118,8 +114,11 @@ fn opening_fen(openings: &Openings, index: usize) -> Option<String> {
 
 /// The result the tables give `pos`, when they hold it.
 fn table_result(tables: Option<&Tablebase>, pos: &Position) -> Option<GameResult> {
-    let value = tables?.probe(pos).ok()??;
-    let wdl = value.under(Repetitions::CheckAndChase).wdl();
+    let value = tables?
+        .under(Repetitions::CheckAndChase)
+        .value(pos)
+        .ok()??;
+    let wdl = value.wdl();
     Some(match (wdl, pos.turn()) {
         (Wdl::Draw, _) => GameResult::Draw,
         (Wdl::Win, Color::Red) | (Wdl::Loss, Color::Black) => GameResult::RedWins,
@@ -134,8 +133,7 @@ fn play_game(
     index: usize,
     cfg: &DatagenConfig,
     rng: &mut SplitMix64,
-    memory: &mut Vec<ThreadMemory>,
-    tt: &TranspositionTable,
+    searcher: &mut Searcher,
 ) -> Option<(GameRecord, bool)> {
     let start = opening_fen(openings, index);
     let mut pos = match &start {
@@ -162,17 +160,8 @@ fn play_game(
         pos.make_move(m);
         record.moves.push((m, NO_SCORE));
     }
-    let config = SearchConfig {
-        egtb: cfg.tables.clone(),
-        net: cfg.net.clone(),
-        ..SearchConfig::default()
-    };
-    let limits = Limits {
-        nodes: Some(cfg.nodes),
-        ..Limits::default()
-    };
-    tt.clear();
-    memory.iter_mut().for_each(ThreadMemory::clear);
+    let limits = Limits::nodes(cfg.nodes);
+    searcher.new_game();
     let mut lopsided = 0usize;
     loop {
         if let Some(outcome) = pos.outcome(&rules) {
@@ -187,11 +176,7 @@ fn play_game(
             record.result = GameResult::Draw;
             return Some((record, false));
         }
-        let moves = pos.legal_moves().to_vec();
-        let control = SearchControl::new(false);
-        let r = search::search(
-            &pos, &moves, &config, &limits, tt, &control, &Silent, memory,
-        );
+        let r = searcher.search(&pos, &limits, &Silent);
         let best = r.best?;
         // Mate and table scores are distances, not evaluations: not kept.
         let score = if r.score.abs() < MATE_BOUND {
@@ -245,14 +230,18 @@ pub fn generate(
                 .spawn_scoped(scope, move || {
                     let mut rng =
                         SplitMix64::new(cfg.seed ^ (t as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-                    let tt = TranspositionTable::new(16);
-                    let mut memory = Vec::new();
+                    let config = SearchConfig {
+                        egtb: cfg.tables.clone(),
+                        net: cfg.net.clone(),
+                        ..SearchConfig::default()
+                    };
+                    let mut searcher = Searcher::new(config, 16);
                     loop {
                         let g = next_game.fetch_add(1, Ordering::Relaxed);
                         if g >= cfg.games || failed.load(Ordering::Relaxed) {
                             break;
                         }
-                        let game = play_game(openings, g, cfg, &mut rng, &mut memory, &tt);
+                        let game = play_game(openings, g, cfg, &mut rng, &mut searcher);
                         if tx.send(game).is_err() {
                             break;
                         }

@@ -175,7 +175,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             Err(e) => return fail(&e),
         },
         (None, book) => {
-            let path = book.clone().or_else(xqengine::book::default_book);
+            let path = book.clone().or_else(xqengine::default_book);
             match path.map(|p| xqbook::open(&p).map_err(|e| (p, e))) {
                 Some(Ok(b)) => Openings::Book(b, args.book_plies),
                 Some(Err((p, e))) => return fail(&format!("{}: {e}", p.display())),
@@ -186,7 +186,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             }
         }
     };
-    let tables = match xqengine::egtb::open_tables_option(args.tables.as_deref()) {
+    let tables = match xqengine::open_tables_option(args.tables.as_deref()) {
         Ok(Some((tb, dir))) => {
             eprintln!("{} tables from {}", tb.len(), dir.display());
             Some(tb)

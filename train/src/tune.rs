@@ -1,6 +1,6 @@
 //! Texel tuning: fits the evaluation weights to labelled positions.
 //!
-//! Each position's evaluation is linear in the weights ([`xqengine::eval::trace`]),
+//! Each position's evaluation is linear in the weights ([`xqengine::hce::trace`]),
 //! so the tuner keeps only the feature counts, blends midgame and endgame
 //! sums by phase as the engine does, and minimises the squared error between
 //! `sigmoid(K * eval)` and the target: the game result, optionally mixed with
@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use crate::games::{GameRecord, NO_SCORE};
 use xqcore::{GameResult, Position};
-use xqengine::eval::{self, feature, MAX_PHASE, S};
+use xqengine::hce::{self, feature, MAX_PHASE, S};
 use xqrecords::pgn::Game;
 
 /// One position: a slice of the shared feature list and what blends it.
@@ -119,7 +119,7 @@ impl Dataset {
     }
 
     fn push(&mut self, pos: &Position, result: f32, score: f32) {
-        let trace = eval::trace(pos);
+        let trace = hce::trace(pos);
         let start = self.features.len() as u32;
         self.features.extend_from_slice(&trace.features);
         self.samples.push(Sample {
@@ -161,8 +161,8 @@ impl Weights {
     /// The built-in weights.
     pub fn current() -> Weights {
         Weights {
-            mg: eval::weights::WEIGHTS.iter().map(|w| w.mg as f64).collect(),
-            eg: eval::weights::WEIGHTS.iter().map(|w| w.eg as f64).collect(),
+            mg: hce::WEIGHTS.iter().map(|w| w.mg as f64).collect(),
+            eg: hce::WEIGHTS.iter().map(|w| w.eg as f64).collect(),
         }
     }
 
@@ -466,7 +466,7 @@ rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
         let pos =
             Position::from_fen("rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w")
                 .unwrap();
-        let engine = eval::evaluate(&pos, eval::Knowledge::Large) as f64;
+        let engine = hce::evaluate(&pos, xqengine::Knowledge::Large) as f64;
         let tuner = w.evaluate(&d, &d.samples[0]);
         assert!((engine - tuner).abs() <= 1.0, "{engine} vs {tuner}");
     }

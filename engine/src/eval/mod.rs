@@ -492,6 +492,18 @@ pub fn without_winning_material(board: &Board, turn: Color, score: i32) -> i32 {
     }
 }
 
+/// The static evaluation of `pos` for the side to move: the net's (with
+/// the draw knowledge it lacks), or the hand-crafted one at `knowledge`.
+pub fn static_eval(pos: &Position, net: Option<&xqnnue::Network>, knowledge: Knowledge) -> i32 {
+    match net {
+        Some(net) => {
+            let score = net.evaluate_board(pos.board(), pos.turn());
+            without_winning_material(pos.board(), pos.turn(), score)
+        }
+        None => evaluate(pos, knowledge),
+    }
+}
+
 /// Attack units a piece brings to the enemy palace when it reaches it.
 const ATTACK_UNITS: [i32; 7] = [0, 0, 0, 2, 3, 2, 1];
 

@@ -20,7 +20,7 @@ impl PieceTo {
     const COUNT: usize = 14 * NUM_SQUARES + 1;
 
     /// The piece `piece` arriving on `to`.
-    #[inline]
+    #[cfg(test)]
     pub fn new(piece: Piece, to: Square) -> PieceTo {
         PieceTo((piece.index() * NUM_SQUARES + to.index()) as u16)
     }
@@ -103,8 +103,9 @@ impl<'a> QuietScorer<'a> {
         ]
     }
 
-    /// The score of `m`, which moves a piece to make `moved`.
-    #[inline]
+    /// The score of `m`, which moves a piece to make `moved` (the move
+    /// picker reads the rows instead).
+    #[cfg(test)]
     pub fn score(&self, m: Move, moved: PieceTo) -> i32 {
         let [c0, c1] = self.continuation;
         self.main[m.from().index() * NUM_SQUARES + m.to().index()] as i32
@@ -139,8 +140,9 @@ impl Histories {
         self.continuation[earlier.index() * PieceTo::COUNT + reply.index()] as i32
     }
 
-    /// The capture score of `moved` taking a `victim` on its target.
-    #[inline]
+    /// The capture score of `moved` taking a `victim` on its target (the
+    /// move picker reads [`Histories::capture_row`] instead).
+    #[cfg(test)]
     pub fn capture(&self, moved: PieceTo, victim: Role) -> i32 {
         self.capture[moved.index() * 7 + victim.index()] as i32
     }

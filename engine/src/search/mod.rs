@@ -18,7 +18,8 @@ use crate::time::{Iteration, TimeFactors};
 use crate::tt::{Bound, Entry, TranspositionTable};
 use xqnnue::accumulator::AccumulatorStack;
 
-pub use crate::time::{Limits, SearchControl};
+pub(crate) use crate::score::{Score, BAN, MATE, MATE_BOUND, MAX_PLY, TB_WIN};
+use crate::time::{Budget, SearchControl};
 
 mod alphabeta;
 pub mod history;
@@ -26,27 +27,6 @@ mod movepick;
 
 pub use history::Histories;
 use history::PieceTo;
-
-/// Score of being mated at the root; mated in `n` plies scores `-MATE + n`.
-pub const MATE: i32 = 30_000;
-/// Scores beyond this are mate scores.
-pub const MATE_BOUND: i32 = MATE - 1_000;
-/// Score for winning by a repetition the rules forbid the other side
-/// (perpetual check, perpetual chase), less the ply: below mate scores.
-pub const BAN: i32 = MATE_BOUND - 500;
-/// Score of a position the endgame tables call won, less the ply: above
-/// every evaluation, below mates (the tables know the result, the search
-/// does not see the mate).
-pub const TB_WIN: i32 = BAN - 500;
-/// Deepest ply the search reaches.
-pub const MAX_PLY: usize = 128;
-
-/// Whether `score` is a result of the repetition rules ([`BAN`] less a
-/// ply), found at a repetition inside the tree: the players could still
-/// leave the cycle, so it is no proven result.
-pub fn is_rule_score(score: i32) -> bool {
-    (BAN - MAX_PLY as i32..=BAN).contains(&score.abs())
-}
 
 /// How repeated positions are scored (UCCI `repetition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,27 +105,6 @@ impl Default for SearchConfig {
     }
 }
 
-/// A reported score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    Cp(i32),
-    /// Mate in this many moves (negative: being mated).
-    Mate(i32),
-}
-
-impl Score {
-    /// Converts an internal score.
-    pub fn from_internal(s: i32) -> Score {
-        if s >= MATE_BOUND {
-            Score::Mate((MATE - s + 1) / 2)
-        } else if s <= -MATE_BOUND {
-            Score::Mate(-(MATE + s) / 2)
-        } else {
-            Score::Cp(s)
-        }
-    }
-}
-
 /// One line of search progress.
 #[derive(Clone, Debug)]
 pub struct SearchInfo {
@@ -186,6 +145,10 @@ impl Reporter for Silent {
 pub struct SearchResult {
     pub best: Option<Move>,
     pub ponder: Option<Move>,
+    /// The principal variation of the last iteration, `best` first (just
+    /// `best` when no iteration finished).
+    pub pv: Vec<Move>,
+    /// On the search's scale ([`crate::score`]).
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
@@ -202,7 +165,7 @@ struct Shared<'a> {
     config: &'a SearchConfig,
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
-    limits: &'a Limits,
+    limits: &'a Budget,
     counters: &'a [AtomicU64],
     tb_hits: &'a AtomicU64,
     /// Set once the main thread has its answer: helper threads then stop
@@ -319,7 +282,7 @@ pub fn search(
     pos: &Position,
     root_moves: &[Move],
     config: &SearchConfig,
-    limits: &Limits,
+    limits: &Budget,
     tt: &TranspositionTable,
     control: &SearchControl,
     reporter: &dyn Reporter,
@@ -511,6 +474,7 @@ impl<'a> Worker<'a> {
         let mut result = SearchResult {
             best: root_moves.first().copied(),
             ponder: None,
+            pv: root_moves.first().copied().into_iter().collect(),
             score: 0,
             depth: 0,
             nodes: 0,
@@ -566,6 +530,7 @@ impl<'a> Worker<'a> {
                 score = s;
                 result.best = Some(mv);
                 result.ponder = pv.get(1).copied();
+                result.pv = pv.clone();
                 result.score = s;
                 result.depth = depth;
                 order.retain(|m| *m != mv);
@@ -888,7 +853,7 @@ mod tests {
         f: impl FnOnce(Shared) -> R,
     ) -> R {
         let config = SearchConfig::default();
-        let limits = Limits::default();
+        let limits = Budget::default();
         let control = SearchControl::new(false);
         let counters = [AtomicU64::new(0), AtomicU64::new(0)];
         let tb_hits = AtomicU64::new(0);
