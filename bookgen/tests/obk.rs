@@ -2,8 +2,9 @@
 //! we write read by a reader that is not ours: a short Python script
 //! written from the format's description (SQLite's own module, the key of
 //! each position computed by the PyPI package `cchess`, moves decoded by
-//! hand). Needs python3 with `pip install cchess==1.25.5` (.ci/run
-//! installs it), which also provides BHGUI's key table.
+//! hand). Needs python3 with the PyPI package `cchess` (scripts/test.sh
+//! installs it: `python3 -m pip install cchess==1.25.5`), which also
+//! provides BHGUI's key table; without it the tests fail saying so.
 
 mod common;
 
@@ -17,16 +18,32 @@ use bookgen::obk::{ObkBook, ObkKeys, START_KEY};
 use xqbook::convert::{book_moves, walk};
 use xqcore::Position;
 
+/// Fails the test with `why` and how to install what is missing, without
+/// a panic's location and backtrace: nothing in the code is wrong.
+fn missing(why: &str) -> ! {
+    eprintln!(
+        "{why}: the .obk tests need python3 with the PyPI package cchess. Install it with \
+         `python3 -m pip install cchess==1.25.5`, or run scripts/test.sh, which installs \
+         what the tests need and runs them."
+    );
+    std::panic::resume_unwind(Box::new(why.to_string()))
+}
+
 fn python(script: &str, args: &[&str]) -> String {
+    match Command::new("python3").args(["-c", "import cchess"]).output() {
+        Err(e) => missing(&format!("python3 cannot be run ({e})")),
+        Ok(out) if !out.status.success() => missing("python3 cannot import cchess"),
+        Ok(_) => {}
+    }
     let out = Command::new("python3")
         .arg("-c")
         .arg(script)
         .args(args)
         .output()
-        .expect("python3 is needed for the .obk tests");
+        .expect("run python3");
     assert!(
         out.status.success(),
-        "python3 failed (the .obk tests need `pip install cchess==1.25.5`): {}",
+        "python3 failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()

@@ -22,8 +22,23 @@ fn chromium(args: &[&str]) -> std::process::Output {
         .expect("run chromium (apt-get install chromium)")
 }
 
+/// Fails the test, before a server starts, when `chromium` cannot be run:
+/// a message saying how to install it, no panic location or backtrace.
+fn need_chromium() {
+    if let Err(e) = Command::new("chromium").arg("--version").output() {
+        let why = format!(
+            "chromium cannot be run ({e}): the analysis board's test needs it. Install it \
+             with `apt-get install chromium fonts-wqy-zenhei`, or run scripts/test.sh, \
+             which installs what the tests need and runs them."
+        );
+        eprintln!("{why}");
+        std::panic::resume_unwind(Box::new(why));
+    }
+}
+
 #[test]
 fn the_board_plays_moves_and_shows_book_and_engine() {
+    need_chromium();
     let args = ["--think-ms", "300", "--tables", "none"].map(OsStr::new);
     let (mut server, url) = common::start_server(&args);
     let base = url.trim_end_matches("chessdb.php");

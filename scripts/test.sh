@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace: `cargo test --workspace --locked`, after
+# making sure what the tests need besides Rust is installed, installing what
+# is missing:
+#
+#   chromium, fonts-wqy-zenhei  Debian packages, with apt-get: the analysis
+#                               board's test (serve/tests/browser.rs) drives
+#                               headless Chromium; the font draws the
+#                               pieces' Chinese names
+#   cchess==1.25.5              PyPI package, with `python3 -m pip`: the .obk
+#                               tests (bookgen/tests/obk.rs) read our books
+#                               with it and take BHGUI's key table from it
+#
+# What is already there is kept, so a second run installs nothing. Every
+# argument goes to `cargo test`: `scripts/test.sh --release -- --ignored`
+# runs the long suites too. `scripts/test.sh --setup-only` installs and
+# runs no test.
+# .ci/run is this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "test.sh: $*" >&2; }
+
+case "${1:-}" in
+-h | --help)
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+  echo
+  echo "usage: scripts/test.sh [--setup-only | CARGO-TEST-ARGS...]"
+  exit 0
+  ;;
+esac
+setup_only=false
+if [ "${1:-}" = --setup-only ]; then
+  setup_only=true
+  shift
+fi
+
+# Everything that could not be installed, with how to install it by hand;
+# all of it is tried before the script gives up.
+failed=()
+
+if ! command -v cargo >/dev/null; then
+  failed+=("cargo (the Rust toolchain): see https://rustup.rs")
+fi
+
+# apt-get runs as root, or through sudo when the user is not root.
+as_root() {
+  if [ "$(id -u)" = 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null; then
+    sudo "$@"
+  else
+    say "not root and no sudo: cannot run $*"
+    return 1
+  fi
+}
+
+font_installed() {
+  dpkg-query -W -f='${Status}' fonts-wqy-zenhei 2>/dev/null | grep -q 'ok installed' ||
+    fc-list 2>/dev/null | grep -qi 'WenQuanYi Zen Hei'
+}
+
+debs=()
+command -v chromium >/dev/null || debs+=(chromium)
+font_installed || debs+=(fonts-wqy-zenhei)
+if [ ${#debs[@]} -eq 0 ]; then
+  say "found chromium ($(command -v chromium)) and fonts-wqy-zenhei"
+elif ! command -v apt-get >/dev/null; then
+  failed+=("${debs[*]}: no apt-get here; install them with this system's package manager")
+else
+  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test)"
+  if as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" &&
+    command -v chromium >/dev/null && font_installed; then
+    say "installed ${debs[*]}"
+  else
+    failed+=("${debs[*]}: apt-get install ${debs[*]} (as root)")
+  fi
+fi
+
+cchess_version() {
+  python3 - 2>/dev/null <<'EOF'
+import importlib.metadata, cchess
+print(importlib.metadata.version("cchess"))
+EOF
+}
+
+if ! command -v python3 >/dev/null; then
+  failed+=("python3, then cchess: apt-get install python3 python3-pip, then python3 -m pip install cchess==1.25.5")
+elif version=$(cchess_version); then
+  if [ "$version" = 1.25.5 ]; then
+    say "found cchess $version for python3 ($(command -v python3))"
+  else
+    say "found cchess $version for python3 ($(command -v python3)); the .obk tests were checked with 1.25.5"
+  fi
+else
+  say "installing the PyPI package cchess==1.25.5 with python3 -m pip (the .obk tests)"
+  log=$(mktemp)
+  if python3 -m pip install -q cchess==1.25.5 2>"$log"; then
+    installed=true
+  elif grep -q externally-managed-environment "$log"; then
+    # A system Python that PEP 668 marks as the package manager's (Debian
+    # 12's): the package goes to this user's site-packages instead, which
+    # no Debian package touches.
+    say "this python3 is managed by the system's package manager: installing cchess for this user only (pip --user --break-system-packages)"
+    if python3 -m pip install -q --user --break-system-packages cchess==1.25.5 2>"$log"; then
+      installed=true
+    else
+      installed=false
+      how="python3 -m pip install --user --break-system-packages cchess==1.25.5"
+    fi
+  else
+    installed=false
+    how="python3 -m pip install cchess==1.25.5 (without pip: apt-get install python3-pip)"
+  fi
+  if $installed && version=$(cchess_version); then
+    say "installed cchess $version for python3 ($(command -v python3))"
+  elif $installed; then
+    failed+=("cchess: pip installed it, yet python3 cannot import it: python3 -c 'import cchess' says why")
+  else
+    cat "$log" >&2
+    failed+=("cchess: $how")
+  fi
+  rm -f "$log"
+fi
+
+if [ ${#failed[@]} -gt 0 ]; then
+  say "cannot run the tests: missing what they need, which this script could not install:"
+  for f in "${failed[@]}"; do
+    say "  $f"
+  done
+  say "install it by hand, then run scripts/test.sh again"
+  exit 1
+fi
+
+if $setup_only; then
+  say "everything the tests need is installed"
+  exit 0
+fi
+say "running: cargo test --workspace --locked $*"
+exec cargo test --workspace --locked "$@"

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Checks scripts/test.sh against stand-ins for apt-get, pip, chromium and
+# cargo, on a PATH of its own, so that it installs nothing and needs no
+# network: a machine with nothing installed gets everything installed, and
+# the tests run with the arguments given; a second run installs nothing; a
+# machine where nothing can be installed gets a message naming what is
+# missing and how to install it, and exit status 1, before any test runs.
+# Usage: tools/check_test_sh.sh (prints "ok" and exits 0 when all hold).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=$work/bin
+mkdir "$bin"
+for tool in bash env dirname grep awk sed mktemp cat rm id chmod touch; do
+  ln -s "$(command -v "$tool")" "$bin/$tool"
+done
+
+# Stand-ins. Each logs its command line; apt-get and pip "install" by
+# creating what the script looks for afterwards, unless $work/offline exists.
+cat >"$bin/apt-get" <<EOF
+#!/usr/bin/env bash
+echo "apt-get \$*" >>"$work/log"
+[ -e "$work/offline" ] && exit 100
+if [ "\$1" = install ]; then
+  printf '#!/bin/sh\necho chromium' >"$bin/chromium"; chmod +x "$bin/chromium"
+  touch "$work/font"
+fi
+exit 0
+EOF
+cat >"$bin/dpkg-query" <<EOF
+#!/usr/bin/env bash
+[ -e "$work/font" ] && printf 'install ok installed'
+exit 0
+EOF
+cat >"$bin/python3" <<EOF
+#!/usr/bin/env bash
+echo "python3 \$*" >>"$work/log"
+if [ "\$1 \$2 \$3" = "-m pip install" ]; then
+  [ -e "$work/offline" ] && { echo "ERROR: no network" >&2; exit 1; }
+  touch "$work/cchess"; exit 0
+fi
+if [ "\$1" = - ]; then
+  cat >/dev/null
+  [ -e "$work/cchess" ] && { echo 1.25.5; exit 0; }
+  echo "ModuleNotFoundError: No module named 'cchess'" >&2; exit 1
+fi
+exit 0
+EOF
+cat >"$bin/cargo" <<EOF
+#!/usr/bin/env bash
+echo "cargo \$*" >>"$work/log"
+EOF
+chmod +x "$bin"/*
+
+run() { PATH=$bin "$root/scripts/test.sh" "$@" >"$work/out" 2>&1; }
+fail() {
+  echo "FAILED: $*"
+  echo "--- output:"; cat "$work/out"
+  echo "--- commands:"; cat "$work/log" 2>/dev/null
+  exit 1
+}
+
+# Nothing installed, nothing can be installed: a clear refusal, no test run.
+touch "$work/offline"
+if run; then fail "offline run passed"; fi
+grep -q 'apt-get install chromium fonts-wqy-zenhei' "$work/out" || fail "no apt-get advice"
+grep -q 'python3 -m pip install cchess==1.25.5' "$work/out" || fail "no pip advice"
+! grep -q '^cargo' "$work/log" || fail "tests ran without their prerequisites"
+rm "$work/offline" "$work/log"
+
+# Nothing installed: everything installed, then the tests with the arguments.
+run --release -- --ignored || fail "first run failed"
+grep -q 'apt-get install -y -q chromium fonts-wqy-zenhei' "$work/log" || fail "apt-get not asked"
+grep -q 'python3 -m pip install -q cchess==1.25.5' "$work/log" || fail "pip not asked"
+grep -qx 'cargo test --workspace --locked --release -- --ignored' "$work/log" || fail "arguments not passed"
+grep -q 'installing the Debian packages chromium fonts-wqy-zenhei' "$work/out" || fail "install not said"
+rm "$work/log"
+
+# Everything there: nothing installed, the tests run.
+run || fail "second run failed"
+! grep -q -e '^apt-get' -e 'pip install' "$work/log" || fail "second run installed again"
+grep -qx 'cargo test --workspace --locked' "$work/log" || fail "second run ran no tests"
+grep -q 'found chromium' "$work/out" && grep -q 'found cchess 1.25.5' "$work/out" || fail "found not said"
+echo ok
