@@ -458,8 +458,9 @@ fn choose(pos: &Position, known: &Known, action: Action, style: Style) -> Reply 
         return search_list(&pool, style);
     }
     // querybest: one of the best moves; query: one of the good ones
-    // (varied by the position, so a client walking a line sees variety);
-    // none when even the best is bad (below -50).
+    // (varied by the position, so a client walking a line sees variety).
+    // The first move is always best (rank::Bands), so `nobestmove` is a
+    // guard only.
     match pool.get(pos.key() as usize % pool.len().max(1)) {
         Some(mv) => key_value(style, "move", &mv.to_string()),
         None => style.word(200, "nobestmove"),
