@@ -1,21 +1,30 @@
 //! Our own JSON API, for the analysis board:
 //!
-//! - `GET /api/book?board=B`: the book moves with their games and results.
+//! - `GET /api/position?board=B`: the FEN, side to move, legal moves and
+//!   the ruling when the game is over.
+//! - `GET /api/book?board=B`: the book moves with their games and results,
+//!   scored and ranked as chessdb's `queryall` gives them ([`crate::rank`]).
 //! - `GET /api/tables?board=B`: every move's exact value and the line to
 //!   mate, when the tables hold the position.
 //! - `GET /api/analyse?board=B&lines=N&ms=T`: the engine's analysis with
 //!   `N` lines, streamed as server-sent events while it thinks (`info`
 //!   events, then `done`); under the same bound as chessdb's engine
 //!   queries.
+//! - `POST /api/pgn`: the first game of a PGN text.
 //!
 //! `board` is read as in the chessdb API (a FEN, optionally `moves ...`).
-//! Errors are JSON `{"error": reason}` with a 4xx or 503 status.
+//! Scores and results are for the side to move, as in chessdb's API.
+//! Every error, a bad query, an unknown route or method, a body too
+//! large, is JSON `{"error": reason}` with a 4xx or 503 status.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Query, State};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
@@ -30,10 +39,11 @@ use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
 use crate::chessdb::Library;
+use crate::rank::{rank_book_moves, winrate};
 
 /// Query parameters of the API.
 #[derive(Deserialize)]
-pub struct BoardQuery {
+struct BoardQuery {
     board: String,
     /// Analysis lines (1..=5).
     lines: Option<usize>,
@@ -41,30 +51,70 @@ pub struct BoardQuery {
     ms: Option<u64>,
 }
 
+/// The position a query asks about, with the analysis options. As an
+/// extractor it refuses a query it cannot read, or a board that is not a
+/// position, with a JSON error (400).
+pub struct Board {
+    pos: Position,
+    lines: Option<usize>,
+    ms: Option<u64>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Board {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Board, Response> {
+        let Query(q) = Query::<BoardQuery>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| error(e.status(), e.body_text()))?;
+        let pos = parse_board(&q.board).map_err(|e| error(StatusCode::BAD_REQUEST, e))?;
+        Ok(Board {
+            pos,
+            lines: q.lines,
+            ms: q.ms,
+        })
+    }
+}
+
+/// An API error: `{"error": reason}` with `status`.
 fn error(status: StatusCode, reason: impl std::fmt::Display) -> Response {
     (status, Json(json!({ "error": reason.to_string() }))).into_response()
 }
 
-fn position(q: &BoardQuery) -> Result<Position, crate::board::BoardError> {
-    parse_board(&q.board)
+/// Any other route under `/api/`.
+pub async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "no such API route")
 }
 
-/// `/api/book`.
-pub async fn book(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
-    let pos = match position(&q) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
+/// A route asked with a method it does not take.
+pub async fn method_not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed (GET, or POST for /api/pgn)",
+    )
+}
+
+/// `/api/book`: the first book's moves, best first, with chessdb's
+/// score, rank, note and winrate.
+pub async fn book(State(library): State<Arc<Library>>, Board { pos, .. }: Board) -> Response {
     for b in &library.books {
         let Ok(moves) = b.probe(&pos) else { continue };
         if moves.is_empty() {
             continue;
         }
-        let moves: Vec<_> = moves
+        let moves: Vec<_> = rank_book_moves(&moves)
             .iter()
             .map(|m| {
                 let stats = m.stats.map(|s| json!({ "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses }));
-                json!({ "uci": m.mv.to_string(), "weight": m.weight, "stats": stats })
+                json!({
+                    "uci": m.mv.to_string(),
+                    "weight": m.weight,
+                    "stats": stats,
+                    "score": m.score,
+                    "rank": m.rank.number(),
+                    "note": m.note(),
+                    "winrate": winrate(m.score),
+                })
             })
             .collect();
         return Json(
@@ -76,11 +126,7 @@ pub async fn book(State(library): State<Arc<Library>>, Query(q): Query<BoardQuer
 }
 
 /// `/api/tables`.
-pub async fn tables(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
-    let pos = match position(&q) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
+pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Board) -> Response {
     let Some(tb) = library.tables.as_deref() else {
         return Json(json!({ "moves": [] })).into_response();
     };
@@ -120,16 +166,15 @@ fn info_json(info: &SearchInfo) -> serde_json::Value {
 }
 
 /// `/api/analyse`: server-sent events.
-pub async fn analyse(State(library): State<Arc<Library>>, Query(q): Query<BoardQuery>) -> Response {
-    let pos = match position(&q) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
+pub async fn analyse(
+    State(library): State<Arc<Library>>,
+    Board { pos, lines, ms }: Board,
+) -> Response {
     if pos.legal_moves().is_empty() {
         return error(StatusCode::BAD_REQUEST, "the side to move has no move");
     }
-    let lines = q.lines.unwrap_or(3).clamp(1, 5);
-    let think = Duration::from_millis(q.ms.unwrap_or(3_000).clamp(10, 60_000));
+    let lines = lines.unwrap_or(3).clamp(1, 5);
+    let think = Duration::from_millis(ms.unwrap_or(3_000).clamp(10, 60_000));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SearchInfo>();
     let Some(done) = library.engine.stream(pos, lines, think, tx) else {
         return error(
@@ -157,11 +202,7 @@ pub async fn analyse(State(library): State<Arc<Library>>, Query(q): Query<BoardQ
 
 /// `/api/position`: the position's FEN, side to move, legal moves, and
 /// the ruling when the game is over.
-pub async fn position_info(Query(q): Query<BoardQuery>) -> Response {
-    let pos = match position(&q) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
-    };
+pub async fn position_info(Board { pos, .. }: Board) -> Response {
     let over = pos
         .outcome(&xqcore::EndRules::default())
         .map(|o| o.ruling());
@@ -184,7 +225,11 @@ pub const MAX_PGN_LEN: usize = 256 * 1024;
 
 /// `POST /api/pgn`: the first game of a PGN text (ICCS, WXF or Chinese
 /// notation), as its start FEN and its moves.
-pub async fn pgn(body: axum::body::Bytes) -> Response {
+pub async fn pgn(body: Result<Bytes, BytesRejection>) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) => return error(e.status(), e.body_text()),
+    };
     if body.len() > MAX_PGN_LEN {
         return error(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -19,11 +19,10 @@ use xqengine::EvalPreference;
 
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
+use crate::rank::{rank_book_moves, winrate, Rank};
 
 /// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
 pub const MATE_SCORE: i32 = 30_000;
-/// Beyond this a score is a mate, and has no winrate.
-const DECIDED: i32 = 10_000;
 /// The longest line the tables give, in plies.
 pub(crate) const TABLE_LINE: usize = 128;
 
@@ -109,7 +108,7 @@ struct Entry {
     mv: Move,
     /// For the side to move; `None`: unknown (`??`).
     score: Option<i32>,
-    rank: u8,
+    rank: Rank,
     note: String,
 }
 
@@ -122,79 +121,6 @@ struct Known {
     pv: Vec<Move>,
     /// Search depth, table distance or book line length.
     depth: i32,
-}
-
-/// chessdb's winrate of a score: `100 / (1 + e^(-score / 330))`, two decimals.
-fn winrate(score: i32) -> Option<String> {
-    (score.abs() < DECIDED)
-        .then(|| format!("{:.2}", 100.0 / (1.0 + (-f64::from(score) / 330.0).exp())))
-}
-
-/// The score that has a result rate `p` (0..1) as its winrate.
-fn score_of_rate(p: f64) -> i32 {
-    let p = p.clamp(0.001, 0.999);
-    (330.0 * (p / (1.0 - p)).ln()).round() as i32
-}
-
-/// Games of even result every book move is credited with before its own:
-/// a move won 2 of 3 times is not thereby the best of the position.
-const PRIOR_GAMES: f64 = 10.0;
-
-/// The mover's result rate of a book move, drawn toward 0.5 by
-/// [`PRIOR_GAMES`].
-fn shrunk_rate(m: &xqbook::BookMove) -> f64 {
-    let decided = f64::from(m.wins + m.draws + m.losses);
-    let points = f64::from(m.wins) + 0.5 * f64::from(m.draws);
-    (points + 0.5 * PRIOR_GAMES) / (decided + PRIOR_GAMES)
-}
-
-/// chessdb's thresholds for good (`*`) and best (`!`) moves, from the best
-/// score `max`.
-fn thresholds(max: i32) -> (i32, i32) {
-    let m = f64::from(max);
-    let good = if !(-30..75).contains(&max) {
-        max
-    } else {
-        (m - 10.0 / (1.0 + (-m.abs() / 10.0).exp())).floor() as i32
-    };
-    let best = if !(-30..50).contains(&max) {
-        max
-    } else {
-        let b = (m - 5.0 / (1.0 + (-m.abs() / 20.0).exp())).floor() as i32;
-        if max > 0 {
-            b.max(1)
-        } else {
-            b
-        }
-    };
-    (good.min(max), best.min(max))
-}
-
-/// Ranks entries sorted best first by score: 2 (`!`) within the best
-/// threshold, 1 (`*`) within the good one, 0 (`?`) below.
-fn rank_by_thresholds(entries: &mut [Entry]) {
-    let Some(max) = entries.first().and_then(|e| e.score) else {
-        return;
-    };
-    let (good, best) = thresholds(max);
-    for e in entries {
-        let s = e.score.unwrap_or(i32::MIN);
-        e.rank = if s >= good && s >= best {
-            2
-        } else if s >= good {
-            1
-        } else {
-            0
-        };
-    }
-}
-
-fn mark(rank: u8) -> char {
-    match rank {
-        2 => '!',
-        1 => '*',
-        _ => '?',
-    }
 }
 
 /// The tables' answers as the server gives them: under the Asian rules,
@@ -211,6 +137,21 @@ fn playable(pos: &Position, banned: &[Move]) -> Vec<Move> {
         .copied()
         .filter(|m| !banned.contains(m))
         .collect()
+}
+
+/// chessdb's rank of a move worth `value` in a position worth `best`:
+/// the best value is best (`!`); a move that keeps the position's outcome
+/// is good (`*`): every winning move of a won position however slow, every
+/// drawing move of a drawn one, every losing move of a lost one; a move
+/// that throws away a win or a draw is not (`?`).
+fn table_rank(value: Value, best: Value) -> Rank {
+    match (value, best) {
+        (v, b) if v == b => Rank::Best,
+        (Value::Win(_), Value::Win(_))
+        | (Value::Draw, Value::Draw)
+        | (Value::Loss(_), Value::Loss(_)) => Rank::Good,
+        _ => Rank::Other,
+    }
 }
 
 /// The tables' answer: every move's exact value, when the tables hold the
@@ -232,17 +173,13 @@ fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> 
     let entries: Vec<Entry> = values
         .iter()
         .map(|&(mv, v)| {
-            let rank = match (v, best) {
-                (v, b) if v == b => 2,
-                (Value::Draw, Value::Draw) | (Value::Loss(_), Value::Loss(_)) => 1,
-                _ => 0,
-            };
+            let rank = table_rank(v, best);
             let outcome = match v {
                 Value::Draw => 'D',
                 Value::Win(_) => 'W',
                 Value::Loss(_) => 'L',
             };
-            let note = format!("{} ({outcome}-M-{:04})", mark(rank), v.dtm().unwrap_or(0));
+            let note = format!("{} ({outcome}-M-{:04})", rank.mark(), v.dtm().unwrap_or(0));
             Entry {
                 mv,
                 score: Some(score(v)),
@@ -287,44 +224,27 @@ fn from_books(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Know
     })
 }
 
+/// The first book's moves for `pos` (but `banned`), best first, as
+/// [`rank_book_moves`] ranks them.
 fn book_entries(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Vec<Entry>> {
-    for book in books {
-        let Ok(moves) = book.probe(pos) else { continue };
-        let mut entries: Vec<Entry> = moves
-            .iter()
+    books.iter().find_map(|book| {
+        let moves: Vec<_> = book
+            .probe(pos)
+            .ok()?
+            .into_iter()
             .filter(|m| !banned.contains(&m.mv))
-            .map(|m| {
-                let (score, counts) = match m.stats {
-                    Some(s) => (
-                        score_of_rate(shrunk_rate(&s)),
-                        format!("{}-{}-{}", s.wins, s.draws, s.losses),
-                    ),
-                    // ElephantEye's books keep a weight only.
-                    None => (0, format!("weight {}", m.weight)),
-                };
-                Entry {
-                    mv: m.mv,
-                    score: Some(score),
-                    rank: 0,
-                    note: counts,
-                }
+            .collect();
+        let entries: Vec<Entry> = rank_book_moves(&moves)
+            .iter()
+            .map(|m| Entry {
+                mv: m.mv,
+                score: Some(m.score),
+                rank: m.rank,
+                note: m.note(),
             })
             .collect();
-        if entries.is_empty() {
-            continue;
-        }
-        entries.sort_by(|a, b| {
-            b.score
-                .cmp(&a.score)
-                .then(a.mv.to_string().cmp(&b.mv.to_string()))
-        });
-        rank_by_thresholds(&mut entries);
-        for e in &mut entries {
-            e.note = format!("{} ({})", mark(e.rank), e.note);
-        }
-        return Some(entries);
-    }
-    None
+        (!entries.is_empty()).then_some(entries)
+    })
 }
 
 /// The engine's answer: its best move with its score and line.
@@ -343,7 +263,7 @@ async fn from_engine(
     let entries = vec![Entry {
         mv: a.pv[0],
         score: Some(score),
-        rank: 2,
+        rank: Rank::Best,
         note: format!("! (engine depth {})", a.depth),
     }];
     Ok(Known {
@@ -445,8 +365,9 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     };
     match action {
         Action::QueryAll => all(&known, &moves, params.flag("showall"), style),
-        Action::QueryBest | Action::Query => best(&pos, &known, action, style),
-        Action::QuerySearch => search(&known, style),
+        Action::QueryBest | Action::Query | Action::QuerySearch => {
+            choose(&pos, &known, action, style)
+        }
         Action::QueryPv => pv(&known, style),
         Action::QueryScore => score(&known, style),
         Action::QueryRule => unreachable!("answered above"),
@@ -461,7 +382,7 @@ fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
                 entries.push(Entry {
                     mv,
                     score: None,
-                    rank: 0,
+                    rank: Rank::Other,
                     note: "? (??-??)".into(),
                 });
             }
@@ -481,7 +402,7 @@ fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
                 let mut o = json!({
                     "uci": e.mv.to_string(),
                     "score": e.score.map_or(json!("??"), |s| json!(s)),
-                    "rank": e.rank,
+                    "rank": e.rank.number(),
                     "note": e.note,
                 });
                 if let Some(w) = with_winrate(e) {
@@ -498,7 +419,9 @@ fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
             let score = e.score.map_or("??".to_string(), |s| s.to_string());
             let mut t = format!(
                 "move:{},score:{score},rank:{},note:{}",
-                e.mv, e.rank, e.note
+                e.mv,
+                e.rank.number(),
+                e.note
             );
             if let Some(w) = with_winrate(e) {
                 t.push_str(&format!(",winrate:{w}"));
@@ -516,53 +439,76 @@ fn has_attackers(pos: &Position, color: Color) -> bool {
         .any(|&r| pos.board().count_of(xqcore::Piece::new(color, r)) > 0)
 }
 
-fn best(pos: &Position, known: &Known, action: Action, style: Style) -> Reply {
-    let top = &known.entries[0];
+/// `querybest`, `query` and `querysearch`, as chessdb answers them.
+fn choose(pos: &Position, known: &Known, action: Action, style: Style) -> Reply {
     if known.from_tables {
-        // A drawn best move is one of several candidates, unless the side
-        // cannot win anyway (chessdb's rule).
-        if top.score == Some(0) && has_attackers(pos, pos.turn()) {
-            return search(known, style);
-        }
-        return if style.json {
-            style.object(200, json!({ "status": "ok", "egtb": top.mv.to_string() }))
-        } else {
-            style.text(200, &format!("egtb:{}", top.mv))
-        };
+        return table_choice(pos, known, style);
     }
-    // querybest: the best move; query: the first of the good ones in turn
-    // (varied by the position, so a client walking a line sees variety).
-    let pool: Vec<&Entry> = known
+    let at_least = match action {
+        Action::QueryBest => Rank::Best,
+        _ => Rank::Good,
+    };
+    let pool: Vec<Move> = known
         .entries
         .iter()
-        .filter(|e| e.rank >= if action == Action::QueryBest { 2 } else { 1 })
+        .filter(|e| e.rank >= at_least)
+        .map(|e| e.mv)
         .collect();
-    let pick = pool[(pos.key() % pool.len().max(1) as u64) as usize % pool.len().max(1)];
-    if style.json {
-        style.object(200, json!({ "status": "ok", "move": pick.mv.to_string() }))
-    } else {
-        style.text(200, &format!("move:{}", pick.mv))
+    if action == Action::QuerySearch && known.entries.len() > 1 {
+        // Several moves known: the good ones are the candidates for a
+        // search, a list even of one.
+        return search_list(&pool, style);
+    }
+    // querybest: one of the best moves; query: one of the good ones
+    // (varied by the position, so a client walking a line sees variety).
+    // The first move is always best (rank::Bands), so `nobestmove` is a
+    // guard only.
+    match pool.get(pos.key() as usize % pool.len().max(1)) {
+        Some(mv) => key_value(style, "move", &mv.to_string()),
+        None => style.word(200, "nobestmove"),
     }
 }
 
-fn search(known: &Known, style: Style) -> Reply {
-    let good: Vec<&Entry> = known.entries.iter().filter(|e| e.rank >= 1).collect();
-    if good.len() == 1 {
-        let mv = good[0].mv.to_string();
-        return if style.json {
-            style.object(200, json!({ "status": "ok", "move": mv }))
-        } else {
-            style.text(200, &format!("move:{mv}"))
-        };
+/// From the tables chessdb answers `querybest`, `query` and `querysearch`
+/// alike: the tables' best move (`egtb:`), unless it only draws while the
+/// side to move still has a piece that could win: then every drawing move
+/// is a candidate for a search.
+fn table_choice(pos: &Position, known: &Known, style: Style) -> Reply {
+    let top = &known.entries[0];
+    if top.score == Some(0) && has_attackers(pos, pos.turn()) {
+        let draws: Vec<Move> = known
+            .entries
+            .iter()
+            .filter(|e| e.score == Some(0))
+            .map(|e| e.mv)
+            .collect();
+        return search_list(&draws, style);
+    }
+    key_value(style, "egtb", &top.mv.to_string())
+}
+
+/// `KEY:VALUE`, or JSON `{"status":"ok","KEY":"VALUE"}`.
+fn key_value(style: Style, key: &str, value: &str) -> Reply {
+    if style.json {
+        style.object(200, json!({ "status": "ok", key: value }))
+    } else {
+        style.text(200, &format!("{key}:{value}"))
+    }
+}
+
+/// `search:M|search:M...`, or JSON `search_moves`; `nobestmove` for none.
+fn search_list(moves: &[Move], style: Style) -> Reply {
+    if moves.is_empty() {
+        return style.word(200, "nobestmove");
     }
     if style.json {
-        let moves: Vec<Json> = good
+        let moves: Vec<Json> = moves
             .iter()
-            .map(|e| json!({ "uci": e.mv.to_string() }))
+            .map(|m| json!({ "uci": m.to_string() }))
             .collect();
         return style.object(200, json!({ "status": "ok", "search_moves": moves }));
     }
-    let text: Vec<String> = good.iter().map(|e| format!("search:{}", e.mv)).collect();
+    let text: Vec<String> = moves.iter().map(|m| format!("search:{m}")).collect();
     style.text(200, &text.join("|"))
 }
 
@@ -652,29 +598,4 @@ fn rule(start: &Position, params: &Params, style: Style) -> Reply {
         .map(|(m, r)| format!("move:{m},rule:{r}"))
         .collect();
     style.text(200, &text.join("|"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn winrates_and_scores_invert() {
-        assert_eq!(winrate(0).unwrap(), "50.00");
-        assert_eq!(winrate(29_990), None);
-        for s in [-500, -40, 0, 7, 300] {
-            let w: f64 = winrate(s).unwrap().parse().unwrap();
-            assert!((score_of_rate(w / 100.0) - s).abs() <= 1, "{s}");
-        }
-    }
-
-    #[test]
-    fn thresholds_follow_chessdb() {
-        // A clear best move: only it is best, good within nothing.
-        assert_eq!(thresholds(200), (200, 200));
-        // Near level: a band below the best.
-        let (good, best) = thresholds(10);
-        assert!(good < 10 && best < 10 && good <= best, "{good} {best}");
-        assert!(best >= 1);
-    }
 }

@@ -22,13 +22,22 @@ pub fn router(library: Arc<Library>) -> Router {
     Router::new()
         .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
         .route("/", get(board_page))
-        .route("/api/position", get(crate::api::position_info))
-        .route("/api/pgn", axum::routing::post(crate::api::pgn))
-        .route("/api/book", get(crate::api::book))
-        .route("/api/tables", get(crate::api::tables))
-        .route("/api/analyse", get(crate::api::analyse))
+        .nest("/api", api_router())
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
         .with_state(library)
+}
+
+/// Our JSON API (`/api/...`), whose every refusal is JSON as well.
+fn api_router() -> Router<Arc<Library>> {
+    use crate::api;
+    Router::new()
+        .route("/position", get(api::position_info))
+        .route("/pgn", axum::routing::post(api::pgn))
+        .route("/book", get(api::book))
+        .route("/tables", get(api::tables))
+        .route("/analyse", get(api::analyse))
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
 }
 
 /// The analysis board, built into the binary.

@@ -4,6 +4,8 @@
 //!   the tables, then the books, then a bounded engine search.
 //! - [`engine`]: the searches behind it: a queue of bounded length, and a
 //!   SQLite cache so that a repeated query is answered at once.
+//! - [`rank`]: chessdb's ranks of moves, and the score of a book move
+//!   from its games (one ranking for the API and the board).
 //! - [`board`]: the `board` parameter (a FEN, and our extension: moves
 //!   played from it).
 //! - [`http`]: the routes, on axum.
@@ -18,3 +20,4 @@ pub mod chessdb;
 pub mod engine;
 pub mod http;
 pub mod load;
+pub mod rank;

@@ -1,21 +1,22 @@
 //! `xqserve`: the books, tables and engine over a chessdb-compatible web API.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
 use xqserve::chessdb::Library;
-use xqserve::engine::{EngineConfig, EnginePool};
+use xqserve::engine::{EngineConfig, EngineError, EnginePool};
 
 #[derive(Parser)]
 #[command(
     name = "xqserve",
     version,
     about = "Serve our books, endgame tables and engine over a chessdb-compatible web API \
-             (GET /chessdb.php?action=queryall&board=FEN)"
+             (GET /chessdb.php?action=queryall&board=FEN), with an analysis board for the \
+             browser at / (GET /)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -74,9 +75,10 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
     } else {
         cli.book.clone()
     };
+    // A book's errors name its file already.
     let mut books = Vec::new();
     for path in &book_paths {
-        books.push(xqbook::open(path).map_err(|e| format!("{}: {e}", path.display()))?);
+        books.push(xqbook::open(path).map_err(|e| e.to_string())?);
     }
     let tables = xqengine::open_tables_option(cli.tables.as_deref())?.map(|(tb, _)| tb);
     let search = xqengine::SearchConfig {
@@ -92,7 +94,7 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
         },
         cli.cache.as_deref(),
     )
-    .map_err(|e| format!("cache: {e}"))?;
+    .map_err(|e| cache_error(cli.cache.as_deref(), &e))?;
     eprintln!(
         "{} book(s), {} table(s)",
         books.len(),
@@ -103,6 +105,23 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
         tables,
         engine,
     })
+}
+
+/// Why the engine's cache cannot be used, naming its file once: SQLite's
+/// message for a file it cannot open ends with the path already.
+fn cache_error(path: Option<&Path>, e: &EngineError) -> String {
+    let reason = match e {
+        EngineError::Cache(e) => e.to_string(),
+        other => other.to_string(),
+    };
+    match path {
+        Some(path) => {
+            let path = path.display().to_string();
+            let reason = reason.strip_suffix(&format!(": {path}")).unwrap_or(&reason);
+            format!("cache {path}: {reason}")
+        }
+        None => format!("cache in memory: {reason}"),
+    }
 }
 
 #[tokio::main]
@@ -134,6 +153,7 @@ async fn main() -> ExitCode {
     // The address bound (a port of 0 asks the system for a free one).
     let bound = listener.local_addr().unwrap_or(cli.listen);
     eprintln!("listening on http://{bound}/chessdb.php");
+    eprintln!("board: http://{bound}/");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -1,40 +1,22 @@
 //! Our JSON API over HTTP: book, tables, and analysis streamed as
 //! server-sent events.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+mod common;
+
 use std::sync::Arc;
+
+use common::{get, request};
 use std::time::Duration;
 
 use xqserve::chessdb::Library;
 use xqserve::engine::{EngineConfig, EnginePool};
 use xqserve::load::chessdb_path;
 
-/// GET `path`, the whole answer (the connection closed by the server).
-fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|x| x.1.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
 fn serve() -> std::net::SocketAddr {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let book = xqbook::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
     let tables = tempfile::tempdir().unwrap().keep();
-    let krk: xqegtb::Material = "KRK".parse().unwrap();
-    xqegtb::build::build(&tables, &xqegtb::build::plan(&[krk]), &|_| {}).unwrap();
+    common::build_rook_tables(&tables);
     let mut tb = xqegtb::Tablebase::new();
     tb.add_dir(&tables).unwrap();
     let engine = EnginePool::new(
@@ -104,4 +86,62 @@ fn book_tables_and_streamed_analysis() {
     let (status, body) = get(addr, &api("book", "not a board", ""));
     assert_eq!(status, 400);
     assert!(body.contains("\"error\""), "{body}");
+}
+
+#[test]
+fn every_api_error_is_json_with_an_error_status() {
+    let addr = serve();
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    let too_big = vec![b'x'; 3 << 20];
+    for (method, path, body, status) in [
+        ("GET", "/api/position".to_string(), &b""[..], 400),
+        ("GET", "/api/book?fen=x".to_string(), b"", 400),
+        ("GET", api("analyse", start, "&lines=many"), b"", 400),
+        ("GET", api("position", "garbage fen", ""), b"", 400),
+        ("GET", "/api/nothing".to_string(), b"", 404),
+        ("GET", "/api/pgn".to_string(), b"", 405),
+        ("POST", "/api/pgn".to_string(), &too_big[..], 413),
+    ] {
+        let answer = request(addr, method, &path, body);
+        let (got, kind, text) = (answer.status, answer.content_type, answer.body);
+        assert_eq!(got, status, "{method} {path}: {text}");
+        assert!(
+            kind.starts_with("application/json"),
+            "{method} {path}: {kind} {text}"
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"));
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{text}");
+    }
+}
+
+#[test]
+fn the_book_api_ranks_moves_as_chessdb_does() {
+    let addr = serve();
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    for board in [start.to_string(), format!("{start} moves h2e2")] {
+        let (_, body) = get(addr, &api("book", &board, ""));
+        let book: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let (_, body) = get(
+            addr,
+            &format!("{}&json=1", chessdb_path("queryall", &board)),
+        );
+        let chessdb: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let ranked = |v: &serde_json::Value| -> Vec<(String, i64, i64)> {
+            v["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let uci = m["uci"].as_str().unwrap().to_string();
+                    (
+                        uci,
+                        m["score"].as_i64().unwrap_or(i64::MIN),
+                        m["rank"].as_i64().unwrap_or(-1),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(ranked(&book), ranked(&chessdb), "{board}");
+    }
 }

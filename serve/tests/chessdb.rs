@@ -247,3 +247,155 @@ fn queryrule_rules_repetitions_as_judge_does() {
     assert_eq!(ruling("a8a9").as_deref(), Some("ban"), "{}", r.body);
     assert_eq!(ruling("a8b8").as_deref(), Some("none"), "{}", r.body);
 }
+
+/// The `queryall` entries of a text reply as (move, score, rank, note).
+fn entries(reply: &Reply) -> Vec<(String, i32, u8, String)> {
+    reply
+        .body
+        .trim_end_matches('\0')
+        .split('|')
+        .map(|entry| {
+            let field = |name: &str| {
+                entry
+                    .split(',')
+                    .find_map(|f| f.strip_prefix(name))
+                    .unwrap_or_else(|| panic!("no {name} in {entry}"))
+                    .to_string()
+            };
+            (
+                field("move:"),
+                field("score:").parse().unwrap(),
+                field("rank:").parse().unwrap(),
+                field("note:"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn table_ranks_follow_chessdb_every_win_good_the_fastest_best() {
+    let lib = library(4);
+    // Red to move wins: the fastest mate is best, every slower win good,
+    // a move that lets the king take the rook (c8d8, a draw) is not.
+    let won = entries(&ask(
+        &lib,
+        &[
+            ("action", "queryall"),
+            ("board", "3k5/2R6/9/9/9/9/9/9/9/4K4 w"),
+        ],
+    ));
+    let fastest = won[0].1;
+    assert!(won.iter().any(|e| e.1 > 0 && e.1 < fastest), "{won:?}");
+    assert!(won.iter().any(|e| e.1 == 0), "{won:?}");
+    for (mv, score, rank, note) in &won {
+        let (want_rank, mark) = match *score {
+            s if s == fastest => (2, '!'),
+            s if s > 0 => (1, '*'),
+            _ => (0, '?'),
+        };
+        assert_eq!(
+            (*rank, note.chars().next()),
+            (want_rank, Some(mark)),
+            "{mv} {score}: {won:?}"
+        );
+    }
+    // Black to move loses whatever it plays: the slowest loss best, the
+    // others good (chessdb ranks moves against the position's own value).
+    let lost = entries(&ask(
+        &lib,
+        &[
+            ("action", "queryall"),
+            ("board", "3k5/9/9/9/9/9/9/9/4R4/4K4 b"),
+        ],
+    ));
+    assert!(lost.iter().all(|e| e.1 < 0 && e.2 >= 1), "{lost:?}");
+    assert_eq!(lost[0].2, 2, "{lost:?}");
+    // Bare kings: every move draws, and every one is best.
+    let drawn = entries(&ask(
+        &lib,
+        &[
+            ("action", "queryall"),
+            ("board", "3k5/9/9/9/9/9/9/9/9/4K4 w"),
+        ],
+    ));
+    assert!(
+        drawn
+            .iter()
+            .all(|e| e.1 == 0 && e.2 == 2 && e.3.starts_with("! (D-M-")),
+        "{drawn:?}"
+    );
+}
+
+#[test]
+fn querysearch_answers_as_chessdb_does() {
+    let lib = library(4);
+    // A won table position: the tables' best move, as querybest gives it.
+    let r = ask(&lib, &[("action", "querysearch"), ("board", ROOK_MATE)]);
+    assert!(
+        r.body.starts_with("egtb:") && !r.body.contains('|'),
+        "{:?}",
+        r.body
+    );
+    let r = ask(
+        &lib,
+        &[
+            ("action", "querysearch"),
+            ("board", ROOK_MATE),
+            ("json", "1"),
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert!(v["egtb"].is_string(), "{}", r.body);
+    // Several book moves known: a list of the good ones, even of one.
+    let r = ask(&lib, &[("action", "querysearch"), ("board", START)]);
+    let body = r.body.trim_end_matches('\0');
+    assert!(body.split('|').all(|e| e.starts_with("search:")), "{body}");
+    let all = entries(&ask(&lib, &[("action", "queryall"), ("board", START)]));
+    let good: Vec<String> = all
+        .iter()
+        .filter(|e| e.2 >= 1)
+        .map(|e| format!("search:{}", e.0))
+        .collect();
+    assert_eq!(body, good.join("|"));
+    let r = ask(
+        &lib,
+        &[("action", "querysearch"), ("board", START), ("json", "1")],
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(
+        v["search_moves"].as_array().unwrap().len(),
+        good.len(),
+        "{}",
+        r.body
+    );
+    // One move known (the engine's): that move.
+    let unknown =
+        "r1bakab1r/9/1cn3nc1/p1p1p1p1p/9/9/P1P1P1P1P/1CN3NC1/9/R1BAKAB1R w moves a0a1 a9a8";
+    let r = ask(&lib, &[("action", "querysearch"), ("board", unknown)]);
+    assert!(
+        r.body.starts_with("move:") && !r.body.contains('|'),
+        "{:?}",
+        r.body
+    );
+}
+
+#[test]
+fn a_rarely_played_move_does_not_outrank_the_main_line_on_a_few_good_results() {
+    let lib = library(4);
+    let all = entries(&ask(&lib, &[("action", "queryall"), ("board", START)]));
+    let at = |mv: &str| all.iter().position(|e| e.0 == mv).unwrap();
+    // b0a2: 87 games, 63 % for Red; h2e2: 14,975 games, 54 %.
+    assert!(all[at("b0a2")].3.contains("(42-26-19)"), "{all:?}");
+    assert!(at("h2e2") < at("b0a2"), "{all:?}");
+    let best = ask(&lib, &[("action", "querybest"), ("board", START)]);
+    assert_ne!(best.body, "move:b0a2\0");
+    // Every move played in fewer than 100 games ranks below every move
+    // played in more than 1,000 (their results differ by a few points).
+    let games = |note: &str| -> u32 {
+        let counts = &note[note.find('(').unwrap() + 1..note.len() - 1];
+        counts.split('-').map(|n| n.parse::<u32>().unwrap()).sum()
+    };
+    let last_popular = all.iter().rposition(|e| games(&e.3) > 1_000).unwrap();
+    let first_rare = all.iter().position(|e| games(&e.3) < 100).unwrap();
+    assert!(last_popular < first_rare, "{all:?}");
+}

@@ -9,8 +9,7 @@ use std::process::Command;
 #[test]
 fn a_chessdb_client_gets_chessdb_replies() {
     let tables = tempfile::tempdir().unwrap();
-    let krk: xqegtb::Material = "KRK".parse().unwrap();
-    xqegtb::build::build(tables.path(), &xqegtb::build::plan(&[krk]), &|_| {}).unwrap();
+    common::build_rook_tables(tables.path());
     let args = [
         OsStr::new("--think-ms"),
         OsStr::new("200"),

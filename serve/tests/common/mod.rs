@@ -1,8 +1,13 @@
-//! Starting `xqserve` as a user starts it, for the tests that talk to the
-//! binary.
+//! Helpers of the tests that talk to the server: starting `xqserve` as a
+//! user starts it, small tables to serve, and plain HTTP requests.
 
-use std::io::{BufRead, BufReader};
+// Each test crate uses a part of them.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 /// The server on a free local port with `args` (run from the workspace
 /// root, so the default book is found), and the URL it says it serves.
@@ -21,5 +26,67 @@ pub fn start_server(args: &[&std::ffi::OsStr]) -> (Child, String) {
         .map_while(Result::ok)
         .find_map(|l| l.strip_prefix("listening on ").map(str::to_string))
         .expect("xqserve says where it listens");
+    // Keep reading what it says: a closed pipe would fail its next line.
+    std::thread::spawn(move || lines.map_while(Result::ok).for_each(|l| eprintln!("{l}")));
     (server, url)
+}
+
+/// The address of a server URL (`http://127.0.0.1:PORT/...`).
+pub fn address(url: &str) -> SocketAddr {
+    let rest = url.trim_start_matches("http://");
+    rest[..rest.find('/').unwrap_or(rest.len())]
+        .parse()
+        .unwrap()
+}
+
+/// Builds the tables of rook and king against king (and of the bare
+/// kings it captures into) in `dir`.
+pub fn build_rook_tables(dir: &std::path::Path) {
+    let krk: xqegtb::Material = "KRK".parse().unwrap();
+    xqegtb::build::build(dir, &xqegtb::build::plan(&[krk]), &|_| {}).unwrap();
+}
+
+/// An HTTP answer.
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub body: String,
+}
+
+/// `method path` with `body`, the whole answer (the connection closed by
+/// the server).
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> Answer {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    // The server may answer, and close, before reading a body it refuses.
+    s.write_all(body).ok();
+    let mut bytes = Vec::new();
+    s.read_to_end(&mut bytes).ok();
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    Answer {
+        status: head[9..12].parse().unwrap(),
+        content_type,
+        body: body.to_string(),
+    }
+}
+
+/// GET `path`: the status and body.
+pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let answer = request(addr, "GET", path, b"");
+    (answer.status, answer.body)
 }

@@ -1,0 +1,101 @@
+//! `xqserve` as a user runs it: what `--help` and the start line say, and
+//! the messages when a file cannot be used.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn xqserve(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_xqserve"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("run xqserve")
+}
+
+/// Asserts that `stderr` is one message naming `path` once, with no
+/// part said twice (`F: F: reason`, `cache: cache: reason`).
+fn names_once(stderr: &str, path: &str, reason: &str) {
+    let message = stderr.trim();
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert_eq!(message.matches(path).count(), 1, "{message}");
+    assert!(message.contains(reason), "{message}");
+    let parts: Vec<&str> = message.split(": ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(!parts[i + 1..].contains(part), "{part:?} twice: {message}");
+    }
+}
+
+#[test]
+fn a_missing_book_is_named_once_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("missing.xqb");
+    let out = xqserve(&["--book", book.to_str().unwrap(), "--tables", "none"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    names_once(&stderr, book.to_str().unwrap(), "No such file");
+}
+
+#[test]
+fn a_cache_that_cannot_be_opened_is_named_once_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("no such dir").join("cache.db");
+    let out = xqserve(&["--cache", cache.to_str().unwrap(), "--tables", "none"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    names_once(
+        &stderr,
+        cache.to_str().unwrap(),
+        "unable to open database file",
+    );
+    assert!(stderr.contains("cache"), "{stderr}");
+}
+
+#[test]
+fn help_names_the_analysis_board() {
+    let help = xqserve(&["--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("analysis board"), "{text}");
+    assert!(text.contains("GET /)") || text.contains("at /"), "{text}");
+}
+
+#[test]
+fn the_start_line_gives_the_address_of_the_board() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_xqserve"))
+        .args(["--listen", "127.0.0.1:0", "--tables", "none"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start xqserve");
+    let stderr = server.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) {
+        lines.push(line);
+        if lines.iter().any(|l| l.starts_with("board: ")) {
+            break;
+        }
+    }
+    server.kill().ok();
+    server.wait().ok();
+    let api = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("listening on "))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    let board = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("board: "))
+        .unwrap_or_else(|| panic!("no board line: {lines:?}"));
+    assert_eq!(api, format!("{board}chessdb.php"), "{lines:?}");
+    assert!(
+        board.starts_with("http://127.0.0.1:") && board.ends_with('/'),
+        "{board}"
+    );
+}
