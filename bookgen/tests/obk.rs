@@ -30,7 +30,10 @@ fn missing(why: &str) -> ! {
 }
 
 fn python(script: &str, args: &[&str]) -> String {
-    match Command::new("python3").args(["-c", "import cchess"]).output() {
+    match Command::new("python3")
+        .args(["-c", "import cchess"])
+        .output()
+    {
         Err(e) => missing(&format!("python3 cannot be run ({e})")),
         Ok(out) if !out.status.success() => missing("python3 cannot import cchess"),
         Ok(_) => {}

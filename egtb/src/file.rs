@@ -295,47 +295,82 @@ impl TableCodes for [Vec<u16>; 2] {
 /// values.
 const BLOCKS_AT_ONCE: u64 = 512;
 
-/// Writes a table file at `path` (through a temporary file renamed into
-/// place: an interrupted write leaves nothing under `path`). Returns the
-/// file's length. Blocks are made and compressed a batch at a time, in
-/// parallel where the generator's thread pool is at hand, so writing
-/// holds no copy of the values.
+/// One block of a table file, packed and compressed, ready to be written.
+pub struct EncodedBlock {
+    compressed: xqstore::CompressedBlock,
+    /// Records in the block.
+    records: u32,
+}
+
+/// Encodes block `k` of the table `values` at zstd `level`: its codes'
+/// low bytes then their high bytes, positions that cannot occur taking the
+/// code before them.
+fn encode_block(values: &impl TableCodes, k: u64, level: i32) -> EncodedBlock {
+    let records = 2 * values.size();
+    let (start, end) = (k * BLOCK_RECORDS, ((k + 1) * BLOCK_RECORDS).min(records));
+    let code = |r: u64| values.code((r / values.size()) as usize, r % values.size());
+    // Don't-care positions repeat the code before them.
+    let mut last = (start..end).map(code).find(|&c| c != INVALID).unwrap_or(0);
+    let mut plane = vec![0u8; 2 * (end - start) as usize];
+    let (low, high) = plane.split_at_mut((end - start) as usize);
+    for (i, r) in (start..end).enumerate() {
+        let c = code(r);
+        last = if c == INVALID { last } else { c };
+        low[i] = last as u8;
+        high[i] = (last >> 8) as u8;
+    }
+    EncodedBlock {
+        compressed: xqstore::compress_block(&plane, level),
+        records: (end - start) as u32,
+    }
+}
+
+/// Encodes the blocks of a range, in order: on this thread, or on many
+/// (the generator hands its thread pool in through
+/// [`write_table_with`]).
+pub type EncodeBatch<'a> =
+    dyn Fn(std::ops::Range<u64>, &(dyn Fn(u64) -> EncodedBlock + Sync)) -> Vec<EncodedBlock> + 'a;
+
+/// Writes a table file at `path` on this thread (see
+/// [`write_table_with`]). Returns the file's length.
+///
+/// # Errors
+///
+/// The file cannot be written.
 pub fn write_table(
     path: &Path,
     info: &TableInfo,
     values: &impl TableCodes,
     level: i32,
 ) -> Result<u64, TableError> {
+    write_table_with(path, info, values, level, &|blocks, encode| {
+        blocks.map(encode).collect()
+    })
+}
+
+/// Writes a table file at `path` (through a temporary file renamed into
+/// place: an interrupted write leaves nothing under `path`), its blocks
+/// encoded a batch at a time by `batch`, so writing holds no copy of the
+/// values. Returns the file's length. The bytes do not depend on how
+/// `batch` shares out the work.
+///
+/// # Errors
+///
+/// The file cannot be written.
+pub fn write_table_with(
+    path: &Path,
+    info: &TableInfo,
+    values: &impl TableCodes,
+    level: i32,
+    batch: &EncodeBatch,
+) -> Result<u64, TableError> {
     let mut writer = Writer::create(path, TABLE_KIND, &info.encode(), level)?;
-    let records = 2 * values.size();
-    let blocks = records.div_ceil(BLOCK_RECORDS);
-    let block = |k: u64| {
-        let (start, end) = (k * BLOCK_RECORDS, ((k + 1) * BLOCK_RECORDS).min(records));
-        let code = |r: u64| values.code((r / values.size()) as usize, r % values.size());
-        // Don't-care positions repeat the code before them.
-        let mut last = (start..end).map(code).find(|&c| c != INVALID).unwrap_or(0);
-        let mut plane = vec![0u8; 2 * (end - start) as usize];
-        let (low, high) = plane.split_at_mut((end - start) as usize);
-        for (i, r) in (start..end).enumerate() {
-            let c = code(r);
-            last = if c == INVALID { last } else { c };
-            low[i] = last as u8;
-            high[i] = (last >> 8) as u8;
-        }
-        let compressed = xqstore::compress_block(&plane, level);
-        (compressed, plane.len())
-    };
+    let blocks = (2 * values.size()).div_ceil(BLOCK_RECORDS);
+    let encode = |k: u64| encode_block(values, k, level);
     for first in (0..blocks).step_by(BLOCKS_AT_ONCE as usize) {
-        let batch = first..(first + BLOCKS_AT_ONCE).min(blocks);
-        #[cfg(feature = "generate")]
-        let compressed: Vec<_> = {
-            use rayon::prelude::*;
-            batch.into_par_iter().map(block).collect()
-        };
-        #[cfg(not(feature = "generate"))]
-        let compressed: Vec<_> = batch.map(block).collect();
-        for (k, (block, raw_len)) in (first..).zip(compressed) {
-            writer.add_compressed(k * BLOCK_RECORDS, raw_len as u32 / 2, block)?;
+        let encoded = batch(first..(first + BLOCKS_AT_ONCE).min(blocks), &encode);
+        for (k, block) in (first..).zip(encoded) {
+            writer.add_compressed(k * BLOCK_RECORDS, block.records, block.compressed)?;
         }
     }
     Ok(writer.finish()?)

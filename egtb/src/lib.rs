@@ -5,8 +5,13 @@
 //! - [`Indexer`]: numbers a material's positions (index scheme
 //!   [`INDEX_SCHEME`]), mirror images folded.
 //! - [`Value`]: win, draw or loss with the distance to mate in plies.
-//! - With the `generate` feature, [`generate`] solves a material by
-//!   retrograde analysis.
+//! - [`Tablebase`]: table files found in directories, opened on first
+//!   probe; [`Answers`] ([`Tablebase::under`]): what they say under the
+//!   repetition rules a game is played by: values, ranked moves, the best
+//!   move, the line to the end.
+//!
+//! The retrograde generator that writes the tables is `egtbgen`'s
+//! library: nothing here solves a table.
 
 mod answer;
 pub mod file;
@@ -15,15 +20,6 @@ pub mod material;
 pub mod orient;
 pub mod probe;
 pub mod value;
-
-#[cfg(feature = "generate")]
-pub mod build;
-#[cfg(feature = "generate")]
-pub mod generate;
-#[cfg(feature = "generate")]
-pub mod jobs;
-#[cfg(feature = "generate")]
-pub mod verify;
 
 pub use answer::{Answers, NoPreference, Preference};
 pub use file::{TableError, TableFile, TableInfo};

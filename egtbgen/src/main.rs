@@ -8,13 +8,13 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use egtbgen::build::{self, Event};
+use egtbgen::generate::Progress;
+use egtbgen::jobs;
 use indicatif::{ProgressBar, ProgressStyle};
 use xqcli::out;
 use xqcore::Position;
-use xqegtb::build::{self, Event};
 use xqegtb::file::TableFile;
-use xqegtb::generate::Progress;
-use xqegtb::jobs;
 use xqegtb::orient::board_of;
 use xqegtb::{Defenders, Material, MaterialClass, Placement, Repetitions, Tablebase, Value};
 use xqengine::EvalPreference;
@@ -734,7 +734,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         .or_else(|| path.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let (table, captures) =
-        xqegtb::verify::load_with_captures(path, &dir).map_err(|e| e.to_string())?;
+        egtbgen::verify::load_with_captures(path, &dir).map_err(|e| e.to_string())?;
     let material = table.indexer.material();
     let bar = if quiet {
         ProgressBar::hidden()
@@ -747,7 +747,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         bar
     };
     let started = Instant::now();
-    let report = xqegtb::verify::verify(&table, &captures, &|n| bar.inc(n));
+    let report = egtbgen::verify::verify(&table, &captures, &|n| bar.inc(n));
     bar.finish_and_clear();
     if report.mismatch_count > 0 {
         for m in &report.mismatches {

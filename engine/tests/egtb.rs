@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::{best_of, Engine, SECS};
+use egtbgen::build::{build, plan, table_path};
 use xqcore::{Move, Position};
-use xqegtb::build::{build, plan, table_path};
 use xqegtb::orient::board_of;
 use xqegtb::{Material, Placement, TableFile, Tablebase, Value};
 
@@ -268,8 +268,16 @@ fn a_table_draw_is_reported_as_a_draw() {
                 }
             }
             let mut after = root.clone();
-            after.make_move(after.parse_move(&best_of(lines.last().unwrap())).unwrap());
+            let played = best_of(lines.last().unwrap());
+            after.make_move(after.parse_move(&played).unwrap());
             assert_eq!(tb.probe(&after).unwrap(), Some(Value::Draw));
+            // Every move keeps the draw: the one played keeps the rook too
+            // (Red has nothing else Black could take).
+            let takes = after
+                .legal_moves()
+                .iter()
+                .any(|m| after.board().piece_at(m.to()).is_some());
+            assert!(!takes, "{dialect} {go}: {played} gives the rook away");
         }
     }
 }

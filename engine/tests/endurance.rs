@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use xqegtb::build::{build, plan};
+use egtbgen::build::{build, plan};
 use xqegtb::Material;
 use xqmatch::{
     read_openings, run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec, Memory, MoveLimit,

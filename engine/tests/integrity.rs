@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{best_of, Engine, SECS};
-use xqegtb::build::{build, plan, table_path};
+use egtbgen::build::{build, plan, table_path};
 use xqegtb::Material;
 use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
 

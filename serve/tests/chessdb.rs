@@ -10,13 +10,18 @@ const START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR
 /// Rook and king against a bare king: in the tables.
 const ROOK_MATE: &str = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";
 
-/// The KRK table (and the KK it captures into), built once for all tests.
+/// A rook against a full defence, drawn: e1e7 takes an elephant and loses
+/// the rook to g9e7.
+const ROOK_DRAW: &str = "3akab2/9/4b4/9/9/9/9/9/4R4/4K4 w";
+
+/// The KRKAABB table and those its captures lead into (KRK among them),
+/// built once for all tests.
 fn rook_tables() -> &'static std::path::Path {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let krk: xqegtb::Material = "KRK".parse().unwrap();
-        xqegtb::build::build(dir.path(), &xqegtb::build::plan(&[krk]), &|_| {}).unwrap();
+        let m: xqegtb::Material = "KRKAABB".parse().unwrap();
+        egtbgen::build::build(dir.path(), &egtbgen::build::plan(&[m]), &|_| {}).unwrap();
         dir
     })
     .path()
@@ -398,4 +403,33 @@ fn a_rarely_played_move_does_not_outrank_the_main_line_on_a_few_good_results() {
     let last_popular = all.iter().rposition(|e| games(&e.3) > 1_000).unwrap();
     let first_rare = all.iter().position(|e| games(&e.3) < 100).unwrap();
     assert!(last_popular < first_rare, "{all:?}");
+}
+
+/// In a drawn ending every move draws: the line and the best move keep
+/// the rook, and the one move that gives it away ranks last (querypv used
+/// to play `e1e7|g9e7`).
+#[test]
+fn among_moves_of_equal_table_value_the_ones_that_keep_material_come_first() {
+    let lib = library(4);
+    let r = ask(&lib, &[("action", "querypv"), ("board", ROOK_DRAW)]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pv = r
+        .body
+        .trim_end_matches('\0')
+        .split("pv:")
+        .nth(1)
+        .unwrap_or_default();
+    let mut pos = xqcore::Position::from_fen(ROOK_DRAW).unwrap();
+    for mv in pv.split('|') {
+        pos.make_move(pos.parse_move(mv).unwrap());
+        let placement = pos.fen();
+        assert!(
+            placement.split(' ').next().unwrap().contains('R'),
+            "{mv} loses the rook: {}",
+            r.body
+        );
+    }
+    let all = entries(&ask(&lib, &[("action", "queryall"), ("board", ROOK_DRAW)]));
+    assert_eq!(all.last().map(|e| e.0.as_str()), Some("e1e7"), "{all:?}");
+    assert!(all.iter().all(|e| e.1 == 0), "every move draws: {all:?}");
 }

@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use xqcore::{Board, Color, Piece, Role, Square, NUM_SQUARES};
 
-use crate::index::{mirror_square, Indexer, Placement, MAX_PIECES};
-use crate::material::color_of_side;
+use xqegtb::index::{mirror_square, Indexer, Placement, MAX_PIECES};
+use xqegtb::material::color_of_side;
 
 /// Marks a square that is none.
 const NONE: u8 = u8::MAX;
@@ -593,9 +593,9 @@ fn pawn_attacks(pawn: u8, target: u8, side: usize) -> bool {
 mod tests {
     use super::*;
     use crate::generate::{positions_at, table_position};
-    use crate::material::Material;
     use std::collections::BTreeSet;
     use xqcore::chase::chased_squares;
+    use xqegtb::material::Material;
 
     /// Every move of every sampled position, as xqcore makes it and as the
     /// walker does: the same positions valid, in check, with the same

@@ -20,7 +20,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use crate::value::MAX_DTM;
+use xqegtb::value::MAX_DTM;
 
 /// An atomic cell of the solver (transparent: scratch files map them).
 #[repr(transparent)]
@@ -155,10 +155,10 @@ impl Codes {
         self.exhausted.load(Relaxed)
     }
 
-    /// The table code ([`crate::Value::to_code`]) of every cell value: a
-    /// draw for open cells, [`crate::value::INVALID`] for no position.
+    /// The table code ([`xqegtb::Value::to_code`]) of every cell value: a
+    /// draw for open cells, [`xqegtb::value::INVALID`] for no position.
     pub(super) fn decode_table(&self) -> Vec<u16> {
-        use crate::value::{Value, INVALID};
+        use xqegtb::value::{Value, INVALID};
         (0..=self.max)
             .map(|cell| match self.dtm_of(cell) {
                 _ if cell == self.max => INVALID,
@@ -190,8 +190,8 @@ mod tests {
         assert!(codes.exhausted());
         assert_eq!(codes.longest(), 7);
         let table = codes.decode_table();
-        assert_eq!(table[a as usize], crate::Value::Win(7).to_code());
-        assert_eq!(table[3], crate::Value::Draw.to_code());
-        assert_eq!(table[255], crate::value::INVALID);
+        assert_eq!(table[a as usize], xqegtb::Value::Win(7).to_code());
+        assert_eq!(table[3], xqegtb::Value::Draw.to_code());
+        assert_eq!(table[255], xqegtb::value::INVALID);
     }
 }

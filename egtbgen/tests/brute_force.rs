@@ -2,13 +2,11 @@
 //! position of small endgames, found by placing the pieces on every square,
 //! valued by plain minimax rounds over xqcore's legal moves.
 
-#![cfg(feature = "generate")]
-
 use std::collections::HashMap;
 
+use egtbgen::generate::{solve, Lookup, Solutions};
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Board, Color, Move, Piece, Position, Role, Setup, Square};
-use xqegtb::generate::{solve, Lookup, Solutions};
 use xqegtb::orient::table_of;
 use xqegtb::{Material, Value};
 
@@ -600,7 +598,7 @@ fn perpetual_checks_match_brute_force() {
 
 #[test]
 fn verify_accepts_solved_tables_and_catches_a_changed_value() {
-    use xqegtb::verify::verify;
+    use egtbgen::verify::verify;
     let mut solutions = Solutions::default();
     // KRKBB has two pieces of one kind and mirror-symmetric
     // placements: the successor index verify finds without making a move
@@ -628,7 +626,7 @@ fn verify_accepts_solved_tables_and_catches_a_changed_value() {
 
 #[test]
 fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
-    use xqegtb::verify::verify;
+    use egtbgen::verify::verify;
     let mut solutions = Solutions::default();
     for name in ["KRK", "KNK"] {
         let solved = solve(name.parse().unwrap(), &solutions, &|_| {}).unwrap();

@@ -2,12 +2,10 @@
 //! as values: every flipped byte, every truncation, a header from another
 //! file, a file under another table's name, a file of another kind.
 
-#![cfg(feature = "generate")]
-
 use std::path::{Path, PathBuf};
 
+use egtbgen::build::{build, plan, table_path};
 use xqcore::Position;
-use xqegtb::build::{build, plan, table_path};
 use xqegtb::{Material, TableFile, Tablebase};
 
 /// KRK and KCK, built into a fresh directory.

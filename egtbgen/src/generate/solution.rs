@@ -7,11 +7,11 @@ use std::path::Path;
 
 use super::scratch::{CellArray, ScratchMap};
 use super::Lookup;
-use crate::file::{TableCodes, TableError, TableFile};
-use crate::index::{Indexer, Placement};
-use crate::material::Material;
-use crate::orient::placement_of;
-use crate::value::{Value, INVALID};
+use xqegtb::file::{TableCodes, TableError, TableFile};
+use xqegtb::index::{Indexer, Placement};
+use xqegtb::material::Material;
+use xqegtb::orient::placement_of;
+use xqegtb::value::{Value, INVALID};
 
 /// One side to move's cells.
 enum Cells {
@@ -462,7 +462,7 @@ impl Lookup for Solutions {
     /// If the position's table was not solved before (dead draws need
     /// none), or its side to move was dropped.
     fn value(&self, board: &Board, turn: Color) -> Value {
-        let (material, swapped) = crate::orient::table_of(board);
+        let (material, swapped) = xqegtb::orient::table_of(board);
         if material.is_dead_draw() {
             return Value::Draw;
         }
@@ -475,7 +475,7 @@ impl Lookup for Solutions {
             .indexer
             .index(&placement)
             .expect("a legal position has an index");
-        let code = table.code(crate::orient::side_of(turn, swapped), index);
+        let code = table.code(xqegtb::orient::side_of(turn, swapped), index);
         assert_ne!(code, INVALID, "a legal position is valid");
         Value::from_code(code).expect("valid")
     }
@@ -561,8 +561,8 @@ mod tests {
 
     #[test]
     fn tables_read_from_files_keep_their_values_narrow_or_wide_in_memory_or_scratch() {
-        use crate::file::{rules_for, write_table, TableInfo};
-        use crate::value::Value;
+        use xqegtb::file::{rules_for, write_table, TableInfo};
+        use xqegtb::value::Value;
         let material: Material = "KRK".parse().unwrap();
         let indexer = Indexer::new(material);
         let size = indexer.size() as usize;

@@ -2,12 +2,10 @@
 //! lists the repetition rules' passes held at once, which the memory a
 //! build says it held then counts (`build::Summary::peak_memory`).
 
-#![cfg(feature = "generate")]
-
 use std::sync::Mutex;
 
-use xqegtb::build::{build_bounded, plan, Event, MemoryBound};
-use xqegtb::generate::{working_bytes, Progress};
+use egtbgen::build::{build_bounded, plan, Event, MemoryBound};
+use egtbgen::generate::{working_bytes, Progress};
 use xqegtb::Material;
 
 /// What each table of `material`'s set reported, in the order solved.

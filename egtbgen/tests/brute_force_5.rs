@@ -10,14 +10,12 @@
 //! The smaller tables behind captures come from the generator (those of up
 //! to 4 pieces are checked against brute force in tests/brute_force.rs).
 
-#![cfg(feature = "generate")]
-
 use std::collections::HashMap;
 
+use egtbgen::generate::{solve, Lookup, Solutions};
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Board, Color, Piece, Position, Role, Setup, Square};
-use xqegtb::generate::{solve, Lookup, Solutions};
 use xqegtb::value::{CHASE_DTM, RULE_DTM};
 use xqegtb::{Material, Value, Wdl};
 

@@ -26,12 +26,12 @@ use rayon::prelude::*;
 use xqcore::{Move, Position};
 
 use crate::build::{needed_sides, table_path};
-use crate::file::{TableError, TableFile};
 use crate::generate::{positions_of, table_position, Lookup, Solution, Solutions, Table};
-use crate::index::{Indexer, Placement};
-use crate::material::Material;
-use crate::value::{Value, CHASE_DTM, RULE_DTM};
 use xqcore::chase::chased_squares;
+use xqegtb::file::{TableError, TableFile};
+use xqegtb::index::{Indexer, Placement};
+use xqegtb::material::Material;
+use xqegtb::value::{Value, CHASE_DTM, RULE_DTM};
 
 /// Why a table could not be read for [`verify`].
 #[derive(Debug, thiserror::Error)]

@@ -44,9 +44,9 @@ use xqcore::{Bitboard, Move};
 use super::candidates::{Candidates, RuleScan, NOWHERE};
 use super::scratch::{List, ListRoom};
 use super::{positions_at, table_position, Cursor, State};
-use crate::index::{mirror_square, Placement};
-use crate::orient::board_of;
-use crate::value::Wdl;
+use xqegtb::index::{mirror_square, Placement};
+use xqegtb::orient::board_of;
+use xqegtb::value::Wdl;
 
 /// Where each victim ordinal of one position stands in another: by
 /// ordinal, the ordinal in the other position (the victims of a table
@@ -493,7 +493,7 @@ impl Sides {
         &self,
         placement: &[u8],
         moved: Move,
-        indexer: &crate::Indexer,
+        indexer: &xqegtb::Indexer,
         to: u64,
         reached: &[u8],
         canonical: &mut Placement,

@@ -12,10 +12,8 @@
 //! forward here instead. So are the perpetual-check results of a table
 //! where the checked side sometimes checks back.
 
-#![cfg(feature = "generate")]
-
+use egtbgen::generate::{solve, Lookup, Solutions};
 use xqcore::{Position, RepetitionKind};
-use xqegtb::generate::{solve, Lookup, Solutions};
 use xqegtb::orient::board_of;
 use xqegtb::value::CHASE_DTM;
 use xqegtb::{Material, Placement, Value};

@@ -9,17 +9,16 @@ use std::fmt::Write as _;
 
 use crate::build::table_path;
 use crate::generate::working_bytes;
-use crate::index::Indexer;
-use crate::material::Material;
+use xqegtb::index::Indexer;
+use xqegtb::material::Material;
 
 /// Bits a table file takes per position, for estimates: the 5-piece set
 /// averages 0.63, KRKAABB 0.93 (measured with `egtbgen info`).
 pub const ESTIMATED_BITS_PER_POSITION: f64 = 1.0;
 
-/// Positions one core solves a second, for estimates: KRKNAABB with its
-/// 26 capture tables, 331 M positions in 230 CPU seconds (120.6 s on 2
-/// cores, 2026-11-25). The one-attacker class, with no repetition rule to
-/// apply, went at 2.2 M (3.68 G positions in 1,671 CPU seconds).
+/// Positions one core solves a second, for estimates: a cautious figure
+/// for tables with both repetition rules to apply, below what the builds
+/// measured (docs/speed.md and docs/egtb-sets.md give those rates).
 pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 1_400_000.0;
 
 /// What building one table is expected to cost.
@@ -204,7 +203,7 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
 mod tests {
     use super::*;
     use crate::build::plan;
-    use crate::material::{Defenders, MaterialClass};
+    use xqegtb::material::{Defenders, MaterialClass};
 
     fn m(s: &str) -> Material {
         s.parse().unwrap()

@@ -33,8 +33,8 @@ use rayon::prelude::*;
 use super::candidates::{Candidates, RuleScan, NOWHERE};
 use super::scratch::List;
 use super::{Cursor, State};
-use crate::index::Placement;
-use crate::value::CHASE_DTM;
+use xqegtb::index::Placement;
+use xqegtb::value::CHASE_DTM;
 
 /// A move between candidates: the index it reaches, where that stands
 /// among the other kind of candidates (or [`NOWHERE`]), and whether it

@@ -7,18 +7,30 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use crate::file::{rules_for, write_table, TableError, TableFile, TableInfo, EXTENSION};
 use crate::generate::{
     bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Scratch, Solution, Solutions,
     SolveError,
 };
-use crate::index::Indexer;
-use crate::material::Material;
+use xqegtb::file::{
+    rules_for, write_table_with, EncodedBlock, TableError, TableFile, TableInfo, EXTENSION,
+};
+use xqegtb::index::Indexer;
+use xqegtb::material::Material;
 
-/// zstd level of table files. Measured on KRKNAABB (2026-11-24, 2 cores):
-/// level 19 took 28.6 s for 1.027 bits a position, 13 takes 4.7 s for
-/// 1.068; the 4 % of disk is worth a sixth of the whole build's time.
+/// zstd level of table files: on KRKNAABB level 13 writes 1.068 bits a
+/// position against level 19's 1.027, in a sixth of the time; the 4 % of
+/// disk is not worth a sixth of a whole build (docs/speed-history.md).
 pub const LEVEL: i32 = 13;
+
+/// Encodes a batch of a table file's blocks on the thread pool, for
+/// [`write_table_with`]: compressing is a large part of a build.
+pub fn encode_in_parallel(
+    blocks: std::ops::Range<u64>,
+    encode: &(dyn Fn(u64) -> EncodedBlock + Sync),
+) -> Vec<EncodedBlock> {
+    use rayon::prelude::*;
+    blocks.into_par_iter().map(encode).collect()
+}
 
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
@@ -215,7 +227,7 @@ pub fn build_bounded(
                 let held = working.max(in_passes);
                 summary.peak_memory = summary.peak_memory.max(held);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
-                let bytes = write_table(&path, &info, &solved, LEVEL)?;
+                let bytes = write_table_with(&path, &info, &solved, LEVEL, &encode_in_parallel)?;
                 summary.solved += 1;
                 summary.bytes += bytes;
                 summary.positions += 2 * indexes;

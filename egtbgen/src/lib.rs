@@ -1,0 +1,16 @@
+//! The endgame-table generator behind `egtbgen`: everything that writes or
+//! checks tables, kept apart from the probing library (`xqegtb`), so that
+//! the engine and the server link no generator code.
+//!
+//! - [`generate`]: solves one material by retrograde analysis, with the
+//!   repetition rules, in memory or under a memory bound.
+//! - [`build`]: builds a set of tables into a directory, each from the
+//!   tables its captures lead into.
+//! - [`verify`]: checks a table against its successors (the minimax rule).
+//! - [`jobs`]: a table set as jobs for `make` or Slurm, with what each
+//!   table is estimated to cost.
+
+pub mod build;
+pub mod generate;
+pub mod jobs;
+pub mod verify;
