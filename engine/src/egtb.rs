@@ -20,13 +20,24 @@ pub fn default_dir() -> Option<PathBuf> {
     crate::book::find_data(DEFAULT_EGTB_DIR, Path::is_dir)
 }
 
+/// A table directory that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{dir}: {source}", dir = .dir.display())]
+pub struct TablesError {
+    pub dir: PathBuf,
+    pub source: std::io::Error,
+}
+
 /// The tables a tool's `--tables` option names: `none` for none, a
 /// directory, or (no option) the default directory when there is one.
-/// Returns the tables with the directory they came from; an unreadable
-/// directory is an error naming it.
+/// Returns the tables with the directory they came from.
+///
+/// # Errors
+///
+/// The directory cannot be read; the error names it.
 pub fn open_tables_option(
     option: Option<&Path>,
-) -> Result<Option<(Arc<Tablebase>, PathBuf)>, String> {
+) -> Result<Option<(Arc<Tablebase>, PathBuf)>, TablesError> {
     let dir = match option {
         Some(dir) if dir.as_os_str() == "none" => return Ok(None),
         Some(dir) => dir.to_path_buf(),
@@ -36,8 +47,9 @@ pub fn open_tables_option(
         },
     };
     let mut tb = Tablebase::new();
-    tb.add_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Err(source) = tb.add_dir(&dir) {
+        return Err(TablesError { dir, source });
+    }
     Ok(Some((Arc::new(tb), dir)))
 }
 

@@ -32,11 +32,12 @@ mod tt;
 
 pub use book::{default_book, BookVariety, DEFAULT_BOOK};
 pub use egtb::{
-    default_dir as default_egtb_dir, open_tables_option, EvalPreference, DEFAULT_EGTB_DIR,
+    default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
+    DEFAULT_EGTB_DIR,
 };
 pub use engine::{BestMove, Engine, EngineOptions};
 pub use eval::{Evaluation, Knowledge};
-pub use options::{find as find_option, OptionKind, OptionSpec, OPTIONS};
+pub use options::{find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS};
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use rng::SplitMix64;
 pub use score::{Score, MATE, MATE_BOUND};

@@ -63,6 +63,17 @@ pub enum OptionValue<'a> {
     Press,
 }
 
+/// A `setoption` value its option does not take; shows what it takes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadValue {
+    #[error("true or false")]
+    Check,
+    #[error("a number from {min} to {max}")]
+    Spin { min: i64, max: i64 },
+    #[error("one of {}", .vars.join(", "))]
+    Combo { vars: &'static [&'static str] },
+}
+
 /// Protocol settings that are options too (UCCI `usemillisec`, `batch`,
 /// `debug`): the session keeps them, the engine never sees them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -385,25 +396,29 @@ impl OptionSpec {
             .any(|n| key == normalise(n))
     }
 
-    /// Reads a `setoption` value for this option; the error says what it
-    /// takes. Spins outside their range are clamped into it.
-    pub fn parse<'a>(&self, value: Option<&'a str>) -> Result<OptionValue<'a>, String> {
+    /// Reads a `setoption` value for this option. Spins outside their
+    /// range are clamped into it.
+    ///
+    /// # Errors
+    ///
+    /// A value of the wrong kind; the error says what the option takes.
+    pub fn parse<'a>(&self, value: Option<&'a str>) -> Result<OptionValue<'a>, BadValue> {
         let v = value.unwrap_or("").trim();
         match self.kind {
             OptionKind::Check { .. } => match v.to_ascii_lowercase().as_str() {
                 "true" | "on" | "1" | "yes" => Ok(OptionValue::Check(true)),
                 "false" | "off" | "0" | "no" => Ok(OptionValue::Check(false)),
-                _ => Err("true or false".into()),
+                _ => Err(BadValue::Check),
             },
             OptionKind::Spin { min, max, .. } => v
                 .parse::<i64>()
                 .map(|n| OptionValue::Spin(n.clamp(min, max)))
-                .map_err(|_| format!("a number from {min} to {max}")),
+                .map_err(|_| BadValue::Spin { min, max }),
             OptionKind::Combo { vars, .. } => vars
                 .iter()
                 .position(|var| v.eq_ignore_ascii_case(var))
                 .map(OptionValue::Combo)
-                .ok_or_else(|| format!("one of {}", vars.join(", "))),
+                .ok_or(BadValue::Combo { vars }),
             // UCI GUIs send `<empty>` for an empty string.
             OptionKind::Text { .. } if v == "<empty>" => Ok(OptionValue::Text("")),
             OptionKind::Text { .. } => Ok(OptionValue::Text(v)),
@@ -507,7 +522,8 @@ mod tests {
         let hash = find("hashsize").unwrap();
         assert_eq!(hash.parse(Some("32")), Ok(OptionValue::Spin(32)));
         assert_eq!(hash.parse(Some("1000000")), Ok(OptionValue::Spin(65_536)));
-        assert!(hash.parse(Some("big")).unwrap_err().contains("0 to 65536"));
+        let why = hash.parse(Some("big")).unwrap_err().to_string();
+        assert!(why.contains("0 to 65536"), "{why}");
         let rule = find("repetition").unwrap();
         assert_eq!(rule.parse(Some("AsianRule")), Ok(OptionValue::Combo(2)));
         assert!(rule.parse(Some("fide")).is_err());
@@ -521,10 +537,8 @@ mod tests {
             Ok(OptionValue::Press)
         );
         let variant = find("UCI_Variant").unwrap();
-        assert!(variant
-            .parse(Some("chess"))
-            .unwrap_err()
-            .contains("xiangqi"));
+        let why = variant.parse(Some("chess")).unwrap_err().to_string();
+        assert!(why.contains("xiangqi"), "{why}");
     }
 
     /// The table's defaults are the engine's: setting every option to its

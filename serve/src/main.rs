@@ -80,7 +80,9 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
     for path in &book_paths {
         books.push(xqbook::open(path).map_err(|e| e.to_string())?);
     }
-    let tables = xqengine::open_tables_option(cli.tables.as_deref())?.map(|(tb, _)| tb);
+    let tables = xqengine::open_tables_option(cli.tables.as_deref())
+        .map_err(|e| e.to_string())?
+        .map(|(tb, _)| tb);
     let search = xqengine::SearchConfig {
         egtb: tables.clone(),
         ..xqengine::SearchConfig::default()
