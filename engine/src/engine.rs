@@ -366,8 +366,8 @@ impl Engine {
     /// `draw_offered`: the opponent offers a draw, which the answer may
     /// accept.
     ///
-    /// The root is decided first ([`Engine::decide_root`]: the book, then
-    /// the tables), then searched ([`Engine::search`]).
+    /// The root is decided first (the book, then the tables), then
+    /// searched.
     pub fn go(
         &mut self,
         limits: Limits,

@@ -10,7 +10,7 @@
 //!   line) out, with progress through a [`Reporter`]. The analysis server
 //!   and self-play use it.
 //!
-//! [`bench`] is the search's signature; [`hce`] the hand-crafted
+//! [`bench`](mod@bench) is the search's signature; [`hce`] the hand-crafted
 //! evaluation's terms, for tuning them. The match runner is `xqmatch`;
 //! self-play data and training are `xqtrain`'s.
 

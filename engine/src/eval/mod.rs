@@ -38,8 +38,8 @@ pub enum Knowledge {
 /// Which evaluation the search uses (option `evaluation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evaluation {
-    /// The learned net ([`xqnnue`]), with the draw knowledge of
-    /// [`without_winning_material`].
+    /// The learned net ([`xqnnue`]), with the hand-crafted evaluation's
+    /// draw knowledge (no win without material that can mate).
     Nnue,
     /// The hand-crafted terms of this module, at the [`Knowledge`] level.
     Hce,

@@ -148,7 +148,8 @@ pub struct SearchResult {
     /// The principal variation of the last iteration, `best` first (just
     /// `best` when no iteration finished).
     pub pv: Vec<Move>,
-    /// On the search's scale ([`crate::score`]).
+    /// On the search's scale: centipawns, mates beyond
+    /// [`MATE_BOUND`](crate::MATE_BOUND).
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
