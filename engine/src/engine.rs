@@ -5,12 +5,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use xqcore::{Move, Position, NATURAL_MOVE_LIMIT};
+use xqcore::{Move, Position, SplitMix64, NATURAL_MOVE_LIMIT};
 
 use crate::book::{BookVariety, Books};
 use crate::egtb::{RootPlay, Tables};
 use crate::eval::{Evaluation, Knowledge};
-use crate::rng::SplitMix64;
 use crate::search::{
     self, Pruning, RepetitionRule, Reporter, Score, SearchConfig, SearchControl, SearchInfo,
     ThreadMemory, MATE, MATE_BOUND, TB_WIN,

@@ -13,7 +13,6 @@ pub mod eval;
 pub mod huge;
 pub mod options;
 pub mod protocol;
-pub mod rng;
 pub mod search;
 pub mod session;
 pub mod time;

@@ -18,9 +18,8 @@ use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 use xqbook::AnyBook;
-use xqcore::{Color, EndRules, GameResult, Move, Position};
+use xqcore::{Color, EndRules, GameResult, Move, Position, SplitMix64};
 use xqegtb::{Repetitions, Tablebase, Wdl};
-use xqengine::rng::SplitMix64;
 use xqengine::search::{
     self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND,
 };
