@@ -7,9 +7,9 @@ use std::fmt;
 use std::time::Duration;
 
 use xqcore::{Color, EndRules, GameResult, Move, Outcome, Position};
+use xqrecords::Opening;
 
 use crate::engine::{EngineProcess, Thought};
-use crate::openings::Opening;
 use crate::protocol::{Answer, EngineScore};
 
 /// Why a game ended.

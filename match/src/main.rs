@@ -149,7 +149,7 @@ fn match_spec(args: &Args) -> Result<MatchSpec, String> {
             engine(&args.engine1, args.proto1.protocol(), &args.option1),
             engine(&args.engine2, args.proto2.protocol(), &args.option2),
         ],
-        openings: load_openings(args.openings.as_deref())?,
+        openings: load_openings(args.openings.as_deref()).map_err(|e| e.to_string())?,
         games: args.games,
         concurrency: args.concurrency as usize,
         config: MatchConfig::new(move_limit(args)?),

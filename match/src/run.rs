@@ -8,10 +8,10 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
 use xqcore::GameResult;
+use xqrecords::Opening;
 
 use crate::engine::{EngineProcess, EngineSpec, Memory};
 use crate::game::{play_game, GameRecord, MatchConfig, Termination};
-use crate::openings::Opening;
 use crate::stats::{GameScore, Sprt, SprtVerdict, Tally};
 
 /// Everything a match needs.

@@ -24,7 +24,7 @@ use xqengine::search::{
     self, Limits, SearchConfig, SearchControl, Silent, ThreadMemory, MATE_BOUND,
 };
 use xqengine::tt::TranspositionTable;
-use xqmatch::Opening;
+use xqrecords::Opening;
 
 use crate::games::{write_game, GameRecord, NO_SCORE};
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use xqcli::out;
-use xqmatch::load_openings;
+use xqrecords::load_openings;
 
 #[derive(Parser)]
 #[command(
@@ -176,9 +176,10 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         },
         (None, book) => {
             let path = book.clone().or_else(xqengine::book::default_book);
-            match path.map(|p| xqbook::open(&p).map_err(|e| (p, e))) {
+            // The book's errors name its file.
+            match path.map(|p| xqbook::open(&p)) {
                 Some(Ok(b)) => Openings::Book(b, args.book_plies),
-                Some(Err((p, e))) => return fail(&format!("{}: {e}", p.display())),
+                Some(Err(e)) => return fail(&e),
                 None => match load_openings(None) {
                     Ok(lines) => Openings::Lines(lines),
                     Err(e) => return fail(&e),
