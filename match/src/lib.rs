@@ -20,10 +20,12 @@ pub mod report;
 pub mod run;
 pub mod stats;
 
-pub use engine::{EngineProcess, EngineSpec, Memory};
+pub use engine::{EngineError, EngineProcess, EngineSpec, Memory};
 pub use game::{adjudicate, play_game, GameRecord, MatchConfig, MoveLimit, MoveStats, Termination};
-pub use protocol::{EngineOption, EngineScore, Protocol};
-pub use run::{run_match, FinishedGame, MatchReport, MatchSpec, SprtDecision};
+pub use protocol::{EngineOption, EngineScore, NamelessOption, Protocol, UnknownProtocol};
+pub use run::{
+    run_match, CallbackError, FinishedGame, MatchError, MatchReport, MatchSpec, SprtDecision,
+};
 pub use stats::{GameScore, Sprt, SprtVerdict, Tally};
 pub use xqrecords::openings::{
     bundled_openings, load_openings, read_openings, read_openings_file, Opening, BUNDLED_OPENINGS,

@@ -204,7 +204,7 @@ fn main() -> ExitCode {
     let report = run_match(&spec, |game, tally| {
         out!("{}", report::game_line(game, tally));
         match pgn_out.as_mut() {
-            Some((file, path)) => write_pgn(file, path, game, &time_control),
+            Some((file, path)) => write_pgn(file, path, game, &time_control).map_err(Into::into),
             None => Ok(()),
         }
     });

@@ -93,15 +93,20 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// A name that is not a protocol.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a protocol (ucci or uci)")]
+pub struct UnknownProtocol(pub String);
+
 impl FromStr for Protocol {
-    type Err = String;
+    type Err = UnknownProtocol;
 
     /// `ucci` or `uci`, in any case.
-    fn from_str(s: &str) -> Result<Protocol, String> {
+    fn from_str(s: &str) -> Result<Protocol, UnknownProtocol> {
         match s.to_ascii_lowercase().as_str() {
             "ucci" => Ok(Protocol::Ucci),
             "uci" => Ok(Protocol::Uci),
-            _ => Err(format!("'{s}' is not a protocol (ucci or uci)")),
+            _ => Err(UnknownProtocol(s.to_string())),
         }
     }
 }
@@ -114,14 +119,19 @@ pub struct EngineOption {
     pub value: Option<String>,
 }
 
+/// An option text without a name (`=5`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' names no option (NAME=VALUE)")]
+pub struct NamelessOption(pub String);
+
 impl FromStr for EngineOption {
-    type Err = String;
+    type Err = NamelessOption;
 
     /// `NAME=VALUE`, or `NAME` alone for a button. UCI names may hold
     /// spaces (`Clear Hash`), so the value starts after the first `=`, and
     /// `NAME=` with nothing after it is a button too; a text without `=`
     /// is also read UCCI's way, `NAME VALUE`.
-    fn from_str(s: &str) -> Result<EngineOption, String> {
+    fn from_str(s: &str) -> Result<EngineOption, NamelessOption> {
         let s = s.trim();
         let (name, value) = match s.split_once('=') {
             Some((name, value)) => (name.trim(), Some(value.trim()).filter(|v| !v.is_empty())),
@@ -131,7 +141,7 @@ impl FromStr for EngineOption {
             },
         };
         if name.is_empty() {
-            return Err(format!("'{s}' names no option (NAME=VALUE)"));
+            return Err(NamelessOption(s.to_string()));
         }
         Ok(EngineOption {
             name: name.to_string(),

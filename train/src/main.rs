@@ -268,8 +268,9 @@ fn open_games_file(path: &std::path::Path) -> std::io::Result<std::io::BufWriter
     if file.metadata()?.len() == 0 {
         xqtrain::games::write_header(&mut file)?;
     } else {
-        let mut head = [0u8; 10];
-        file.read_exact(&mut head)?;
+        // A file cut inside the header is not a games file either.
+        let mut head = Vec::new();
+        (&mut file).take(10).read_to_end(&mut head)?;
         xqtrain::games::check_header(&head).map_err(std::io::Error::other)?;
     }
     Ok(std::io::BufWriter::new(file))

@@ -156,4 +156,12 @@ fn unusable_openings_and_books_are_refused_naming_the_file_once() {
         assert!(stderr.contains(&format!("{name}: {says}")), "{stderr}");
         assert!(!stderr.contains("ElephantEye"), "{stderr}");
     }
+    // A games file cut inside its header is not a games file.
+    let games = dir.path().join("cut.games");
+    std::fs::write(&games, b"XQGAM").unwrap();
+    let name = games.to_str().unwrap();
+    let out = xqtrain(&["datagen", "--out", name, "--games", "1", "--tables", "none"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("{name}: not a games file")), "{stderr}");
 }
