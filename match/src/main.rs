@@ -220,3 +220,13 @@ fn main() -> ExitCode {
         None => ExitCode::SUCCESS,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Args::command());
+    }
+}

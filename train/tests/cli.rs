@@ -163,5 +163,8 @@ fn unusable_openings_and_books_are_refused_naming_the_file_once() {
     let out = xqtrain(&["datagen", "--out", name, "--games", "1", "--tables", "none"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains(&format!("{name}: not a games file")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{name}: not a games file")),
+        "{stderr}"
+    );
 }
