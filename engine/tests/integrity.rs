@@ -8,9 +8,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use xqegtb::build::{build, plan, table_path};
 use xqegtb::Material;
+use xqmatch::Protocol;
 use xqstore::{Layout, HEADER_LEN};
 
 /// A KRK position where Red mates in a few moves.
@@ -65,13 +66,9 @@ fn play(e: &mut Engine, fen: &str) -> Vec<String> {
 /// Whether the engine searched some nodes (book moves come as `info depth
 /// 0` lines without a node count, table answers with `nodes 0`).
 fn searched(lines: &[String]) -> bool {
-    lines.iter().any(|l| {
-        let words: Vec<&str> = l.split_whitespace().collect();
-        l.starts_with("info depth")
-            && words
-                .windows(2)
-                .any(|w| w[0] == "nodes" && w[1].parse::<u64>().is_ok_and(|n| n > 0))
-    })
+    search_infos(Protocol::Ucci, lines)
+        .iter()
+        .any(|info| info.depth.is_some() && info.nodes.is_some_and(|n| n > 0))
 }
 
 fn has_info_naming(lines: &[String], file: &Path) -> bool {

@@ -464,6 +464,7 @@ mod tests {
             thought.answer,
             Answer::Move {
                 mv: "h2e2".into(),
+                draw: false,
                 resign: false
             }
         );

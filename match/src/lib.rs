@@ -22,7 +22,10 @@ pub mod stats;
 
 pub use engine::{EngineError, EngineProcess, EngineSpec, Memory};
 pub use game::{adjudicate, play_game, GameRecord, MatchConfig, MoveLimit, MoveStats, Termination};
-pub use protocol::{EngineOption, EngineScore, NamelessOption, Protocol, UnknownProtocol};
+pub use protocol::{
+    read_answer, read_info, Answer, EngineOption, EngineScore, InfoLine, NamelessOption, Protocol,
+    UnknownProtocol,
+};
 pub use run::{
     run_match, CallbackError, FinishedGame, MatchError, MatchReport, MatchSpec, SprtDecision,
 };
