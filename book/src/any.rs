@@ -45,6 +45,10 @@ pub enum OpenError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The file has no bytes at all: a copy or download that never
+    /// started, rather than a book of either kind.
+    #[error("{path}: empty file (0 bytes), not a book", path = .path.display())]
+    Empty { path: PathBuf },
     /// It starts as our books do, but is not a good one.
     #[error(transparent)]
     Ours(#[from] BookError),
@@ -65,20 +69,43 @@ pub struct WeightedMove {
 /// Opens the book at `path`, of whichever kind its first bytes say: a
 /// file of the toolkit's container (`XQ....\0\0`: a book, or a table given
 /// as a book) is read as ours, and refused with the container's reason if
-/// it is not a good book; anything else as a `BOOK.DAT`.
+/// it is not a good book; so is a file cut inside a book's magic; anything
+/// else as a `BOOK.DAT`.
+///
+/// # Errors
+///
+/// The file cannot be read, is empty, or is not a good book of the kind
+/// its first bytes say; every error names the file.
 pub fn open(path: &Path) -> Result<AnyBook, OpenError> {
     let io = |source| OpenError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut magic = [0u8; 8];
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let head = file.read(&mut magic).map_err(io)?;
-    let container = magic.starts_with(b"XQ") && magic.ends_with(b"\0\0");
-    if head == magic.len() && container {
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut head = Vec::with_capacity(BOOK_KIND.magic.len());
+    file.take(BOOK_KIND.magic.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    if head.is_empty() {
+        Err(OpenError::Empty {
+            path: path.to_path_buf(),
+        })
+    } else if starts_as_container(&head) {
         Ok(AnyBook::Ours(Box::new(Book::open(path)?)))
     } else {
         Ok(AnyBook::Eleeye(EleeyeBook::open(path)?))
+    }
+}
+
+/// Whether a file's first bytes (up to 8) are those of the toolkit's
+/// container: a whole magic of its form, or, in a file too short to hold
+/// one, the start of a book's magic (a cut book, which the container
+/// reader then calls truncated).
+fn starts_as_container(head: &[u8]) -> bool {
+    if head.len() == BOOK_KIND.magic.len() {
+        head.starts_with(b"XQ") && head.ends_with(b"\0\0")
+    } else {
+        BOOK_KIND.magic.starts_with(head)
     }
 }
 

@@ -24,6 +24,46 @@ use crate::BookMove;
 /// A position's key and its moves, in move order.
 pub(crate) type PositionMoves = (u64, Vec<BookMove>);
 
+/// Why a block's bytes, which passed their checksum, are not a block: a
+/// file from a faulty writer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    /// The counts at the head of the block cannot fit in it.
+    #[error("{positions} positions and {entries} entries in {len} bytes")]
+    Counts {
+        positions: usize,
+        entries: usize,
+        len: usize,
+    },
+    /// Key gaps wider than a key.
+    #[error("key gaps of {0} bytes")]
+    GapWidth(usize),
+    /// A key not above the one before it.
+    #[error("keys not increasing")]
+    KeysNotIncreasing,
+    /// The positions' move counts and the entry count disagree.
+    #[error("move counts do not add up to the entries")]
+    MoveCounts,
+    /// A game count that does not fit in 32 bits.
+    #[error("a count beyond 32 bits")]
+    CountTooLarge,
+    /// Bytes after the last column.
+    #[error("bytes left after the last column")]
+    TrailingBytes,
+    /// A square index past the 90 squares.
+    #[error("a square off the board")]
+    SquareOffBoard,
+    /// A move with more wins, draws and losses than games.
+    #[error("{mv}: more results than games")]
+    MoreResultsThanGames { mv: Move },
+    /// The block ends inside a column.
+    #[error("block ends early")]
+    EndsEarly,
+    /// A varint of more than 64 bits.
+    #[error("a number longer than 64 bits")]
+    VarintTooLong,
+}
+
 /// Encodes positions sorted by key, each with 1..=255 moves.
 pub(crate) fn encode(positions: &[PositionMoves]) -> Vec<u8> {
     let entries: usize = positions.iter().map(|p| p.1.len()).sum();
@@ -58,7 +98,11 @@ pub(crate) fn encode(positions: &[PositionMoves]) -> Vec<u8> {
 }
 
 /// Decodes a whole block whose first key is `first_key`.
-pub(crate) fn decode(raw: &[u8], first_key: u64) -> Result<Vec<PositionMoves>, String> {
+///
+/// # Errors
+///
+/// The bytes are not a block of this format (see [`BlockError`]).
+pub(crate) fn decode(raw: &[u8], first_key: u64) -> Result<Vec<PositionMoves>, BlockError> {
     let block = Columns::parse(raw, first_key)?;
     let mut out = Vec::with_capacity(block.keys.len());
     let mut moves = block.moves()?.into_iter();
@@ -78,19 +122,20 @@ struct Columns<'a> {
 }
 
 impl<'a> Columns<'a> {
-    fn parse(raw: &'a [u8], first_key: u64) -> Result<Columns<'a>, String> {
+    fn parse(raw: &'a [u8], first_key: u64) -> Result<Columns<'a>, BlockError> {
         let mut r = Cursor { raw, at: 0 };
         let positions = r.varint()? as usize;
         let entries = r.varint()? as usize;
         if positions == 0 || positions > raw.len() || entries > raw.len() {
-            return Err(format!(
-                "{positions} positions and {entries} entries in {} bytes",
-                raw.len()
-            ));
+            return Err(BlockError::Counts {
+                positions,
+                entries,
+                len: raw.len(),
+            });
         }
         let width = r.take(1)?[0] as usize;
         if width > 8 {
-            return Err(format!("key gaps of {width} bytes"));
+            return Err(BlockError::GapWidth(width));
         }
         let gaps = r.take((positions - 1) * width)?;
         let mut keys = Vec::with_capacity(positions);
@@ -102,15 +147,15 @@ impl<'a> Columns<'a> {
             let key = prev
                 .checked_add(u64::from_le_bytes(bytes))
                 .filter(|&k| k > prev)
-                .ok_or("keys not increasing")?;
+                .ok_or(BlockError::KeysNotIncreasing)?;
             keys.push(key);
         }
         if width == 0 && positions > 1 {
-            return Err("keys not increasing".into());
+            return Err(BlockError::KeysNotIncreasing);
         }
         let counts = r.take(positions)?;
         if counts.contains(&0) || counts.iter().map(|&c| c as usize).sum::<usize>() != entries {
-            return Err("move counts do not add up to the entries".into());
+            return Err(BlockError::MoveCounts);
         }
         let from = r.take(entries)?;
         let to = r.take(entries)?;
@@ -123,7 +168,7 @@ impl<'a> Columns<'a> {
         })
     }
 
-    fn moves(&self) -> Result<Vec<BookMove>, String> {
+    fn moves(&self) -> Result<Vec<BookMove>, BlockError> {
         let n = self.from.len();
         let mut r = Cursor {
             raw: self.stats,
@@ -132,16 +177,17 @@ impl<'a> Columns<'a> {
         let mut columns = [vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n]];
         for column in columns.iter_mut() {
             for v in column.iter_mut() {
-                *v = u32::try_from(r.varint()?).map_err(|_| "a count beyond 32 bits")?;
+                *v = u32::try_from(r.varint()?).map_err(|_| BlockError::CountTooLarge)?;
             }
         }
         if r.at != self.stats.len() {
-            return Err("bytes left after the last column".into());
+            return Err(BlockError::TrailingBytes);
         }
         let [games, wins, draws, losses] = columns;
         (0..n)
             .map(|i| {
-                let square = |s: u8| Square::from_index(s as usize).ok_or("a square off the board");
+                let square =
+                    |s: u8| Square::from_index(s as usize).ok_or(BlockError::SquareOffBoard);
                 let mv = Move::new(square(self.from[i])?, square(self.to[i])?);
                 let m = BookMove {
                     mv,
@@ -152,7 +198,7 @@ impl<'a> Columns<'a> {
                 };
                 let decided = u64::from(m.wins) + u64::from(m.draws) + u64::from(m.losses);
                 if decided > u64::from(m.games) {
-                    return Err(format!("{mv}: more results than games"));
+                    return Err(BlockError::MoreResultsThanGames { mv });
                 }
                 Ok(m)
             })
@@ -166,15 +212,15 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BlockError> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.raw.len());
-        let end = end.ok_or("block ends early")?;
+        let end = end.ok_or(BlockError::EndsEarly)?;
         let s = &self.raw[self.at..end];
         self.at = end;
         Ok(s)
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
+    fn varint(&mut self) -> Result<u64, BlockError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1)?[0];
@@ -183,7 +229,7 @@ impl<'a> Cursor<'a> {
                 return Ok(v);
             }
         }
-        Err("a number longer than 64 bits".into())
+        Err(BlockError::VarintTooLong)
     }
 }
 
@@ -254,6 +300,11 @@ mod tests {
         for len in 0..raw.len() {
             assert!(decode(&raw[..len], 1000).is_err(), "cut at {len}");
         }
+        let cut = decode(&raw[..raw.len() - 1], 1000);
+        assert_eq!(cut, Err(BlockError::EndsEarly));
+        let mut extra = raw.clone();
+        extra.push(0);
+        assert_eq!(decode(&extra, 1000), Err(BlockError::TrailingBytes));
         for at in 0..raw.len() {
             for x in [0x01, 0x80, 0xff] {
                 let mut bad = raw.clone();

@@ -26,6 +26,7 @@ pub use builder::{
     game_fingerprint, retain_unique, write_book, BookBuilder, BuildConfig, BuildSummary,
     GameResult, SideFilter,
 };
+pub use codec::BlockError;
 pub use reader::{Book, BookError, BookInfo};
 
 use xqcore::{zobrist, Move, Position};

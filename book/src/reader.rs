@@ -1,13 +1,13 @@
 //! Opening and probing a book file.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use xqcore::Position;
 use xqstore::{Reader, StoreError};
 
-use crate::codec;
+use crate::codec::{self, BlockError};
 use crate::{book_key, BookMove, BOOK_KIND};
 
 /// Why a book cannot be opened or probed.
@@ -18,14 +18,14 @@ pub enum BookError {
     Store(#[from] StoreError),
     /// A block passed its checksum but does not decode: a file from a
     /// faulty writer.
-    #[error("{path}: corrupt: block {block}: {reason}")]
+    #[error("{path}: corrupt: block {block}: {source}", path = .path.display())]
     Corrupt {
         /// The book file.
-        path: String,
+        path: PathBuf,
         /// The block.
         block: usize,
         /// What is wrong.
-        reason: String,
+        source: BlockError,
     },
 }
 
@@ -149,11 +149,11 @@ impl Book {
         })
     }
 
-    fn corrupt(&self, block: usize, reason: String) -> BookError {
+    fn corrupt(&self, block: usize, source: BlockError) -> BookError {
         BookError::Corrupt {
-            path: self.path().display().to_string(),
+            path: self.path().to_path_buf(),
             block,
-            reason,
+            source,
         }
     }
 }

@@ -379,3 +379,24 @@ fn either_kind_of_book_opens_by_its_first_bytes() {
         .to_string();
     assert!(e.contains("none.xqb"), "{e}");
 }
+
+#[test]
+fn empty_and_cut_books_say_so_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let ours =
+        fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/book.xqb")).unwrap();
+    for (len, says) in [
+        (0, "empty file"),
+        (5, "truncated"),
+        (8, "truncated"),
+        (100, "truncated"),
+    ] {
+        let path = dir.path().join(format!("cut{len}.xqb"));
+        fs::write(&path, &ours[..len]).unwrap();
+        let e = xqbook::open(&path).unwrap_err().to_string();
+        let name = path.display().to_string();
+        assert!(e.starts_with(&format!("{name}: {says}")), "{len}: {e}");
+        assert_eq!(e.matches(&name).count(), 1, "{e}");
+        assert!(!e.contains("ElephantEye"), "{len}: {e}");
+    }
+}

@@ -199,7 +199,7 @@ enum Side {
     Both,
 }
 
-fn parse_encoding(s: &str) -> Result<TextEncoding, String> {
+fn parse_encoding(s: &str) -> Result<TextEncoding, xqrecords::encoding::UnknownEncoding> {
     s.parse()
 }
 

@@ -1,7 +1,11 @@
 //! Plumbing shared by `xqengine`, `bookgen` and `egtbgen`, which keeps the
-//! binaries thin and alike: [`out!`] for standard output, and (feature
+//! binaries thin and alike: [`out!`] for standard output, (feature
 //! `interrupt`) [`remove_unfinished_files_on_interrupt`] for the programs
-//! that write books and tables.
+//! that write books and tables, and (feature `help`, for tests)
+//! [`help::undescribed`], the options a `--help` leaves without a word.
+
+#[cfg(feature = "help")]
+pub mod help;
 
 /// Writes a line to standard output; when that fails (the reader closed the
 /// pipe, as `| head` does), exits quietly with status 0 instead of

@@ -12,6 +12,8 @@
 //!   ([`Outcome`]: no legal move, perpetual check, repetition, the
 //!   natural-move limit).
 //! - [`perft`] counts move-tree leaves to check the generator.
+//! - [`SplitMix64`] is the toolkit's one small deterministic random number
+//!   generator (the Zobrist keys are drawn from it at compile time).
 //!
 //! Squares are named as in ICCS moves: files `a`..`i` from Red's left, ranks
 //! 0..9 from Red's side.
@@ -23,6 +25,7 @@ mod moves;
 mod outcome;
 pub mod perft;
 mod position;
+mod rng;
 mod see;
 mod setup;
 mod tables;
@@ -38,5 +41,6 @@ pub use position::{
     CaptureVisitor, CheckFilter, IllegalMove, MoveError, MoveFilter, Position, PositionError,
     QuietVisitor, Repetition, RepetitionKind,
 };
+pub use rng::SplitMix64;
 pub use setup::{FenError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

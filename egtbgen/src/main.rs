@@ -184,7 +184,10 @@ enum Command {
         line: bool,
     },
     /// Describe a table file: positions, results per side to move, the longest mate.
-    Info { file: PathBuf },
+    Info {
+        /// The table file (`.xqtb`).
+        file: PathBuf,
+    },
     /// Time probes: the median with the block already decompressed, and the
     /// median of first probes into a block (decompressing it).
     Bench {
@@ -770,4 +773,14 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         started.elapsed().as_secs_f64()
     );
     Ok(report.checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Cli::command());
+    }
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
+use xqstore::Layout;
 
 mod common;
 use common::{egtbgen, s};
@@ -15,19 +15,6 @@ fn refused(out: &Output, name: &str, what: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{what}: accepted");
     assert!(err.contains(name), "{what}: {err}");
-}
-
-/// Where the blocks of a container end, from its index.
-fn block_ends(bytes: &[u8]) -> Vec<usize> {
-    let header = Header::decode(bytes[..HEADER_LEN].try_into().unwrap()).expect("a sound header");
-    let index = header.index_offset as usize;
-    (0..header.block_count as usize)
-        .map(|i| {
-            let at = index + i * INDEX_ENTRY_LEN;
-            let e = IndexEntry::decode(&bytes[at..at + INDEX_ENTRY_LEN]);
-            (e.offset + u64::from(e.compressed_len)) as usize
-        })
-        .collect()
 }
 
 #[test]
@@ -52,7 +39,8 @@ fn broken_tables_are_refused_by_info_verify_and_probe() {
         bytes[at] ^= 0x01;
         cases.push((format!("flipped {what} byte"), bytes));
     }
-    for (i, &end) in block_ends(&good).iter().enumerate() {
+    for (i, end) in Layout::read(&krk).unwrap().block_ends().enumerate() {
+        let end = end as usize;
         let mut bytes = good.clone();
         bytes[end - 1] ^= 0x01;
         cases.push((format!("flipped byte in block {i}"), bytes));
@@ -330,8 +318,8 @@ fn verify_checks_every_table_of_a_directory_and_names_the_one_that_fails() {
     // One damaged table: the others are still checked, the run fails and
     // names it.
     let krka = dir.path().join("KRKA.xqtb");
+    let end = Layout::read(&krka).unwrap().blocks[0].end as usize;
     let mut bytes = std::fs::read(&krka).unwrap();
-    let end = block_ends(&bytes)[0];
     bytes[end - 1] ^= 0x01;
     std::fs::write(&krka, bytes).unwrap();
     let krk = dir.path().join("KRK.xqtb");

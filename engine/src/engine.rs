@@ -5,12 +5,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use xqcore::{Move, Position, NATURAL_MOVE_LIMIT};
+use xqcore::{Move, Position, SplitMix64, NATURAL_MOVE_LIMIT};
 
 use crate::book::{BookVariety, Books};
 use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
 use crate::eval::{Evaluation, Knowledge};
-use crate::rng::SplitMix64;
 use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
 use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo};
 use crate::searcher::Searcher;

@@ -22,7 +22,6 @@ mod eval;
 mod huge;
 mod options;
 mod protocol;
-mod rng;
 mod score;
 mod search;
 mod searcher;
@@ -39,7 +38,6 @@ pub use engine::{BestMove, Engine, EngineOptions};
 pub use eval::{Evaluation, Knowledge};
 pub use options::{find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS};
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
-pub use rng::SplitMix64;
 pub use score::{Score, MATE, MATE_BOUND};
 pub use search::{
     Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchResult, Silent,

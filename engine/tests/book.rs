@@ -7,7 +7,15 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
+use xqmatch::Protocol;
+
+/// Whether `lines` hold the `info` line of a search to `depth`.
+fn searched_to(depth: u32, lines: &[String]) -> bool {
+    search_infos(Protocol::Ucci, lines)
+        .iter()
+        .any(|info| info.depth == Some(depth))
+}
 
 fn data(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -53,10 +61,7 @@ fn in_book_the_answer_comes_at_once_with_the_candidates() {
     e.send("position startpos moves a3a4 a6a5 i3i4 i6i5 a0a3 a9a6");
     e.send("go time 2 increment 0");
     let lines = e.collect_until("bestmove", SECS(10));
-    assert!(
-        lines.iter().any(|l| l.starts_with("info depth 1 ")),
-        "{lines:?}"
-    );
+    assert!(searched_to(1, &lines), "{lines:?}");
 }
 
 #[test]
@@ -70,10 +75,7 @@ fn banned_moves_usebook_and_analysis_limits() {
     e.send("position startpos");
     e.send("go depth 2");
     let lines = e.collect_until("bestmove", SECS(10));
-    assert!(
-        lines.iter().any(|l| l.starts_with("info depth 2 ")),
-        "{lines:?}"
-    );
+    assert!(searched_to(2, &lines), "{lines:?}");
     e.send("setoption usebook false");
     e.send("go time 2 increment 0");
     let lines = e.collect_until("bestmove", SECS(10));
@@ -81,10 +83,7 @@ fn banned_moves_usebook_and_analysis_limits() {
         !lines.iter().any(|l| l.starts_with("info string book move")),
         "{lines:?}"
     );
-    assert!(
-        lines.iter().any(|l| l.starts_with("info depth 1 ")),
-        "{lines:?}"
-    );
+    assert!(searched_to(1, &lines), "{lines:?}");
 }
 
 #[test]

@@ -6,11 +6,12 @@ mod common;
 
 use std::time::Duration;
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use egtbgen::build::{build, plan, table_path};
 use xqcore::{Move, Position};
 use xqegtb::orient::board_of;
 use xqegtb::{Material, Placement, TableFile, Tablebase, Value};
+use xqmatch::{read_info, EngineScore, InfoLine, Protocol};
 
 /// Won positions of KRKA with the first side (Red) to move: the longest
 /// mate and a spread of others.
@@ -100,7 +101,8 @@ fn the_engine_mates_from_won_table_positions_within_the_distance() {
             );
             let m = if pos.turn() == xqcore::Color::Red {
                 let lines = engine_move(&mut e, start, &moves);
-                tbhits_seen |= lines.iter().any(|l| l.contains(" tbhits "));
+                let infos = search_infos(Protocol::Ucci, &lines);
+                tbhits_seen |= infos.iter().any(|info| info.tbhits.is_some());
                 pos.parse_move(&best_of(lines.last().unwrap())).unwrap()
             } else if best_defence {
                 tb.under(xqegtb::Repetitions::CheckAndChase)
@@ -198,10 +200,12 @@ fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional()
     e.send("go depth 3");
     let lines = e.collect_until("bestmove", SECS(10));
     let best = start.parse_move(&best_of(lines.last().unwrap())).unwrap();
+    let answered_from_tables =
+        |info: &InfoLine| info.tbhits.is_some() && info.depth == Some(1) && info.nodes == Some(0);
     assert!(
-        !lines
+        !search_infos(Protocol::Ucci, &lines)
             .iter()
-            .any(|l| l.contains(" tbhits ") && l.contains(" depth 1 ") && l.contains(" nodes 0 ")),
+            .any(answered_from_tables),
         "a draw is searched, not answered from the tables: {lines:?}"
     );
     // It keeps the draw.
@@ -211,26 +215,25 @@ fn the_engine_keeps_a_perpetual_checker_trapped_and_knows_the_rule_is_optional()
     assert_eq!(value.without_rule(), Value::Draw, "{best}: {value}");
 }
 
-/// Lines of `go` at `fen`, spoken in `dialect`, with the tables of `dir`.
-fn analyse(dir: &std::path::Path, dialect: &str, fen: &str, go: &str) -> Vec<String> {
+/// Lines of `go` at `fen`, spoken in `protocol`, with the tables of `dir`.
+fn analyse(dir: &std::path::Path, protocol: Protocol, fen: &str, go: &str) -> Vec<String> {
     let mut e = Engine::start();
-    e.send(dialect);
-    e.expect(&format!("{dialect}ok"), SECS(5));
-    match dialect {
-        "ucci" => e.send(&format!("setoption egtbpaths {}", dir.display())),
-        _ => e.send(&format!("setoption name EGTBPaths value {}", dir.display())),
+    e.send(protocol.hello());
+    e.expect(protocol.hello_done(), SECS(5));
+    match protocol {
+        Protocol::Ucci => e.send(&format!("setoption egtbpaths {}", dir.display())),
+        Protocol::Uci => e.send(&format!("setoption name EGTBPaths value {}", dir.display())),
     }
     e.send(&format!("position fen {fen}"));
     e.send(go);
     e.collect_until("bestmove", SECS(30))
 }
 
-/// The moves after ` pv ` in an `info` line.
-fn pv_of(line: &str) -> Vec<String> {
-    line.split(" pv ")
-        .nth(1)
-        .map(|pv| pv.split_whitespace().map(String::from).collect())
-        .unwrap_or_default()
+/// The `info` lines of a search that give a depth.
+fn depth_infos(protocol: Protocol, lines: &[String]) -> Vec<InfoLine> {
+    let mut infos = search_infos(protocol, lines);
+    infos.retain(|info| info.depth.is_some());
+    infos
 }
 
 /// A root the tables call drawn is reported as a draw at every depth, in
@@ -246,25 +249,22 @@ fn a_table_draw_is_reported_as_a_draw() {
     let fen = "3akab2/9/4b4/9/9/9/9/9/4R4/4K4 w";
     let root = Position::from_fen(fen).unwrap();
     assert_eq!(tb.probe(&root).unwrap(), Some(Value::Draw));
-    for (dialect, draw, timed) in [
-        ("ucci", " score 0 ", "go time 3 increment 0"),
-        ("uci", " score cp 0 ", "go movetime 300"),
+    for (protocol, timed) in [
+        (Protocol::Ucci, "go time 3 increment 0"),
+        (Protocol::Uci, "go movetime 300"),
     ] {
         for go in ["go depth 8", timed] {
-            let lines = analyse(dir.path(), dialect, fen, go);
-            let infos: Vec<&String> = lines
-                .iter()
-                .filter(|l| l.starts_with("info depth"))
-                .collect();
+            let lines = analyse(dir.path(), protocol, fen, go);
+            let infos = depth_infos(protocol, &lines);
             assert!(infos.len() >= 2, "{lines:#?}");
             for info in &infos {
-                assert!(info.contains(draw), "{dialect} {go}: {info}");
+                let draw = Some(EngineScore::Cp(0));
+                assert_eq!(info.score, draw, "{protocol} {go}: {info:?}");
                 let mut pos = root.clone();
-                let pv = pv_of(info);
-                assert!(!pv.is_empty(), "{info}");
-                for mv in pv {
-                    pos.make_move(pos.parse_move(&mv).unwrap());
-                    assert_eq!(tb.probe(&pos).unwrap(), Some(Value::Draw), "{info}");
+                assert!(!info.pv.is_empty(), "{info:?}");
+                for mv in &info.pv {
+                    pos.make_move(pos.parse_move(mv).unwrap());
+                    assert_eq!(tb.probe(&pos).unwrap(), Some(Value::Draw), "{info:?}");
                 }
             }
             let mut after = root.clone();
@@ -277,7 +277,7 @@ fn a_table_draw_is_reported_as_a_draw() {
                 .legal_moves()
                 .iter()
                 .any(|m| after.board().piece_at(m.to()).is_some());
-            assert!(!takes, "{dialect} {go}: {played} gives the rook away");
+            assert!(!takes, "{protocol} {go}: {played} gives the rook away");
         }
     }
 }
@@ -294,26 +294,22 @@ fn a_table_win_is_reported_as_its_mate_with_the_line_to_it() {
     let (start, dtm) = won_positions(&file).remove(0);
     assert!(dtm >= 9, "{dtm}");
     let fen = start.fen();
-    let ucci = analyse(dir.path(), "ucci", &fen, "go depth 3");
-    let info = ucci.iter().find(|l| l.starts_with("info depth")).unwrap();
-    assert!(
-        info.contains(&format!(" score {} ", 30_000 - dtm as i32)),
-        "{info}"
-    );
-    let uci = analyse(dir.path(), "uci", &fen, "go movetime 1000");
-    let info = uci.iter().find(|l| l.starts_with("info depth")).unwrap();
-    assert!(
-        info.contains(&format!(" score mate {} ", dtm.div_ceil(2))),
-        "{info}"
-    );
+    let ucci = analyse(dir.path(), Protocol::Ucci, &fen, "go depth 3");
+    let info = depth_infos(Protocol::Ucci, &ucci).remove(0);
+    let mate_in_plies = EngineScore::Cp(30_000 - i32::from(dtm));
+    assert_eq!(info.score, Some(mate_in_plies), "{info:?}");
+    let uci = analyse(dir.path(), Protocol::Uci, &fen, "go movetime 1000");
+    let info = depth_infos(Protocol::Uci, &uci).remove(0);
+    let mate_in_moves = EngineScore::Mate(i32::from(dtm.div_ceil(2)));
+    assert_eq!(info.score, Some(mate_in_moves), "{info:?}");
     // The line is the mate: dtm plies, ending with Black to move and no move.
-    let pv = pv_of(info);
-    assert_eq!(pv.len(), dtm as usize, "{info}");
+    let pv = info.pv;
+    assert_eq!(pv.len(), usize::from(dtm), "{pv:?}");
     let mut pos = start.clone();
     for mv in &pv {
         pos.make_move(pos.parse_move(mv).unwrap());
     }
-    assert!(pos.is_lost(), "{info}");
+    assert!(pos.is_lost(), "{pv:?}");
     assert_eq!(best_of(uci.last().unwrap()), pv[0]);
 
     let mut e = Engine::start();
@@ -326,7 +322,8 @@ fn a_table_win_is_reported_as_its_mate_with_the_line_to_it() {
     e.send(&format!("position fen {fen}"));
     e.send("go infinite");
     let info = e.expect("info depth", SECS(5));
-    assert!(info.contains(" score mate "), "{info}");
+    let score = read_info(Protocol::Uci, &info).and_then(|info| info.score);
+    assert!(matches!(score, Some(EngineScore::Mate(_))), "{info}");
     e.expect_silence(Duration::from_millis(300));
     e.send("stop");
     assert_eq!(best_of(&e.expect("bestmove", SECS(5))), pv[0]);
@@ -390,10 +387,12 @@ fn the_engine_keeps_a_perpetual_chaser_trapped_and_reads_chase_results_by_the_ru
     e.send(&format!("position fen {}", start.fen()));
     e.send("go depth 4");
     let lines = e.collect_until("bestmove", SECS(10));
-    let infos: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.starts_with("info depth"))
-        .collect();
+    let infos = depth_infos(Protocol::Ucci, &lines);
     assert!(!infos.is_empty(), "{lines:?}");
-    assert!(infos.iter().all(|l| l.contains(" score 0 ")), "{lines:?}");
+    assert!(
+        infos
+            .iter()
+            .all(|info| info.score == Some(EngineScore::Cp(0))),
+        "{lines:?}"
+    );
 }

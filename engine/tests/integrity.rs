@@ -8,10 +8,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use egtbgen::build::{build, plan, table_path};
 use xqegtb::Material;
-use xqstore::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
+use xqmatch::Protocol;
+use xqstore::{Layout, HEADER_LEN};
 
 /// A KRK position where Red mates in a few moves.
 const KRK: &str = "3k5/9/9/9/9/9/9/9/R8/4K4 w";
@@ -20,28 +21,16 @@ fn default_book() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/book.xqb")
 }
 
-/// The offsets where the blocks of a container file end, read from its
-/// index: the places a half-copied file is most likely to stop.
-fn block_ends(bytes: &[u8]) -> Vec<usize> {
-    let header = Header::decode(bytes[..HEADER_LEN].try_into().unwrap()).expect("a sound header");
-    let index = header.index_offset as usize;
-    (0..header.block_count as usize)
-        .map(|i| {
-            let at = index + i * INDEX_ENTRY_LEN;
-            let e = IndexEntry::decode(&bytes[at..at + INDEX_ENTRY_LEN]);
-            (e.offset + u64::from(e.compressed_len)) as usize
-        })
-        .collect()
-}
-
-/// Broken copies of `good`: a flipped byte in the header, the metadata,
-/// the index and every block; cuts at the end of the header and of every
-/// block; `good`'s header over `other`'s body.
-fn broken_copies(good: &[u8], other: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let ends = block_ends(good);
+/// Broken copies of the container file `good_file`: a flipped byte in the
+/// header, the metadata, the index and every block; cuts at the end of the
+/// header and of every block (the places a half-copied file is most likely
+/// to stop); its header over `other`'s body.
+fn broken_copies(good_file: &Path, other: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let good = std::fs::read(good_file).unwrap();
+    let layout = Layout::read(good_file).expect("a sound container");
+    let ends: Vec<usize> = layout.block_ends().map(|end| end as usize).collect();
     let mut copies = Vec::new();
-    // The index starts where the last block ends.
-    let index = *ends.last().expect("a block");
+    let index = layout.index.start as usize;
     for (what, at) in [
         ("header", 20),
         ("metadata", HEADER_LEN + 1),
@@ -77,13 +66,9 @@ fn play(e: &mut Engine, fen: &str) -> Vec<String> {
 /// Whether the engine searched some nodes (book moves come as `info depth
 /// 0` lines without a node count, table answers with `nodes 0`).
 fn searched(lines: &[String]) -> bool {
-    lines.iter().any(|l| {
-        let words: Vec<&str> = l.split_whitespace().collect();
-        l.starts_with("info depth")
-            && words
-                .windows(2)
-                .any(|w| w[0] == "nodes" && w[1].parse::<u64>().is_ok_and(|n| n > 0))
-    })
+    search_infos(Protocol::Ucci, lines)
+        .iter()
+        .any(|info| info.depth.is_some() && info.nodes.is_some_and(|n| n > 0))
 }
 
 fn has_info_naming(lines: &[String], file: &Path) -> bool {
@@ -99,10 +84,9 @@ fn broken_tables_are_reported_and_the_engine_searches_instead() {
     let krk: Material = "KRK".parse().unwrap();
     let kck: Material = "KCK".parse().unwrap();
     build(dir.path(), &plan(&[krk, kck]), &|_| {}).unwrap();
-    let good = std::fs::read(table_path(dir.path(), krk)).unwrap();
     let other = std::fs::read(table_path(dir.path(), kck)).unwrap();
     let book = std::fs::read(default_book()).unwrap();
-    let mut cases = broken_copies(&good, &other);
+    let mut cases = broken_copies(&table_path(dir.path(), krk), &other);
     cases.push(("KCK's table named KRK".into(), other.clone()));
     cases.push(("a book named KRK".into(), book));
 
@@ -132,12 +116,13 @@ fn broken_books_are_reported_and_the_engine_searches_instead() {
     build(dir.path(), &plan(&[krk]), &|_| {}).unwrap();
     let table = std::fs::read(table_path(dir.path(), krk)).unwrap();
     // The book's header over a table's body: another container's index.
-    let mut cases = broken_copies(&good, &table);
+    let mut cases = broken_copies(&default_book(), &table);
     cases.push(("a table given as a book".into(), table));
     // A book is checked whole when opened: damage far from the opening's
     // own block is refused too.
     let mut last_block = good.clone();
-    last_block[*block_ends(&good).last().unwrap() - 1] ^= 0x01;
+    let layout = Layout::read(&default_book()).unwrap();
+    last_block[layout.index.start as usize - 1] ^= 0x01;
     cases.push(("a flipped byte in the last block".into(), last_block));
 
     let mut e = Engine::ucci();

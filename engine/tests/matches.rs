@@ -38,7 +38,7 @@ fn play(engines: [EngineSpec; 2], games: usize, limit: MoveLimit) -> Vec<Finishe
         finished.push(game.clone());
         Ok(())
     });
-    assert_eq!(report.failure, None);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
     assert_eq!(report.tally.games() as usize, games);
     finished.sort_by_key(|g| g.number);
     finished

@@ -3,8 +3,9 @@
 
 mod common;
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use xqcore::Position;
+use xqmatch::{EngineScore, Protocol};
 
 #[test]
 fn forced_mates_are_found_and_played() {
@@ -24,14 +25,12 @@ fn forced_mates_are_found_and_played() {
                 // depths deep and cheap, so what counts is the work spent.
                 e.send("go nodes 1000000");
                 let lines = e.collect_until("bestmove", SECS(60));
-                let last_info = lines
-                    .iter()
-                    .rev()
-                    .find(|l| l.starts_with("info depth"))
-                    .expect("info");
-                assert!(
-                    last_info.contains(&format!(" score mate {n} ")),
-                    "{fen}: {last_info}"
+                let infos = search_infos(Protocol::Uci, &lines);
+                let last_info = infos.last().expect("info");
+                assert_eq!(
+                    last_info.score,
+                    Some(EngineScore::Mate(n as i32)),
+                    "{fen}: {last_info:?}"
                 );
                 assert_eq!(best_of(lines.last().unwrap()), mv, "{fen}");
             }

@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::{Engine, SECS};
+use common::{search_infos, Engine, SECS};
+use xqmatch::{EngineScore, Protocol};
 
 /// The score of the last `info depth` line before `bestmove`.
 fn search_score(e: &mut Engine, go: &str) -> (i64, String) {
@@ -12,12 +13,12 @@ fn search_score(e: &mut Engine, go: &str) -> (i64, String) {
     e.send("position startpos moves h2e2 h9g7");
     e.send(go);
     let lines = e.collect_until("bestmove", SECS(30));
-    let score = lines
+    let score = search_infos(Protocol::Ucci, &lines)
         .iter()
         .rev()
-        .find_map(|l| {
-            let rest = l.split(" score ").nth(1)?;
-            rest.split_whitespace().next()?.parse().ok()
+        .find_map(|info| match info.score {
+            Some(EngineScore::Cp(cp)) => Some(i64::from(cp)),
+            _ => None,
         })
         .expect("a scored info line");
     (score, lines.last().unwrap().clone())

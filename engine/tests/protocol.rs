@@ -4,8 +4,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use xqcore::Position;
+use xqmatch::{read_answer, Answer, EngineScore, Protocol};
 
 #[test]
 fn ucci_handshake_lists_every_option() {
@@ -56,20 +57,18 @@ fn go_depth_answers_a_legal_move_with_info() {
     e.send("position startpos moves h2e2");
     e.send("go depth 5");
     let lines = e.collect_until("bestmove", SECS(30));
-    let info = lines
-        .iter()
-        .find(|l| l.starts_with("info depth 5"))
+    let info = search_infos(Protocol::Ucci, &lines)
+        .into_iter()
+        .find(|info| info.depth == Some(5))
         .expect("depth 5 info");
-    for field in [
-        " seldepth ",
-        " score ",
-        " time ",
-        " nodes ",
-        " nps ",
-        " pv ",
-    ] {
-        assert!(info.contains(field), "{info}");
-    }
+    let fields = [
+        info.seldepth.map(u64::from),
+        info.time_ms,
+        info.nodes,
+        info.nps,
+    ];
+    assert!(fields.iter().all(Option::is_some), "{info:?}");
+    assert!(info.score.is_some() && !info.pv.is_empty(), "{info:?}");
     let best = best_of(lines.last().unwrap());
     let mut pos = Position::start();
     pos.make_move(pos.parse_move("h2e2").unwrap());
@@ -174,6 +173,11 @@ fn banned_moves_are_never_played() {
     assert_eq!(best_of(&e.expect("bestmove", SECS(10))), "h7e7");
 }
 
+/// Whether an answer to `go` offers (or accepts) a draw.
+fn offers_draw(answer: &str) -> bool {
+    matches!(read_answer(answer), Some(Answer::Move { draw: true, .. }))
+}
+
 /// Reads until `bestmove` or `nobestmove` and returns that line.
 fn answer(e: &mut Engine) -> String {
     let deadline = Instant::now() + SECS(20);
@@ -181,7 +185,7 @@ fn answer(e: &mut Engine) -> String {
         let l = e
             .next_line(deadline.saturating_duration_since(Instant::now()))
             .expect("an answer");
-        if l.starts_with("bestmove") || l == "nobestmove" {
+        if read_answer(&l).is_some() {
             return l;
         }
     }
@@ -313,12 +317,12 @@ fn draw_offers_are_accepted_only_when_worse() {
     e.send("position fen rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
     e.send("go draw depth 4");
     let l = answer(&mut e);
-    assert!(!l.contains(" draw"), "{l}");
+    assert!(!offers_draw(&l), "{l}");
     // Black to move and a rook down: accept.
     e.send("position fen rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1");
     e.send("go draw depth 4");
     let l = answer(&mut e);
-    assert!(l.ends_with(" draw"), "{l}");
+    assert!(offers_draw(&l), "{l}");
 }
 
 #[test]
@@ -328,7 +332,8 @@ fn hopeless_positions_resign() {
     e.send("position fen 3k5/9/9/9/9/9/9/2N1C4/R8/R3K4 b - - 0 1");
     e.send("go depth 6");
     let l = answer(&mut e);
-    assert!(l.ends_with(" resign"), "{l}");
+    let resigns = matches!(read_answer(&l), Some(Answer::Move { resign: true, .. }));
+    assert!(resigns, "{l}");
 }
 
 #[test]
@@ -361,15 +366,16 @@ fn uci_dialect_speaks_uci() {
     e.send("position startpos moves h2e2");
     e.send("go depth 4");
     let lines = e.collect_until("bestmove", SECS(20));
-    let depth4: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.starts_with("info depth 4 "))
+    let depth4: Vec<_> = search_infos(Protocol::Uci, &lines)
+        .into_iter()
+        .filter(|info| info.depth == Some(4))
         .collect();
     for k in 1..=3 {
         assert!(
             depth4
                 .iter()
-                .any(|l| l.contains(&format!(" multipv {k} score cp "))),
+                .any(|info| info.multipv == Some(k)
+                    && matches!(info.score, Some(EngineScore::Cp(_)))),
             "{depth4:#?}"
         );
     }
@@ -379,7 +385,9 @@ fn uci_dialect_speaks_uci() {
     e.send("go wtime 2000 btime 2000 winc 10 binc 10");
     let lines = e.collect_until("bestmove", SECS(10));
     assert!(
-        lines.iter().any(|l| l.contains(" score mate 1 ")),
+        search_infos(Protocol::Uci, &lines)
+            .iter()
+            .any(|info| info.score == Some(EngineScore::Mate(1))),
         "{lines:#?}"
     );
     assert_eq!(best_of(lines.last().unwrap()), "h7e7");

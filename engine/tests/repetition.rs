@@ -5,8 +5,9 @@
 
 mod common;
 
-use common::{best_of, Engine, SECS};
+use common::{best_of, search_infos, Engine, SECS};
 use xqcore::Position;
+use xqmatch::{EngineScore, Protocol};
 
 /// The engine's lines for `go` at `fen` after `moves`.
 fn think(fen: &str, moves: &[&str], go: &str) -> Vec<String> {
@@ -57,14 +58,11 @@ fn check_file(tsv: &str) -> usize {
             before,
             &format!("go depth 10 searchmoves {}", others.join(" ")),
         );
-        let info = lines
-            .iter()
-            .rev()
-            .find(|l| l.starts_with("info depth"))
-            .unwrap();
+        let infos = search_infos(Protocol::Uci, &lines);
+        let info = infos.last().unwrap();
         assert!(
-            info.contains(" score mate -"),
-            "{id}: the engine completes its own losing cycle with {} while {info}",
+            matches!(info.score, Some(EngineScore::Mate(n)) if n < 0),
+            "{id}: the engine completes its own losing cycle with {} while {info:?}",
             last
         );
     }

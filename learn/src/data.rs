@@ -10,12 +10,35 @@
 //! Every game goes either to training or to validation, whole (positions
 //! of one game are too alike to test each other).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use xqcore::{Color, GameResult, Piece, Position, Square};
 use xqnnue::{bucket, feature, features::mirrored};
 
-use crate::games::{read_games_until_damage, GameRecord, NO_SCORE};
+use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
+
+/// A games file that cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}", path = .path.display())]
+pub struct GamesFileError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why (the system's reason, or not a games file of this version).
+    pub source: GamesError,
+}
+
+/// Damage found part way through a games file: the games before it are
+/// used (a run that was killed can leave its last game cut short).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {damage}; the {games_before} games before it are used", path = .path.display())]
+pub struct DamagedGamesFile {
+    /// The file.
+    pub path: PathBuf,
+    /// The first damaged game and what is wrong with it.
+    pub damage: GamesError,
+    /// Games read before the damage.
+    pub games_before: usize,
+}
 
 /// Most pieces on a board.
 pub const MAX_PIECES: usize = 32;
@@ -177,19 +200,29 @@ impl Dataset {
 
     /// Adds the games of a file; a file cut short (a killed run) gives the
     /// games before the damage, and the damage is returned as a warning.
-    pub fn add_file(&mut self, path: &Path, filter: &Filter) -> Result<Option<String>, String> {
-        let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (games, damage) = read_games_until_damage(&mut std::io::BufReader::new(&mut file))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read or is not a games file of this version.
+    pub fn add_file(
+        &mut self,
+        path: &Path,
+        filter: &Filter,
+    ) -> Result<Option<DamagedGamesFile>, GamesFileError> {
+        let file_error = |source| GamesFileError {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(|e| file_error(GamesError::Io(e)))?;
+        let (games, damage) =
+            read_games_until_damage(&mut std::io::BufReader::new(file)).map_err(file_error)?;
         for game in &games {
             self.add_game(game, filter);
         }
-        Ok(damage.map(|d| {
-            format!(
-                "{}: {d}; the {} games before it are used",
-                path.display(),
-                games.len()
-            )
+        Ok(damage.map(|damage| DamagedGamesFile {
+            path: path.to_path_buf(),
+            damage,
+            games_before: games.len(),
         }))
     }
 }
@@ -228,6 +261,36 @@ mod tests {
         assert_eq!(samples[0].score, 30);
         assert_eq!(samples[0].result, 0, "Black lost");
         assert_eq!(samples[1].turn, Color::Black);
+    }
+
+    #[test]
+    fn files_name_themselves_in_errors_and_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut data = Dataset::default();
+        let missing = dir.path().join("missing.games");
+        let e = data.add_file(&missing, &Filter::default()).unwrap_err();
+        assert!(matches!(e.source, GamesError::Io(_)), "{e}");
+        assert!(e.to_string().starts_with(&missing.display().to_string()));
+        let cut = dir.path().join("cut.games");
+        let mut bytes = Vec::new();
+        crate::games::write_header(&mut bytes).unwrap();
+        let game = GameRecord {
+            start: None,
+            moves: Vec::new(),
+            result: GameResult::Draw,
+        };
+        crate::games::write_game(&mut bytes, &game).unwrap();
+        bytes.push(1); // a second game cut after its result byte
+        std::fs::write(&cut, &bytes).unwrap();
+        let damage = data.add_file(&cut, &Filter::default()).unwrap().unwrap();
+        assert_eq!(damage.games_before, 1);
+        assert_eq!(
+            damage.to_string(),
+            format!(
+                "{}: game 2: cut short; the 1 games before it are used",
+                cut.display()
+            )
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use std::io::{self, Read, Write};
 
-use xqcore::{GameResult, Move, Position, Square, START_FEN};
+use xqcore::{FenError, GameResult, Move, Position, Square, START_FEN};
 
 /// The first bytes of a games file.
 pub const MAGIC: [u8; 8] = *b"XQGAMES\0";
@@ -61,8 +61,36 @@ pub enum GamesError {
     NotGames,
     #[error("games file version {0}: this program reads version {VERSION}")]
     Version(u16),
-    #[error("game {game}: {reason}")]
-    Bad { game: usize, reason: String },
+    #[error("game {game}: {damage}")]
+    Bad {
+        /// 1-based number of the game in the file.
+        game: usize,
+        /// What is wrong with it.
+        damage: GameDamage,
+    },
+}
+
+/// What is wrong with a game of a games file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameDamage {
+    /// The file ends inside the game (a run killed while writing it).
+    #[error("cut short")]
+    CutShort,
+    /// A result byte other than 0, 1 or 2.
+    #[error("result byte {0}")]
+    ResultByte(u8),
+    /// The start FEN is not UTF-8.
+    #[error("start is not text")]
+    StartNotText,
+    /// The start FEN is not a legal position.
+    #[error("start {fen:?}: {source}")]
+    BadStart { fen: String, source: FenError },
+    /// A move code that names no square.
+    #[error("ply {ply}: no such move (code {code})")]
+    NoSuchMove { ply: usize, code: u16 },
+    /// A move not legal where it is played.
+    #[error("ply {ply}: {mv} is illegal in {fen}")]
+    IllegalMove { ply: usize, mv: Move, fen: String },
 }
 
 /// Writes the file header.
@@ -140,9 +168,9 @@ pub fn read_games_until_damage(
                 games.push(game);
                 at = next;
             }
-            Err(reason) => {
+            Err(damage) => {
                 let game = games.len() + 1;
-                return Ok((games, Some(GamesError::Bad { game, reason })));
+                return Ok((games, Some(GamesError::Bad { game, damage })));
             }
         }
     }
@@ -150,24 +178,24 @@ pub fn read_games_until_damage(
 }
 
 /// One game from `bytes[at..]`, and where the next one starts.
-fn read_game(bytes: &[u8], at: usize) -> Result<(GameRecord, usize), String> {
-    let take = |from: usize, n: usize| {
-        bytes
-            .get(from..from + n)
-            .ok_or_else(|| "cut short".to_string())
-    };
+fn read_game(bytes: &[u8], at: usize) -> Result<(GameRecord, usize), GameDamage> {
+    let take = |from: usize, n: usize| bytes.get(from..from + n).ok_or(GameDamage::CutShort);
     let head = take(at, 2)?;
     let result = match head[0] {
         0 => GameResult::RedWins,
         1 => GameResult::Draw,
         2 => GameResult::BlackWins,
-        r => return Err(format!("result byte {r}")),
+        r => return Err(GameDamage::ResultByte(r)),
     };
     let len = head[1] as usize;
-    let fen = std::str::from_utf8(take(at + 2, len)?).map_err(|_| "start is not text")?;
+    let fen = std::str::from_utf8(take(at + 2, len)?).map_err(|_| GameDamage::StartNotText)?;
     let start = (len > 0).then(|| fen.to_string());
-    let mut pos = Position::from_fen(start.as_deref().unwrap_or(START_FEN))
-        .map_err(|e| format!("start {fen:?}: {e}"))?;
+    let mut pos = Position::from_fen(start.as_deref().unwrap_or(START_FEN)).map_err(|source| {
+        GameDamage::BadStart {
+            fen: fen.to_string(),
+            source,
+        }
+    })?;
     let mut at = at + 2 + len;
     let plies = u16::from_le_bytes(take(at, 2)?.try_into().expect("two bytes")) as usize;
     at += 2;
@@ -180,10 +208,14 @@ fn read_game(bytes: &[u8], at: usize) -> Result<(GameRecord, usize), String> {
         let square = |i: u16| Square::from_index(i as usize);
         let m = match (square(code >> 7), square(code & 127)) {
             (Some(from), Some(to)) => Move::new(from, to),
-            _ => return Err(format!("ply {ply}: no such move (code {code})")),
+            _ => return Err(GameDamage::NoSuchMove { ply, code }),
         };
         if !pos.is_legal(m) {
-            return Err(format!("ply {ply}: {m} is illegal in {}", pos.fen()));
+            return Err(GameDamage::IllegalMove {
+                ply,
+                mv: m,
+                fen: pos.fen(),
+            });
         }
         pos.make_move(m);
         moves.push((m, score));

@@ -20,6 +20,7 @@
 //! win probability sigmoid(eval / K) and a target mixing the game result
 //! with the search score's probability, sigmoid(score / K).
 
+use xqcore::SplitMix64;
 use xqnnue::features::mirrored;
 use xqnnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, QI, SCALE};
 
@@ -61,15 +62,6 @@ impl Default for LossConfig {
             k: 400.0,
         }
     }
-}
-
-/// SplitMix64: the random stream of initial weights and shuffles.
-pub(crate) fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -240,8 +232,8 @@ pub fn loss_of(
 /// Fresh parameters: small random input weights (uniform, scaled to the
 /// fan-in of ~26 active inputs), random output weights, zero biases.
 pub fn initial_params(seed: u64) -> Vec<f32> {
-    let mut state = seed;
-    let mut uniform = move || (splitmix(&mut state) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+    let mut rng = SplitMix64::new(seed);
+    let mut uniform = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     let mut params = vec![0.0f32; PARAMS];
     for p in &mut params[INPUT_WEIGHTS..INPUT_BIASES] {
         *p = uniform() * 0.1;

@@ -10,11 +10,11 @@ use std::io::Write;
 use std::path::Path;
 
 use rayon::prelude::*;
+use xqcore::SplitMix64;
 
 use crate::data::Sample;
 use crate::model::{
-    backward, clamp_params, forward, initial_params, loss_of, splitmix, Activations, LossConfig,
-    PARAMS,
+    backward, clamp_params, forward, initial_params, loss_of, Activations, LossConfig, PARAMS,
 };
 
 /// How to train.
@@ -143,10 +143,11 @@ impl Trainer {
     ) -> EpochReport {
         let started = std::time::Instant::now();
         let lr = self.learning_rate(cfg);
-        let mut rng = cfg.seed ^ u64::from(self.epoch).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let mut rng =
+            SplitMix64::new(cfg.seed ^ u64::from(self.epoch).wrapping_mul(0xD1B5_4A32_D192_ED03));
         let mut order: Vec<u32> = (0..train.len() as u32).collect();
         for i in (1..order.len()).rev() {
-            order.swap(i, (splitmix(&mut rng) % (i as u64 + 1)) as usize);
+            order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
         }
         let threads = cfg.threads.max(1);
         let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; PARAMS]).collect();

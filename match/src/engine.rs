@@ -69,23 +69,60 @@ pub struct EngineProcess {
     millis: bool,
 }
 
+/// Why an engine cannot be started or talked to. Every variant names the
+/// engine: the name it gave (`id name`), or its command.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The shell that runs the command cannot be started.
+    #[error("cannot start '{command}': {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    /// A line cannot be written to the engine (it has gone).
+    #[error("{engine}: {source}")]
+    Write {
+        engine: String,
+        source: std::io::Error,
+    },
+    /// The engine said nothing that was awaited in time.
+    #[error("{engine}: no answer within {timeout:?}")]
+    NoAnswer { engine: String, timeout: Duration },
+    /// The engine's output ended: it exited.
+    #[error("{engine}: exited")]
+    Exited { engine: String },
+    /// The engine did not complete the protocol's handshake.
+    #[error("{engine}: no {} to {protocol}", protocol.hello_done())]
+    NotThisProtocol { engine: String, protocol: Protocol },
+    /// Found out at the handshake: the engine answered neither protocol;
+    /// `source` is why UCI failed.
+    #[error("{source} (and it did not answer ucci either)")]
+    NeitherProtocol { source: Box<EngineError> },
+}
+
 /// Why a handshake failed.
 enum HandshakeError {
     /// The engine does not speak this protocol (it said so, or was silent).
     NotThisProtocol,
     /// It cannot be talked to at all.
-    Failed(String),
+    Failed(EngineError),
 }
 
 impl EngineProcess {
     /// Starts the engine of `spec`, completes the handshake, sets its
     /// options and waits until it is ready.
-    pub fn start(spec: &EngineSpec) -> Result<EngineProcess, String> {
+    ///
+    /// # Errors
+    ///
+    /// The command cannot be run, or the engine does not complete the
+    /// handshake (in the protocol given, or in either), exits, or is not
+    /// ready in time.
+    pub fn start(spec: &EngineSpec) -> Result<EngineProcess, EngineError> {
         let mut engine = match spec.protocol {
             Some(protocol) => {
                 let mut e = EngineProcess::spawn(&spec.command, protocol)?;
-                e.handshake(HANDSHAKE_TIMEOUT)
-                    .map_err(|e| e.reason(protocol))?;
+                let handshake = e.handshake(HANDSHAKE_TIMEOUT);
+                handshake.map_err(|why| e.handshake_error(why))?;
                 e
             }
             None => EngineProcess::start_detecting(&spec.command)?,
@@ -100,7 +137,7 @@ impl EngineProcess {
     /// Starts `command`, trying UCCI first (an engine that speaks both is
     /// spoken to in UCCI), then UCI, in the same process when it is still
     /// there, else in a new one.
-    fn start_detecting(command: &str) -> Result<EngineProcess, String> {
+    fn start_detecting(command: &str) -> Result<EngineProcess, EngineError> {
         let mut engine = EngineProcess::spawn(command, Protocol::Ucci)?;
         // A UCI engine usually says at once that it does not know `ucci`;
         // the wait is for one that says nothing.
@@ -112,14 +149,14 @@ impl EngineProcess {
             }
             Err(HandshakeError::NotThisProtocol) => engine.protocol = Protocol::Uci,
         }
-        engine
-            .handshake(HANDSHAKE_TIMEOUT)
-            .map_err(|e| e.reason(Protocol::Uci))
-            .map_err(|why| format!("{why} (and it did not answer ucci either)"))?;
+        let handshake = engine.handshake(HANDSHAKE_TIMEOUT);
+        handshake.map_err(|why| EngineError::NeitherProtocol {
+            source: Box::new(engine.handshake_error(why)),
+        })?;
         Ok(engine)
     }
 
-    fn spawn(command: &str, protocol: Protocol) -> Result<EngineProcess, String> {
+    fn spawn(command: &str, protocol: Protocol) -> Result<EngineProcess, EngineError> {
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(command)
@@ -127,7 +164,10 @@ impl EngineProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start '{command}': {e}"))?;
+            .map_err(|source| EngineError::Spawn {
+                command: command.to_string(),
+                source,
+            })?;
         let stdout = child.stdout.take().expect("piped");
         let stdin = child.stdin.take().expect("piped");
         let (tx, rx) = channel();
@@ -161,7 +201,9 @@ impl EngineProcess {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) => return Err(HandshakeError::NotThisProtocol),
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(HandshakeError::Failed(format!("{}: exited", self.name)))
+                    return Err(HandshakeError::Failed(EngineError::Exited {
+                        engine: self.name.clone(),
+                    }))
                 }
             };
             if line == self.protocol.hello_done() {
@@ -200,22 +242,29 @@ impl EngineProcess {
     }
 
     /// Tells the engine a new game starts and waits until it is ready.
-    pub fn new_game(&mut self) -> Result<(), String> {
+    ///
+    /// # Errors
+    ///
+    /// The engine has gone, or is not ready in time.
+    pub fn new_game(&mut self) -> Result<(), EngineError> {
         self.send(self.protocol.new_game())?;
         self.wait_ready()
     }
 
     /// `isready`, answered by `readyok`.
-    fn wait_ready(&mut self) -> Result<(), String> {
+    fn wait_ready(&mut self) -> Result<(), EngineError> {
         self.send("isready")?;
         self.wait_for(|l| l == "readyok", HANDSHAKE_TIMEOUT)
             .map(drop)
     }
 
-    pub(crate) fn send(&mut self, line: &str) -> Result<(), String> {
+    pub(crate) fn send(&mut self, line: &str) -> Result<(), EngineError> {
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("{}: {e}", self.name))
+            .map_err(|source| EngineError::Write {
+                engine: self.name.clone(),
+                source,
+            })
     }
 
     fn next_line(&self, deadline: Instant) -> Result<String, RecvTimeoutError> {
@@ -228,7 +277,7 @@ impl EngineProcess {
         &mut self,
         pred: impl Fn(&str) -> bool,
         timeout: Duration,
-    ) -> Result<String, String> {
+    ) -> Result<String, EngineError> {
         let deadline = Instant::now() + timeout;
         loop {
             match self.next_line(deadline) {
@@ -239,21 +288,37 @@ impl EngineProcess {
         }
     }
 
-    fn silence(&self, e: RecvTimeoutError, timeout: Duration) -> String {
+    fn silence(&self, e: RecvTimeoutError, timeout: Duration) -> EngineError {
+        let engine = self.name.clone();
         match e {
-            RecvTimeoutError::Timeout => format!("{}: no answer within {timeout:?}", self.name),
-            RecvTimeoutError::Disconnected => format!("{}: exited", self.name),
+            RecvTimeoutError::Timeout => EngineError::NoAnswer { engine, timeout },
+            RecvTimeoutError::Disconnected => EngineError::Exited { engine },
+        }
+    }
+
+    /// The error of a failed handshake in the engine's protocol.
+    fn handshake_error(&self, why: HandshakeError) -> EngineError {
+        match why {
+            HandshakeError::NotThisProtocol => EngineError::NotThisProtocol {
+                engine: self.name.clone(),
+                protocol: self.protocol,
+            },
+            HandshakeError::Failed(e) => e,
         }
     }
 
     /// Sends `position_command` and `go_command` and waits up to `wait`
     /// for the answer, reading the `info` lines on the way.
+    ///
+    /// # Errors
+    ///
+    /// The engine has gone, or gives no answer within `wait`.
     pub fn think(
         &mut self,
         position_command: &str,
         go_command: &str,
         wait: Duration,
-    ) -> Result<Thought, String> {
+    ) -> Result<Thought, EngineError> {
         self.send(position_command)?;
         let started = Instant::now();
         self.send(go_command)?;
@@ -275,17 +340,6 @@ impl EngineProcess {
                 depth = info.depth.or(depth);
                 score = info.score.or(score);
             }
-        }
-    }
-}
-
-impl HandshakeError {
-    fn reason(self, protocol: Protocol) -> String {
-        match self {
-            HandshakeError::NotThisProtocol => {
-                format!("no {} to {protocol}", protocol.hello_done())
-            }
-            HandshakeError::Failed(why) => why,
         }
     }
 }
@@ -369,7 +423,17 @@ mod tests {
             ..EngineSpec::new(UCI_ONLY)
         };
         let refused = EngineProcess::start(&spec).err().unwrap();
-        assert!(refused.contains("no ucciok to ucci"), "{refused}");
+        assert!(
+            matches!(
+                refused,
+                EngineError::NotThisProtocol {
+                    protocol: Protocol::Ucci,
+                    ..
+                }
+            ),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("no ucciok to ucci"));
         let spec = EngineSpec {
             protocol: Some(Protocol::Uci),
             ..EngineSpec::new(UCI_ONLY)
@@ -400,6 +464,7 @@ mod tests {
             thought.answer,
             Answer::Move {
                 mv: "h2e2".into(),
+                draw: false,
                 resign: false
             }
         );

@@ -7,9 +7,9 @@ use std::fmt;
 use std::time::Duration;
 
 use xqcore::{Color, EndRules, GameResult, Move, Outcome, Position};
+use xqrecords::Opening;
 
 use crate::engine::{EngineProcess, Thought};
-use crate::openings::Opening;
 use crate::protocol::{Answer, EngineScore};
 
 /// Why a game ended.
@@ -249,7 +249,7 @@ impl<'a> Game<'a> {
         let (go, wait) = self.go_command(engine);
         let thought = engine
             .think(&self.position_command(), &go, wait)
-            .map_err(Termination::EngineFailure)?;
+            .map_err(|e| Termination::EngineFailure(e.to_string()))?;
         self.charge_clock(thought.took)?;
         let mv = move_of(&self.pos, &thought)?;
         self.pos.make_move(mv);

@@ -5,7 +5,8 @@
 //!   handshake ([`EngineSpec`], [`EngineProcess`]).
 //! - [`game`]: one game with its clock, ended by the rules
 //!   ([`xqcore::Position::outcome`]) or by the referee ([`Termination`]).
-//! - [`openings`]: where games start.
+//! - [`Opening`]: where games start, read from openings files by
+//!   [`xqrecords::openings`] (re-exported here).
 //! - [`run`]: a whole match, games on several threads, counted as they
 //!   finish, stopped by an SPRT ([`run_match`]).
 //! - [`stats`], [`report`], [`pgn`]: the score with its Elo interval, the
@@ -13,16 +14,22 @@
 
 pub mod engine;
 pub mod game;
-pub mod openings;
 pub mod pgn;
 pub mod protocol;
 pub mod report;
 pub mod run;
 pub mod stats;
 
-pub use engine::{EngineProcess, EngineSpec, Memory};
+pub use engine::{EngineError, EngineProcess, EngineSpec, Memory};
 pub use game::{adjudicate, play_game, GameRecord, MatchConfig, MoveLimit, MoveStats, Termination};
-pub use openings::{load_openings, read_openings, Opening, BUNDLED_OPENINGS};
-pub use protocol::{EngineOption, EngineScore, Protocol};
-pub use run::{run_match, FinishedGame, MatchReport, MatchSpec, SprtDecision};
+pub use protocol::{
+    read_answer, read_info, Answer, EngineOption, EngineScore, InfoLine, NamelessOption, Protocol,
+    UnknownProtocol,
+};
+pub use run::{
+    run_match, CallbackError, FinishedGame, MatchError, MatchReport, MatchSpec, SprtDecision,
+};
 pub use stats::{GameScore, Sprt, SprtVerdict, Tally};
+pub use xqrecords::openings::{
+    bundled_openings, load_openings, read_openings, read_openings_file, Opening, BUNDLED_OPENINGS,
+};

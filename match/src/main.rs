@@ -149,7 +149,7 @@ fn match_spec(args: &Args) -> Result<MatchSpec, String> {
             engine(&args.engine1, args.proto1.protocol(), &args.option1),
             engine(&args.engine2, args.proto2.protocol(), &args.option2),
         ],
-        openings: load_openings(args.openings.as_deref())?,
+        openings: load_openings(args.openings.as_deref()).map_err(|e| e.to_string())?,
         games: args.games,
         concurrency: args.concurrency as usize,
         config: MatchConfig::new(move_limit(args)?),
@@ -204,7 +204,7 @@ fn main() -> ExitCode {
     let report = run_match(&spec, |game, tally| {
         out!("{}", report::game_line(game, tally));
         match pgn_out.as_mut() {
-            Some((file, path)) => write_pgn(file, path, game, &time_control),
+            Some((file, path)) => write_pgn(file, path, game, &time_control).map_err(Into::into),
             None => Ok(()),
         }
     });
@@ -218,5 +218,15 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         None => ExitCode::SUCCESS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Args::command());
     }
 }

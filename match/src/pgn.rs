@@ -1,6 +1,6 @@
 //! Games as PGN: the seven-tag roster with `Red`/`Black` for the players, then
-//! `TimeControl`, `Termination` and `Opening` (and `SetUp`/`FEN` for an
-//! opening from a FEN); moves in ICCS with move numbers, from the opening's
+//! `Format`, `TimeControl`, `Termination` and `Opening` (and `SetUp`/`FEN` for
+//! an opening from a FEN); moves in ICCS with move numbers, from the opening's
 //! start (its moves included), each engine move followed by a comment
 //! with its score, depth and time as cutechess writes them (`{+0.35/12
 //! 1.204s}`, scores in pawns from the mover's side).
@@ -40,6 +40,9 @@ pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
         ("Red", record.red.as_str()),
         ("Black", record.black.as_str()),
         ("Result", &result),
+        // The notation of the moves: readers that do not detect it (the
+        // Python `cchess` library) read no move of an ICCS game without it.
+        ("Format", "ICCS"),
         ("TimeControl", tags.time_control),
         ("Termination", termination.as_str()),
         ("Opening", &opening),
@@ -171,10 +174,10 @@ pub fn append_game(file: &mut File, game_text: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::game::Termination;
-    use crate::openings::Opening;
     use crate::protocol::EngineScore;
     use std::time::Duration;
     use xqcore::{GameResult, Move, Outcome, Position};
+    use xqrecords::Opening;
 
     fn moves(line: &str) -> Vec<Move> {
         let mut pos = Position::start();
@@ -224,6 +227,7 @@ mod tests {
                         [Red \"xqengine 0.1.0 (engine1)\"]\n\
                         [Black \"Fairy-Stockfish \\\"wasm\\\"\"]\n\
                         [Result \"0-1\"]\n\
+                        [Format \"ICCS\"]\n\
                         [TimeControl \"10+0.1\"]\n\
                         [Termination \"illegal move b0b9\"]\n\
                         [Opening \"h2e2 h9g7\"]\n\

@@ -1,6 +1,8 @@
 //! The text the match runner and an engine exchange, in UCCI and in UCI:
 //! handshakes, option lines, `go` commands, and the `info` and `bestmove`
-//! lines read back. Nothing here talks to a process.
+//! lines read back ([`read_info`], [`read_answer`]: the toolkit's one
+//! reader of engine output, used by the engine's own tests too). Nothing
+//! here talks to a process.
 
 use std::fmt;
 use std::str::FromStr;
@@ -93,15 +95,20 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// A name that is not a protocol.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a protocol (ucci or uci)")]
+pub struct UnknownProtocol(pub String);
+
 impl FromStr for Protocol {
-    type Err = String;
+    type Err = UnknownProtocol;
 
     /// `ucci` or `uci`, in any case.
-    fn from_str(s: &str) -> Result<Protocol, String> {
+    fn from_str(s: &str) -> Result<Protocol, UnknownProtocol> {
         match s.to_ascii_lowercase().as_str() {
             "ucci" => Ok(Protocol::Ucci),
             "uci" => Ok(Protocol::Uci),
-            _ => Err(format!("'{s}' is not a protocol (ucci or uci)")),
+            _ => Err(UnknownProtocol(s.to_string())),
         }
     }
 }
@@ -114,14 +121,19 @@ pub struct EngineOption {
     pub value: Option<String>,
 }
 
+/// An option text without a name (`=5`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' names no option (NAME=VALUE)")]
+pub struct NamelessOption(pub String);
+
 impl FromStr for EngineOption {
-    type Err = String;
+    type Err = NamelessOption;
 
     /// `NAME=VALUE`, or `NAME` alone for a button. UCI names may hold
     /// spaces (`Clear Hash`), so the value starts after the first `=`, and
     /// `NAME=` with nothing after it is a button too; a text without `=`
     /// is also read UCCI's way, `NAME VALUE`.
-    fn from_str(s: &str) -> Result<EngineOption, String> {
+    fn from_str(s: &str) -> Result<EngineOption, NamelessOption> {
         let s = s.trim();
         let (name, value) = match s.split_once('=') {
             Some((name, value)) => (name.trim(), Some(value.trim()).filter(|v| !v.is_empty())),
@@ -131,7 +143,7 @@ impl FromStr for EngineOption {
             },
         };
         if name.is_empty() {
-            return Err(format!("'{s}' names no option (NAME=VALUE)"));
+            return Err(NamelessOption(s.to_string()));
         }
         Ok(EngineOption {
             name: name.to_string(),
@@ -160,16 +172,30 @@ impl fmt::Display for EngineScore {
     }
 }
 
-/// The depth and score of an `info` line, where it gives them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What an `info` line of a search reports: the fields it gives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InfoLine {
     pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    /// Which line of a multi-line search (UCI `MultiPV`), from 1.
+    pub multipv: Option<u32>,
     pub score: Option<EngineScore>,
+    /// Milliseconds searched.
+    pub time_ms: Option<u64>,
+    pub nodes: Option<u64>,
+    pub nps: Option<u64>,
+    /// Positions found in endgame tables.
+    pub tbhits: Option<u64>,
+    /// The principal variation, ICCS moves as written.
+    pub pv: Vec<String>,
 }
 
-/// Reads an `info` line: `info depth D ... score S` in UCCI, `info depth D
-/// ... score cp N | score mate N` in UCI. `None` for any other line, and
-/// for an `info` line that gives neither depth nor score.
+/// Reads the `info` line of a search: `info depth D seldepth S score N
+/// time T nodes N nps N tbhits N pv M...` in UCCI (scores in centipawns),
+/// the same with `multipv K` and `score cp N | score mate N` in UCI, in any
+/// order, unknown fields skipped. `None` for any other line, `info string`
+/// text included, and for an `info` line that gives neither depth nor
+/// score (`info currmove ...`, `info time ... nodes ...`).
 pub fn read_info(protocol: Protocol, line: &str) -> Option<InfoLine> {
     let mut words = line.split_whitespace();
     if words.next() != Some("info") {
@@ -178,14 +204,29 @@ pub fn read_info(protocol: Protocol, line: &str) -> Option<InfoLine> {
     let mut info = InfoLine::default();
     while let Some(word) = words.next() {
         match word {
-            "depth" => info.depth = words.next().and_then(|d| d.parse().ok()),
+            "depth" => info.depth = next_number(&mut words),
+            "seldepth" => info.seldepth = next_number(&mut words),
+            "multipv" => info.multipv = next_number(&mut words),
+            "time" => info.time_ms = next_number(&mut words),
+            "nodes" => info.nodes = next_number(&mut words),
+            "nps" => info.nps = next_number(&mut words),
+            "tbhits" => info.tbhits = next_number(&mut words),
             "score" => info.score = read_score(protocol, &mut words),
-            // The rest of the line is text or moves.
-            "string" | "pv" => break,
+            // The rest of the line is moves.
+            "pv" => {
+                info.pv = words.by_ref().map(str::to_string).collect();
+            }
+            // The rest of the line is text.
+            "string" => return None,
             _ => {}
         }
     }
     (info.depth.is_some() || info.score.is_some()).then_some(info)
+}
+
+/// The next word as a number, if it is one.
+fn next_number<'a, T: FromStr>(words: &mut impl Iterator<Item = &'a str>) -> Option<T> {
+    words.next()?.parse().ok()
 }
 
 fn read_score<'a>(
@@ -193,10 +234,10 @@ fn read_score<'a>(
     words: &mut impl Iterator<Item = &'a str>,
 ) -> Option<EngineScore> {
     match protocol {
-        Protocol::Ucci => words.next()?.parse().ok().map(EngineScore::Cp),
+        Protocol::Ucci => next_number(words).map(EngineScore::Cp),
         Protocol::Uci => match words.next()? {
-            "cp" => words.next()?.parse().ok().map(EngineScore::Cp),
-            "mate" => words.next()?.parse().ok().map(EngineScore::Mate),
+            "cp" => next_number(words).map(EngineScore::Cp),
+            "mate" => next_number(words).map(EngineScore::Mate),
             _ => None,
         },
     }
@@ -208,6 +249,8 @@ pub enum Answer {
     /// `bestmove M [ponder P] [draw | resign]`.
     Move {
         mv: String,
+        /// The engine offers a draw, or accepts one offered (UCCI).
+        draw: bool,
         /// The engine resigns (UCCI).
         resign: bool,
     },
@@ -222,10 +265,14 @@ pub fn read_answer(line: &str) -> Option<Answer> {
         "nobestmove" => Some(Answer::NoMove),
         "bestmove" => Some(match words.next() {
             None | Some("(none)") => Answer::NoMove,
-            Some(mv) => Answer::Move {
-                mv: mv.to_string(),
-                resign: words.any(|w| w == "resign"),
-            },
+            Some(mv) => {
+                let rest: Vec<&str> = words.collect();
+                Answer::Move {
+                    mv: mv.to_string(),
+                    draw: rest.contains(&"draw"),
+                    resign: rest.contains(&"resign"),
+                }
+            }
         }),
         _ => None,
     }
@@ -304,9 +351,25 @@ mod tests {
             uci,
             Some(InfoLine {
                 depth: Some(12),
-                score: Some(EngineScore::Cp(-35))
+                seldepth: Some(18),
+                multipv: Some(1),
+                score: Some(EngineScore::Cp(-35)),
+                nodes: Some(100),
+                pv: vec!["h2e2".into(), "h9g7".into()],
+                ..InfoLine::default()
             })
         );
+        let ucci = read_info(
+            Protocol::Ucci,
+            "info depth 3 seldepth 5 score 29990 time 4 nodes 0 nps 0 tbhits 1 pv b0c2",
+        )
+        .unwrap();
+        assert_eq!(ucci.score, Some(EngineScore::Cp(29_990)));
+        assert_eq!(
+            (ucci.time_ms, ucci.nodes, ucci.nps),
+            (Some(4), Some(0), Some(0))
+        );
+        assert_eq!((ucci.tbhits, ucci.pv.len()), (Some(1), 1));
         let mate = read_info(Protocol::Uci, "info depth 9 score mate -3 pv a0a1");
         assert_eq!(mate.unwrap().score, Some(EngineScore::Mate(-3)));
         let ucci = read_info(Protocol::Ucci, "info depth 7 score 120 pv b9c7 h0i2");
@@ -328,6 +391,7 @@ mod tests {
             read_answer("bestmove h2e2 ponder h9g7"),
             Some(Answer::Move {
                 mv: "h2e2".into(),
+                draw: false,
                 resign: false
             })
         );
@@ -335,7 +399,16 @@ mod tests {
             read_answer("bestmove h2e2 resign"),
             Some(Answer::Move {
                 mv: "h2e2".into(),
+                draw: false,
                 resign: true
+            })
+        );
+        assert_eq!(
+            read_answer("bestmove h2e2 ponder h9g7 draw"),
+            Some(Answer::Move {
+                mv: "h2e2".into(),
+                draw: true,
+                resign: false
             })
         );
         assert_eq!(read_answer("nobestmove"), Some(Answer::NoMove));

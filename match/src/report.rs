@@ -91,10 +91,10 @@ pub fn sprt_line(sprt: &Sprt, report: &MatchReport) -> String {
 mod tests {
     use super::*;
     use crate::game::{GameRecord, Termination};
-    use crate::openings::Opening;
     use crate::run::SprtDecision;
     use crate::stats::SprtVerdict;
     use xqcore::GameResult;
+    use xqrecords::Opening;
 
     fn tally(wins: u32, draws: u32, losses: u32) -> Tally {
         Tally {

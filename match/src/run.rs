@@ -8,10 +8,10 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
 use xqcore::GameResult;
+use xqrecords::Opening;
 
-use crate::engine::{EngineProcess, EngineSpec, Memory};
+use crate::engine::{EngineError, EngineProcess, EngineSpec, Memory};
 use crate::game::{play_game, GameRecord, MatchConfig, Termination};
-use crate::openings::Opening;
 use crate::stats::{GameScore, Sprt, SprtVerdict, Tally};
 
 /// Everything a match needs.
@@ -65,8 +65,25 @@ pub struct SprtDecision {
     pub games: u32,
 }
 
+/// The error a game callback of [`run_match`] may return.
+pub type CallbackError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a match stopped before its last game.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An engine could not be started, or restarted for a new game.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// A game panicked (a fault of the runner, not of the engines).
+    #[error("game {0} panicked")]
+    Panicked(usize),
+    /// The callback for a finished game failed (e.g. writing its PGN).
+    #[error("{0}")]
+    Callback(CallbackError),
+}
+
 /// What a match produced.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct MatchReport {
     /// Every finished game, counted from the first engine's side.
     pub tally: Tally,
@@ -74,7 +91,7 @@ pub struct MatchReport {
     pub sprt_decision: Option<SprtDecision>,
     /// The first error that stopped the match early (an engine that would not
     /// start, a failing game callback).
-    pub failure: Option<String>,
+    pub failure: Option<MatchError>,
 }
 
 /// Plays the games of `spec` on up to `spec.concurrency` threads; engines are
@@ -85,7 +102,7 @@ pub struct MatchReport {
 /// game starts; the running ones are finished and counted.
 pub fn run_match(
     spec: &MatchSpec,
-    mut each: impl FnMut(&FinishedGame, &Tally) -> Result<(), String>,
+    mut each: impl FnMut(&FinishedGame, &Tally) -> Result<(), CallbackError>,
 ) -> MatchReport {
     let (jobs, job_queue) = channel();
     let job_queue = Mutex::new(job_queue);
@@ -146,7 +163,7 @@ impl Dispatcher {
 fn play_queued_games(
     spec: &MatchSpec,
     job_queue: &Mutex<Receiver<usize>>,
-    results: Sender<Result<FinishedGame, String>>,
+    results: Sender<Result<FinishedGame, MatchError>>,
 ) {
     let mut kept: Option<[EngineProcess; 2]> = None;
     loop {
@@ -156,9 +173,9 @@ fn play_queued_games(
         };
         let Ok(index) = job else { return };
         let game = catch_unwind(AssertUnwindSafe(|| {
-            play_numbered_game(spec, index, &mut kept)
+            play_numbered_game(spec, index, &mut kept).map_err(MatchError::from)
         }))
-        .unwrap_or_else(|_| Err(format!("game {} panicked", index + 1)));
+        .unwrap_or_else(|_| Err(MatchError::Panicked(index + 1)));
         if results.send(game).is_err() {
             return;
         }
@@ -166,7 +183,7 @@ fn play_queued_games(
 }
 
 /// Starts the two engines of a match.
-fn start_engines(spec: &MatchSpec) -> Result<[EngineProcess; 2], String> {
+fn start_engines(spec: &MatchSpec) -> Result<[EngineProcess; 2], EngineError> {
     let [first_spec, second_spec] = &spec.engines;
     let mut first = EngineProcess::start(first_spec)?;
     let mut second = EngineProcess::start(second_spec)?;
@@ -185,7 +202,7 @@ fn play_numbered_game(
     spec: &MatchSpec,
     index: usize,
     kept: &mut Option<[EngineProcess; 2]>,
-) -> Result<FinishedGame, String> {
+) -> Result<FinishedGame, EngineError> {
     let start = Opening::default();
     let opening = match spec.openings.len() {
         0 => &start,
@@ -222,15 +239,15 @@ fn play_numbered_game(
 /// new game for every finished one until the match must stop.
 fn collect_results(
     spec: &MatchSpec,
-    received: Receiver<Result<FinishedGame, String>>,
+    received: Receiver<Result<FinishedGame, MatchError>>,
     mut dispatcher: Dispatcher,
-    each: &mut impl FnMut(&FinishedGame, &Tally) -> Result<(), String>,
+    each: &mut impl FnMut(&FinishedGame, &Tally) -> Result<(), CallbackError>,
 ) -> MatchReport {
     let mut report = MatchReport::default();
     for message in received {
         let outcome = message.and_then(|game| {
             report.tally.add(game.first_engine_score());
-            each(&game, &report.tally)
+            each(&game, &report.tally).map_err(MatchError::Callback)
         });
         if let Err(why) = outcome {
             report.failure.get_or_insert(why);
@@ -325,7 +342,7 @@ mod tests {
             seen.push((game.number, tally.games()));
             Ok(())
         });
-        assert_eq!(report.failure, None);
+        assert!(report.failure.is_none(), "{:?}", report.failure);
         // Red resigns every game: engine1 loses games 1, 3, 5 and wins 2, 4.
         assert_eq!(
             report.tally,
@@ -357,7 +374,7 @@ mod tests {
             assert!(game.memory.iter().all(|m| m.is_some_and(|m| m.anon_kb > 0)));
             Ok(())
         });
-        assert_eq!(report.failure, None);
+        assert!(report.failure.is_none(), "{:?}", report.failure);
         names.sort();
         names.into_iter().map(|(_, n)| n).collect()
     }
@@ -383,15 +400,20 @@ mod tests {
         assert!(!called);
         assert_eq!(report.tally.games(), 0);
         // "exited" or a broken pipe, depending on when the shell is gone.
-        assert!(report.failure.unwrap().starts_with("exit 3: "));
+        let failure = report.failure.unwrap();
+        assert!(matches!(failure, MatchError::Engine(_)), "{failure}");
+        assert!(failure.to_string().starts_with("exit 3: "), "{failure}");
     }
 
     #[test]
     fn callback_error_stops_new_games() {
-        let report = run_match(&spec(RESIGNING_ENGINE, 6, 1), |_, _| {
-            Err("disk full".to_string())
-        });
-        assert_eq!(report.failure.as_deref(), Some("disk full"));
+        let report = run_match(
+            &spec(RESIGNING_ENGINE, 6, 1),
+            |_, _| Err("disk full".into()),
+        );
+        let failure = report.failure.unwrap();
+        assert!(matches!(failure, MatchError::Callback(_)), "{failure}");
+        assert_eq!(failure.to_string(), "disk full");
         assert_eq!(report.tally.games(), 1);
     }
 

@@ -194,6 +194,46 @@ fn openings_from_a_fen_are_played_from_it() {
     }
 }
 
+/// The ICCS moves of the first game of the PGN file at `path` as the
+/// Python library `cchess` reads them; `None` when python3 or cchess is
+/// not installed (`python3 -m pip install cchess==1.25.5`).
+fn cchess_moves(path: &std::path::Path) -> Option<Vec<String>> {
+    let script = "import sys, cchess\n\
+        game = cchess.read_from_pgn(sys.argv[1])\n\
+        print(' '.join(game.dump_iccs_moves()[0]) if game.dump_iccs_moves() else '')";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(path)
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("No module named 'cchess'") {
+        return None;
+    }
+    assert!(out.status.success(), "cchess failed: {stderr}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.split_whitespace().map(String::from).collect())
+}
+
+#[test]
+fn the_pgn_says_its_moves_are_iccs_and_other_readers_read_them() {
+    let pgn = TempFile::new("format.pgn");
+    // One game (cchess reads the first game of a file, and stumbles on the
+    // next one's tags), where Red resigns at once: the opening's six moves.
+    let path = pgn.0.to_str().unwrap();
+    stdout(&resigners(&["--games", "1", "--depth", "1", "--pgn", path]));
+    let text = std::fs::read_to_string(&pgn.0).unwrap();
+    assert_eq!(text.matches("\n[Format \"ICCS\"]\n").count(), 1, "{text}");
+    let games = read_records(text.as_bytes(), &ReadOptions::default(), &|_| {});
+    assert_eq!(games.games.len(), 1);
+    let ours: Vec<String> = games.games[0].moves.iter().map(|m| m.to_string()).collect();
+    assert_eq!(ours.len(), 6, "{text}");
+    match cchess_moves(&pgn.0) {
+        Some(theirs) => assert_eq!(theirs, ours, "{text}"),
+        None => eprintln!("cchess not installed: its reading is not checked"),
+    }
+}
+
 #[test]
 fn bad_arguments_are_refused() {
     let refused = |out: Output, mention: &str| {
@@ -208,6 +248,23 @@ fn bad_arguments_are_refused() {
         resigners(&["--openings", "/nonexistent/openings.txt"]),
         "/nonexistent/openings.txt",
     );
+    // An openings file without an opening, or with a line that is not one,
+    // is refused, naming the file (and the line).
+    let openings = TempFile::new("bad-openings.txt");
+    let path = openings.0.to_str().unwrap();
+    for (text, mention) in [
+        ("", path.to_string()),
+        ("# nothing but a comment\n\n", path.to_string()),
+        ("h2e2\nfen\n", format!("{path}: line 2: ")),
+        (
+            "h2e2\nfen 3k5/9/9/9/9/9/9/9/4R4/4K4 w e1e2\n",
+            format!("{path}: line 2: 'e1e2' after the FEN"),
+        ),
+        ("h2e2 h2e2\n", format!("{path}: line 1: move 2: ")),
+    ] {
+        std::fs::write(&openings.0, text).unwrap();
+        refused(resigners(&["--depth", "1", "--openings", path]), &mention);
+    }
     refused(resigners(&["--concurrency", "0"]), "--concurrency");
     refused(resigners(&["--depth", "0"]), "--depth");
     refused(resigners(&["--depth", "3", "--nodes", "1000"]), "--nodes");

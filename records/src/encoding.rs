@@ -36,17 +36,22 @@ impl fmt::Display for TextEncoding {
     }
 }
 
-impl FromStr for TextEncoding {
-    type Err = String;
+/// A name that is not one of the encodings read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown encoding '{0}' (known: utf-8, gbk, gb18030, big5)")]
+pub struct UnknownEncoding(pub String);
 
-    fn from_str(s: &str) -> Result<TextEncoding, String> {
+impl FromStr for TextEncoding {
+    type Err = UnknownEncoding;
+
+    /// The encoding's name or a common alias, in any case (`utf8`, `gbk`,
+    /// `gb2312`, `cp936`, `cp950`, ...).
+    fn from_str(s: &str) -> Result<TextEncoding, UnknownEncoding> {
         match s.to_ascii_lowercase().as_str() {
             "utf-8" | "utf8" => Ok(TextEncoding::Utf8),
             "gbk" | "gb18030" | "gb2312" | "cp936" => Ok(TextEncoding::Gb18030),
             "big5" | "cp950" => Ok(TextEncoding::Big5),
-            _ => Err(format!(
-                "unknown encoding '{s}' (known: utf-8, gbk, gb18030, big5)"
-            )),
+            _ => Err(UnknownEncoding(s.to_string())),
         }
     }
 }

@@ -1,14 +1,21 @@
 //! Reading xiangqi game records: PGN files in ICCS, WXF or Chinese
-//! notation, in UTF-8, GBK/GB18030 or Big5, and XQF files.
+//! notation, in UTF-8, GBK/GB18030 or Big5, and XQF files; and openings
+//! files, the lines games start from.
 //!
 //! [`read_file`] reads a file of either kind, telling them apart by their
 //! bytes ([`sniff`]); [`pgn`], [`xqf`], [`notation`] and [`encoding`] are
-//! the parts.
+//! the parts. [`openings`] reads the openings files of matches and
+//! self-play ([`Opening`], [`load_openings`]).
 
 pub mod encoding;
 mod file;
 pub mod notation;
+pub mod openings;
 pub mod pgn;
 pub mod xqf;
 
 pub use file::{read_file, read_records, sniff, ReadError, ReadOptions, RecordFormat, Records};
+pub use openings::{
+    bundled_openings, load_openings, read_openings, read_openings_file, LineError, Opening,
+    OpeningError, OpeningsFileError, BUNDLED_OPENINGS,
+};

@@ -21,6 +21,8 @@
 //! The header names the payload: an 8-byte magic, the payload's format
 //! version and its key scheme (for books, the version of the Zobrist keys).
 //! A reader states what it expects ([`Kind`]) and refuses anything else.
+//! [`Layout`] says where a file's parts lie, whatever payload it holds, for
+//! tools that look inside files.
 //!
 //! Writers write to a temporary file beside the target and rename it into
 //! place when done, so an interrupted build leaves no broken file behind;
@@ -29,6 +31,7 @@
 
 mod error;
 mod format;
+mod layout;
 mod map;
 mod reader;
 mod shared;
@@ -37,6 +40,7 @@ mod writer;
 
 pub use error::StoreError;
 pub use format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
+pub use layout::Layout;
 pub use reader::Reader;
 pub use shared::{cached_bytes, CACHE_BUDGET};
 pub use temp::{remove_stale, remove_unfinished, write_whole};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::format::{Header, IndexEntry, Kind, CONTAINER_VERSION, HEADER_LEN, INDEX_ENTRY_LEN};
 use crate::map::Map;
-use crate::{shared, StoreError, MAX_BLOCK_LEN};
+use crate::{shared, Layout, StoreError, MAX_BLOCK_LEN};
 
 /// Ids of opened readers, telling their blocks apart in the shared cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -42,17 +42,8 @@ impl Reader {
     /// Opens `path`, which must be a container of `kind`: checks the
     /// header, the versions, the length, the index and its checksum.
     pub fn open(path: &Path, kind: Kind) -> Result<Reader, StoreError> {
-        let file = File::open(path).map_err(StoreError::io(path))?;
-        let len = file.metadata().map_err(StoreError::io(path))?.len();
-        if len < HEADER_LEN as u64 {
-            return Err(StoreError::Truncated {
-                path: path.to_path_buf(),
-                actual: len,
-                expected: HEADER_LEN as u64,
-            });
-        }
-        let map = Map::new(&file).map_err(StoreError::io(path))?;
-        let header = check_header(path, &map, kind)?;
+        let map = map_file(path)?;
+        let header = check_header(path, &map, Some(kind))?;
         let index = read_index(path, &map, &header)?;
         Ok(Reader {
             path: path.to_path_buf(),
@@ -87,6 +78,11 @@ impl Reader {
     /// The block index.
     pub fn index(&self) -> &[IndexEntry] {
         &self.index
+    }
+
+    /// Where the file's parts lie (see [`Layout`]).
+    pub fn layout(&self) -> Layout {
+        Layout::new(self.header, &self.index)
     }
 
     /// The last block whose first key is at most `key`: the only block that
@@ -152,9 +148,30 @@ impl Reader {
     }
 }
 
-fn check_header(path: &Path, map: &[u8], kind: Kind) -> Result<Header, StoreError> {
+/// Maps the file at `path`, which must be long enough for a header.
+pub(crate) fn map_file(path: &Path) -> Result<Map, StoreError> {
+    let file = File::open(path).map_err(StoreError::io(path))?;
+    let len = file.metadata().map_err(StoreError::io(path))?.len();
+    if len < HEADER_LEN as u64 {
+        return Err(StoreError::Truncated {
+            path: path.to_path_buf(),
+            actual: len,
+            expected: HEADER_LEN as u64,
+        });
+    }
+    Map::new(&file).map_err(StoreError::io(path))
+}
+
+/// Checks the header of a mapped file: its magic and payload versions
+/// against `kind` (unless `None`: any payload), its checksum, the
+/// container version, and the file's length and offsets against it.
+pub(crate) fn check_header(
+    path: &Path,
+    map: &[u8],
+    kind: Option<Kind>,
+) -> Result<Header, StoreError> {
     let bytes: &[u8; HEADER_LEN] = map[..HEADER_LEN].try_into().expect("length checked");
-    if bytes[..8] != kind.magic {
+    if let Some(kind) = kind.filter(|kind| bytes[..8] != kind.magic) {
         return Err(StoreError::Foreign {
             path: path.to_path_buf(),
             expected: kind.name.to_string(),
@@ -175,8 +192,10 @@ fn check_header(path: &Path, map: &[u8], kind: Kind) -> Result<Header, StoreErro
         }
     };
     version("container", header.container_version, CONTAINER_VERSION)?;
-    version("format", header.format_version, kind.format_version)?;
-    version("key scheme", header.key_scheme, kind.key_scheme)?;
+    if let Some(kind) = kind {
+        version("format", header.format_version, kind.format_version)?;
+        version("key scheme", header.key_scheme, kind.key_scheme)?;
+    }
     let actual = map.len() as u64;
     if actual < header.file_len {
         return Err(StoreError::Truncated {
@@ -207,7 +226,11 @@ fn check_header(path: &Path, map: &[u8], kind: Kind) -> Result<Header, StoreErro
     Ok(header)
 }
 
-fn read_index(path: &Path, map: &[u8], header: &Header) -> Result<Vec<IndexEntry>, StoreError> {
+pub(crate) fn read_index(
+    path: &Path,
+    map: &[u8],
+    header: &Header,
+) -> Result<Vec<IndexEntry>, StoreError> {
     let meta = &map[HEADER_LEN..HEADER_LEN + header.meta_len as usize];
     let index_bytes = &map[header.index_offset as usize..];
     let mut crc = crc32fast::Hasher::new();

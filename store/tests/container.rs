@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use xqstore::{Kind, Reader, StoreError, Writer};
+use xqstore::{Kind, Layout, Reader, StoreError, Writer, HEADER_LEN};
 
 const KIND: Kind = Kind {
     magic: *b"XQTEST\0\0",
@@ -57,6 +57,45 @@ fn blocks_and_metadata_round_trip() {
     for i in (0..7).rev() {
         assert_eq!(r.block(i).unwrap().to_vec(), want[i]);
     }
+}
+
+#[test]
+fn the_layout_tiles_the_file_whatever_its_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.bin");
+    let len = write(&path, b"meta data");
+    let layout = Layout::read(&path).unwrap();
+    assert_eq!(layout.meta, HEADER_LEN as u64..HEADER_LEN as u64 + 9);
+    assert_eq!(layout.blocks.len(), blocks().len());
+    // Header, metadata, the blocks back to back, the index: every byte once.
+    let mut at = layout.meta.end;
+    for block in &layout.blocks {
+        assert_eq!(block.start, at);
+        at = block.end;
+    }
+    assert_eq!(layout.index, at..len);
+    let ends: Vec<u64> = layout.block_ends().collect();
+    assert_eq!(ends.last(), Some(&layout.index.start));
+    // An open reader gives the same layout, and a payload of another kind
+    // (which a reader of KIND refuses) is laid out all the same.
+    assert_eq!(Reader::open(&path, KIND).unwrap().layout(), layout);
+    let other = Kind {
+        magic: *b"XQOTHER\0",
+        ..KIND
+    };
+    let other_path = dir.path().join("other.bin");
+    let mut w = Writer::create(&other_path, other, b"", 1).unwrap();
+    w.add_block(1, 1, b"one record").unwrap();
+    w.finish().unwrap();
+    assert!(Reader::open(&other_path, KIND).is_err());
+    assert_eq!(Layout::read(&other_path).unwrap().blocks.len(), 1);
+    // A damaged index is refused, naming the file.
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[layout.index.start as usize + 1] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let e = Layout::read(&path).unwrap_err();
+    assert!(matches!(e, StoreError::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("t.bin"), "{e}");
 }
 
 #[test]

@@ -18,10 +18,10 @@ use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 use xqbook::AnyBook;
-use xqcore::{Color, EndRules, GameResult, Move, Position};
+use xqcore::{Color, EndRules, GameResult, Move, Position, SplitMix64};
 use xqegtb::{Repetitions, Tablebase, Wdl};
-use xqengine::{Limits, SearchConfig, Searcher, Silent, SplitMix64, MATE_BOUND};
-use xqmatch::Opening;
+use xqengine::{Limits, SearchConfig, Searcher, Silent, MATE_BOUND};
+use xqrecords::Opening;
 
 use crate::games::{write_game, GameRecord, NO_SCORE};
 

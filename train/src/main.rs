@@ -1,4 +1,6 @@
-//! `xqtrain`: self-play data for the evaluation tuner, and the tuner.
+//! `xqtrain`: self-play data, and the two trainers of the engine's
+//! evaluation that learn from it: Texel tuning of the hand-crafted weights,
+//! and the NNUE.
 
 use std::fs::OpenOptions;
 use std::path::PathBuf;
@@ -6,13 +8,13 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use xqcli::out;
-use xqmatch::load_openings;
+use xqrecords::load_openings;
 
 #[derive(Parser)]
 #[command(
     name = "xqtrain",
     version,
-    about = "Training tools for xqengine's evaluation: self-play data and Texel tuning"
+    about = "Training tools for xqengine's evaluation: self-play data, Texel tuning of the hand-crafted weights, and NNUE training"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -21,8 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play fast self-play games and append their quiet positions, labelled
-    /// with score and result, to a file for `tune`.
+    /// Play fast self-play games and append them, every searched move with
+    /// its score, to a games file: the data of `nnue` and `tune`.
     Datagen(DatagenArgs),
     /// Fit the evaluation weights to labelled positions (Texel tuning) and
     /// write them as Rust source.
@@ -55,6 +57,7 @@ struct NnueArgs {
     /// Epochs in all (a resumed run goes on up to this many).
     #[arg(long, default_value_t = 20)]
     epochs: u32,
+    /// Positions per optimiser step.
     #[arg(long, default_value_t = 16_384)]
     batch_size: usize,
     /// AdamW learning rate.
@@ -63,6 +66,7 @@ struct NnueArgs {
     /// Multiply the learning rate by --lr-gamma every this many epochs.
     #[arg(long, default_value_t = 8)]
     lr_step: u32,
+    /// Factor the learning rate is multiplied by every --lr-step epochs.
     #[arg(long, default_value_t = 0.3)]
     lr_gamma: f32,
     /// Weight of the game result in the target (the rest: the search score).
@@ -80,6 +84,7 @@ struct NnueArgs {
     /// One game in this many is held out for validation (0: none).
     #[arg(long, default_value_t = 20)]
     validation_every: usize,
+    /// Threads each batch is spread across.
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Seed of the initial weights, the shuffles and the mirroring.
@@ -110,7 +115,8 @@ struct DatagenArgs {
     /// Up to this many book plies (uniformly drawn per game).
     #[arg(long, default_value_t = 16)]
     book_plies: usize,
-    /// Opening lines instead of a book, one per line in ICCS.
+    /// Openings file instead of a book: one opening a line, ICCS moves
+    /// from the start or `fen FEN [moves ...]`, taken in turn.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Up to this many random plies after the opening (at least half).
@@ -176,9 +182,10 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         },
         (None, book) => {
             let path = book.clone().or_else(xqengine::default_book);
-            match path.map(|p| xqbook::open(&p).map_err(|e| (p, e))) {
+            // The book's errors name its file.
+            match path.map(|p| xqbook::open(&p)) {
                 Some(Ok(b)) => Openings::Book(b, args.book_plies),
-                Some(Err((p, e))) => return fail(&format!("{}: {e}", p.display())),
+                Some(Err(e)) => return fail(&e),
                 None => match load_openings(None) {
                     Ok(lines) => Openings::Lines(lines),
                     Err(e) => return fail(&e),
@@ -267,8 +274,9 @@ fn open_games_file(path: &std::path::Path) -> std::io::Result<std::io::BufWriter
     if file.metadata()?.len() == 0 {
         xqtrain::games::write_header(&mut file)?;
     } else {
-        let mut head = [0u8; 10];
-        file.read_exact(&mut head)?;
+        // A file cut inside the header is not a games file either.
+        let mut head = Vec::new();
+        (&mut file).take(10).read_to_end(&mut head)?;
         xqtrain::games::check_header(&head).map_err(std::io::Error::other)?;
     }
     Ok(std::io::BufWriter::new(file))
@@ -522,5 +530,30 @@ fn main() -> ExitCode {
         Command::Datagen(args) => datagen(&args),
         Command::Tune(args) => tune(&args),
         Command::Nnue(args) => nnue(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Cli::command());
+    }
+
+    #[test]
+    fn help_names_every_tool_and_what_datagen_feeds() {
+        let cli = super::Cli::command();
+        let about = cli.get_about().expect("an about text").to_string();
+        for tool in ["self-play", "Texel", "NNUE"] {
+            assert!(about.contains(tool), "{tool}: {about}");
+        }
+        let datagen = cli.find_subcommand("datagen").expect("datagen");
+        let about = datagen.get_about().expect("an about text").to_string();
+        assert!(
+            about.contains("`nnue`") && about.contains("`tune`"),
+            "{about}"
+        );
     }
 }

@@ -115,3 +115,56 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.games"));
 }
+
+/// `xqtrain datagen` with `args` after a games file in `dir`: its exit
+/// code and what it said.
+fn datagen_refusal(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out_file = dir.join("refused.games");
+    let mut all = vec!["datagen", "--out", out_file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--games", "1", "--nodes", "100", "--tables", "none"]);
+    let out = xqtrain(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
+#[test]
+fn unusable_openings_and_books_are_refused_naming_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("openings.txt");
+    let name = openings.to_str().unwrap();
+    for (text, says) in [
+        ("", "no opening"),
+        ("# a comment only\n", "no opening"),
+        ("h2e2\nh2e2 h2e2\n", "line 2: move 2"),
+    ] {
+        std::fs::write(&openings, text).unwrap();
+        let (code, stderr) = datagen_refusal(dir.path(), &["--openings", name]);
+        assert_eq!(code, Some(2), "{text:?}: {stderr}");
+        assert!(stderr.contains(&format!("{name}: {says}")), "{stderr}");
+    }
+    let book = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/book.xqb")).unwrap();
+    let cut = dir.path().join("cut.xqb");
+    let empty = dir.path().join("empty.xqb");
+    std::fs::write(&cut, &book[..100]).unwrap();
+    std::fs::write(&empty, b"").unwrap();
+    for (path, says) in [(&cut, "truncated"), (&empty, "empty")] {
+        let name = path.to_str().unwrap();
+        let (code, stderr) = datagen_refusal(dir.path(), &["--book", name]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert_eq!(stderr.matches(name).count(), 1, "{stderr}");
+        assert!(stderr.contains(&format!("{name}: {says}")), "{stderr}");
+        assert!(!stderr.contains("ElephantEye"), "{stderr}");
+    }
+    // A games file cut inside its header is not a games file.
+    let games = dir.path().join("cut.games");
+    std::fs::write(&games, b"XQGAM").unwrap();
+    let name = games.to_str().unwrap();
+    let out = xqtrain(&["datagen", "--out", name, "--games", "1", "--tables", "none"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{name}: not a games file")),
+        "{stderr}"
+    );
+}

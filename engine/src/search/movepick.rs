@@ -729,7 +729,7 @@ mod tests {
 
     #[test]
     fn generated_keys_agree_with_scoring_one_move_at_a_time() {
-        let mut rng = crate::rng::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = xqcore::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         let mut histories = Histories::default();
         let mut buffers = Buffers::default();
         let mut lists = 0;

@@ -1,4 +1,5 @@
-//! Drives `xqengine` over stdin/stdout.
+//! Drives `xqengine` over stdin/stdout; its lines are read by xqmatch's
+//! reader of engine output, as the match runner reads them.
 
 #![allow(dead_code)]
 
@@ -6,6 +7,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+use xqmatch::protocol::{read_answer, read_info, Answer, InfoLine, Protocol};
 
 /// A running engine with a line reader.
 pub struct Engine {
@@ -130,12 +133,22 @@ impl Drop for Engine {
     }
 }
 
-/// The move of a `bestmove` line.
+/// The move of a `bestmove` line; `(none)` for an answer without one.
 pub fn best_of(line: &str) -> String {
-    line.split_whitespace()
-        .nth(1)
-        .expect("bestmove has a move")
-        .to_string()
+    match read_answer(line) {
+        Some(Answer::Move { mv, .. }) => mv,
+        Some(Answer::NoMove) => "(none)".to_string(),
+        None => panic!("'{line}' is not an answer to go"),
+    }
+}
+
+/// The `info` lines of a search among `lines` (those with a depth or a
+/// score), read as `protocol` writes them.
+pub fn search_infos(protocol: Protocol, lines: &[String]) -> Vec<InfoLine> {
+    lines
+        .iter()
+        .filter_map(|line| read_info(protocol, line))
+        .collect()
 }
 
 pub const SECS: fn(u64) -> Duration = Duration::from_secs;
