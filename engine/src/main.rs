@@ -35,6 +35,7 @@ enum Command {
     /// `xqengine`), with the same arguments.
     #[command(disable_help_flag = true)]
     Match {
+        /// xqmatch's arguments (`xqmatch --help` lists them).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
@@ -196,5 +197,15 @@ fn main() -> ExitCode {
             xqengine::run_stdio();
             ExitCode::SUCCESS
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Cli::command());
     }
 }

@@ -230,3 +230,13 @@ async fn bench(
         ExitCode::FAILURE
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Cli::command());
+    }
+}

@@ -39,7 +39,28 @@ pub struct Dataset {
 #[derive(Debug, PartialEq, Eq)]
 pub struct BadLine {
     pub line: usize,
-    pub reason: String,
+    pub reason: LineError,
+}
+
+/// Why a `FEN | score | result` line was skipped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("expected 'FEN | score | result'")]
+    Shape,
+    #[error("bad FEN: {0}")]
+    Fen(#[from] xqcore::FenError),
+    #[error("bad score '{0}'")]
+    Score(String),
+    #[error("bad result '{0}'")]
+    Result(String),
+}
+
+/// A weight group `--only` names that does not exist.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown weight group '{name}' (known: {})", known.join(", "))]
+pub struct UnknownGroup {
+    pub name: String,
+    pub known: Vec<&'static str>,
 }
 
 impl Dataset {
@@ -132,18 +153,20 @@ impl Dataset {
         });
     }
 
-    fn add_line(&mut self, line: &str) -> Result<(), String> {
+    fn add_line(&mut self, line: &str) -> Result<(), LineError> {
         let parts: Vec<&str> = line.split('|').map(str::trim).collect();
         let [fen, score, result] = parts[..] else {
-            return Err("expected 'FEN | score | result'".into());
+            return Err(LineError::Shape);
         };
-        let pos = Position::from_fen(fen).map_err(|e| format!("bad FEN: {e}"))?;
-        let score: f32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
+        let pos = Position::from_fen(fen)?;
+        let score: f32 = score
+            .parse()
+            .map_err(|_| LineError::Score(score.to_string()))?;
         let result: f32 = match result {
             "1" | "1.0" | "1-0" => 1.0,
             "0" | "0.0" | "0-1" => 0.0,
             "0.5" | "1/2-1/2" => 0.5,
-            other => return Err(format!("bad result '{other}'")),
+            other => return Err(LineError::Result(other.to_string())),
         };
         self.push(&pos, result, score);
         Ok(())
@@ -365,18 +388,22 @@ pub fn groups() -> Vec<(&'static str, std::ops::Range<usize>)> {
     ]
 }
 
-/// Which weights the named groups cover; an unknown name is an error.
-pub fn free_weights(names: &[String]) -> Result<Vec<bool>, String> {
+/// Which weights the named groups cover.
+///
+/// # Errors
+///
+/// A name that is no group; the error lists the groups.
+pub fn free_weights(names: &[String]) -> Result<Vec<bool>, UnknownGroup> {
     let all = groups();
     let mut free = vec![false; feature::COUNT];
     for name in names {
-        let (_, range) = all.iter().find(|(n, _)| n == name).ok_or_else(|| {
-            let known: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
-            format!(
-                "unknown weight group '{name}' (known: {})",
-                known.join(", ")
-            )
-        })?;
+        let (_, range) = all
+            .iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| UnknownGroup {
+                name: name.clone(),
+                known: all.iter().map(|(n, _)| *n).collect(),
+            })?;
         free[range.clone()].iter_mut().for_each(|f| *f = true);
     }
     Ok(free)
@@ -433,12 +460,15 @@ rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
     fn bad_lines_are_named_and_skipped() {
         let mut d = Dataset::default();
         let bad = d.add_text(
-            "nonsense\n4k4/9/9/9/9/9/9/9/9/4K4 w | 0 | 1\nx | 1 | 2\n",
+            "nonsense\n4k4/9/9/9/9/9/9/9/9/4K4 w | 0 | 1\n3k5/9/9/9/9/9/9/9/9/4K4 w | 1 | 2\n",
             10,
         );
         assert_eq!(bad.len(), 3, "{bad:?}");
         assert_eq!(bad[0].line, 10);
-        assert!(bad[1].reason.contains("FEN"), "{:?}", bad[1]);
+        assert_eq!(bad[0].reason, LineError::Shape);
+        assert!(matches!(bad[1].reason, LineError::Fen(_)), "{:?}", bad[1]);
+        assert!(bad[1].reason.to_string().starts_with("bad FEN: "));
+        assert_eq!(bad[2].reason, LineError::Result("2".into()));
         assert!(d.is_empty());
     }
 
@@ -496,7 +526,8 @@ rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w | 0 | 0.5
             range.for_each(|i| covered[i] += 1);
         }
         assert!(covered.iter().all(|&c| c == 1));
-        assert!(free_weights(&["bogus".into()]).is_err());
+        let unknown = free_weights(&["bogus".into()]).unwrap_err().to_string();
+        assert!(unknown.contains("'bogus' (known: material, "), "{unknown}");
         let free = free_weights(&["tempo".into()]).unwrap();
         assert_eq!(free.iter().filter(|&&f| f).count(), 1);
     }
