@@ -79,7 +79,7 @@ fn the_engine_does_not_complete_a_losing_cycle() {
 
 /// A game the engine lost while perpetual checks of its own were ruled as
 /// draws until the third occurrence of a cycle reaching back before the
-/// root (self-play, 2026-11-24): here, with Red to move, h8g6 checks again
+/// root (found in self-play): here, with Red to move, h8g6 checks again
 /// into a position Black answers with the third occurrence, which loses
 /// for Red. The engine must see that and play on another way.
 #[test]
