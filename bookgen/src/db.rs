@@ -8,20 +8,93 @@
 //! its size and modification time, so an interrupted import loses at most
 //! the file it was in, and a second run skips what is done.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use rusqlite::{params, Connection, OptionalExtension};
-use xqcore::{GameResult, Move, Position};
+use xqcore::{FenError, GameResult, Move, MoveError, Position};
 use xqrecords::pgn::Game;
 
 /// Version of the schema, stored in the database.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// Why the game database cannot be opened, read or written. Every variant
+/// names the database file.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// SQLite failed (the file cannot be opened, the disk is full).
+    #[error("{path}: {source}", path = .path.display())]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+    /// The file is not a SQLite database, or one whose tables are not a
+    /// game database's.
+    #[error("{path}: not a game database: {source}", path = .path.display())]
+    NotGameDb {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+    /// The database was written by a program of another schema version.
+    #[error(
+        "{path}: game database schema {found}, this program reads {SCHEMA_VERSION}",
+        path = .path.display()
+    )]
+    Schema {
+        /// The database file.
+        path: PathBuf,
+        /// The version stored in it.
+        found: String,
+    },
+}
+
+/// A stored game that does not replay (its row was edited by hand).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: game {id}: {source}", path = .path.display())]
+pub struct StoredGameError {
+    /// The database file.
+    pub path: PathBuf,
+    /// The game's id (its row in table `games`).
+    pub id: i64,
+    /// What is wrong with it.
+    pub source: ReplayError,
+}
+
+/// Why a stored row is not a game.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The start is not a position.
+    #[error(transparent)]
+    Fen(#[from] FenError),
+    /// A move is not legal where it is played.
+    #[error("move {number}: {source}")]
+    Move {
+        /// The move's number, from 1.
+        number: usize,
+        /// Why it was refused.
+        source: MoveError,
+    },
+    /// The result is none of PGN's.
+    #[error("result '{0}' unknown")]
+    Result(String),
+}
+
 /// An open game database.
 pub struct GameDb {
     conn: Connection,
-    path: String,
+    path: PathBuf,
+}
+
+/// The error for a SQLite failure on the database at `path`.
+fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> DbError + '_ {
+    |source| DbError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// What importing one file did.
@@ -35,10 +108,14 @@ pub struct Imported {
 
 impl GameDb {
     /// Opens or creates the database at `path`.
-    pub fn open(path: &Path) -> Result<GameDb, String> {
-        let name = path.display().to_string();
-        let err = |e: rusqlite::Error| format!("{name}: {e}");
-        let conn = Connection::open(path).map_err(err)?;
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be opened or created, is not a game database, or is
+    /// one of another schema version.
+    pub fn open(path: &Path) -> Result<GameDb, DbError> {
+        let err = sqlite(path);
+        let conn = Connection::open(path).map_err(&err)?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
@@ -65,37 +142,44 @@ impl GameDb {
                  duplicates INTEGER NOT NULL
              );",
         )
-        .map_err(|e| format!("{name}: not a game database: {e}"))?;
+        .map_err(|source| DbError::NotGameDb {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let version: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
                 r.get(0)
             })
             .optional()
-            .map_err(err)?;
+            .map_err(&err)?;
         match version {
             None => {
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
                     params![SCHEMA_VERSION.to_string()],
                 )
-                .map_err(err)?;
+                .map_err(&err)?;
             }
             Some(v) if v == SCHEMA_VERSION.to_string() => {}
-            Some(v) => {
-                return Err(format!(
-                    "{name}: game database schema {v}, this program reads {SCHEMA_VERSION}"
-                ))
+            Some(found) => {
+                return Err(DbError::Schema {
+                    path: path.to_path_buf(),
+                    found,
+                })
             }
         }
-        Ok(GameDb { conn, path: name })
-    }
-
-    fn err(&self, e: rusqlite::Error) -> String {
-        format!("{}: {e}", self.path)
+        Ok(GameDb {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Whether `file` was imported already, unchanged since.
-    pub fn is_imported(&self, file: &Path) -> Result<bool, String> {
+    ///
+    /// # Errors
+    ///
+    /// SQLite fails reading the database.
+    pub fn is_imported(&self, file: &Path) -> Result<bool, DbError> {
         let Some((size, modified)) = file_stamp(file) else {
             return Ok(false);
         };
@@ -107,16 +191,19 @@ impl GameDb {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
-            .map_err(|e| self.err(e))?;
+            .map_err(sqlite(&self.path))?;
         Ok(known == Some((size, modified)))
     }
 
     /// Stores the games read from `file` in one transaction, skipping
     /// duplicates, and notes the file as imported.
-    pub fn import(&mut self, file: &Path, games: &[Game]) -> Result<Imported, String> {
-        let path = self.path.clone();
-        let err = |e: rusqlite::Error| format!("{path}: {e}");
-        let tx = self.conn.transaction().map_err(err)?;
+    ///
+    /// # Errors
+    ///
+    /// SQLite fails writing the database; nothing of `file` is stored then.
+    pub fn import(&mut self, file: &Path, games: &[Game]) -> Result<Imported, DbError> {
+        let err = sqlite(&self.path);
+        let tx = self.conn.transaction().map_err(&err)?;
         let mut done = Imported::default();
         {
             let mut insert = tx
@@ -124,10 +211,10 @@ impl GameDb {
                     "INSERT OR IGNORE INTO games (start_fen, moves, result, source, source_game)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
-                .map_err(err)?;
+                .map_err(&err)?;
             let mut tag = tx
                 .prepare("INSERT INTO tags (game, name, value) VALUES (?1, ?2, ?3)")
-                .map_err(err)?;
+                .map_err(&err)?;
             let source = file.display().to_string();
             for g in games {
                 let moves: Vec<String> = g.moves.iter().map(Move::to_string).collect();
@@ -139,7 +226,7 @@ impl GameDb {
                         source,
                         g.index as i64
                     ])
-                    .map_err(err)?;
+                    .map_err(&err)?;
                 if n == 0 {
                     done.duplicates += 1;
                     continue;
@@ -147,7 +234,7 @@ impl GameDb {
                 done.added += 1;
                 let id = tx.last_insert_rowid();
                 for (k, v) in &g.tags {
-                    tag.execute(params![id, k, v]).map_err(err)?;
+                    tag.execute(params![id, k, v]).map_err(&err)?;
                 }
             }
         }
@@ -163,26 +250,36 @@ impl GameDb {
                 done.duplicates as i64
             ],
         )
-        .map_err(err)?;
-        tx.commit().map_err(err)?;
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
         Ok(done)
     }
 
     /// Games stored.
-    pub fn count(&self) -> Result<usize, String> {
+    ///
+    /// # Errors
+    ///
+    /// SQLite fails reading the database.
+    pub fn count(&self) -> Result<usize, DbError> {
         self.conn
             .query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0))
             .map(|n| n as usize)
-            .map_err(|e| self.err(e))
+            .map_err(sqlite(&self.path))
     }
 
     /// Every stored game as (start, moves, result). A row that no longer
-    /// replays (edited by hand) is returned as an error with its id.
-    pub fn games(&self) -> Result<Vec<Result<StoredGame, String>>, String> {
+    /// replays (edited by hand) is returned as an error with its id, and
+    /// the others still are.
+    ///
+    /// # Errors
+    ///
+    /// SQLite fails reading the database.
+    pub fn games(&self) -> Result<Vec<Result<StoredGame, StoredGameError>>, DbError> {
+        let err = sqlite(&self.path);
         let mut stmt = self
             .conn
             .prepare("SELECT id, start_fen, moves, result FROM games ORDER BY id")
-            .map_err(|e| self.err(e))?;
+            .map_err(&err)?;
         let rows = stmt
             .query_map([], |r| {
                 Ok((
@@ -192,12 +289,16 @@ impl GameDb {
                     r.get::<_, String>(3)?,
                 ))
             })
-            .map_err(|e| self.err(e))?;
+            .map_err(&err)?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, fen, moves, result) = row.map_err(|e| self.err(e))?;
+            let (id, fen, moves, result) = row.map_err(&err)?;
             out.push(
-                replay(&fen, &moves, &result).map_err(|e| format!("{}: game {id}: {e}", self.path)),
+                replay(&fen, &moves, &result).map_err(|source| StoredGameError {
+                    path: self.path.clone(),
+                    id,
+                    source,
+                }),
             );
         }
         Ok(out)
@@ -215,20 +316,23 @@ pub struct StoredGame {
     pub result: GameResult,
 }
 
-fn replay(fen: &str, moves: &str, result: &str) -> Result<StoredGame, String> {
-    let start = Position::from_fen(fen).map_err(|e| e.to_string())?;
+/// The game of a stored row: its start FEN, its moves in ICCS separated by
+/// spaces, and its result as PGN writes it.
+fn replay(fen: &str, moves: &str, result: &str) -> Result<StoredGame, ReplayError> {
+    let start = Position::from_fen(fen)?;
     let mut pos = start.clone();
     let mut list = Vec::new();
     for (i, m) in moves.split_whitespace().enumerate() {
-        let mv = pos
-            .parse_move(m)
-            .map_err(|e| format!("move {}: {e}", i + 1))?;
+        let mv = pos.parse_move(m).map_err(|source| ReplayError::Move {
+            number: i + 1,
+            source,
+        })?;
         pos.make_move(mv);
         list.push(mv);
     }
     let result = result
         .parse()
-        .map_err(|()| format!("result '{result}' unknown"))?;
+        .map_err(|()| ReplayError::Result(result.to_string()))?;
     Ok(StoredGame {
         start,
         moves: list,
@@ -306,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_is_not_a_database_is_refused_with_its_name() {
+    fn a_file_that_is_not_a_database_is_refused_naming_it_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("notes.sqlite");
         std::fs::write(
@@ -315,6 +419,54 @@ mod tests {
         )
         .unwrap();
         let err = GameDb::open(&path).err().unwrap();
-        assert!(err.contains("notes.sqlite"), "{err}");
+        let DbError::NotGameDb { source, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            err.to_string(),
+            format!("{}: not a game database: {source}", path.display())
+        );
+    }
+
+    #[test]
+    fn a_database_of_another_schema_is_refused_naming_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.sqlite");
+        drop(GameDb::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE meta SET value = '2' WHERE key = 'schema'", [])
+            .unwrap();
+        let err = GameDb::open(&path).err().unwrap().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: game database schema 2, this program reads 1",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_game_edited_into_an_illegal_one_is_named_by_file_id_and_move() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.sqlite");
+        let mut db = GameDb::open(&path).unwrap();
+        db.import(Path::new("a.pgn"), &games(PGN)).unwrap();
+        // Black's second move made Red's rook's.
+        db.conn
+            .execute("UPDATE games SET moves = 'h2e2 a0a1' WHERE id = 1", [])
+            .unwrap();
+        let stored = db.games().unwrap();
+        assert!(stored[1].is_ok(), "the other game is still read");
+        let err = stored[0].as_ref().unwrap_err();
+        assert!(matches!(err.source, ReplayError::Move { number: 2, .. }));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: game 1: move 2: a0a1: the piece on a0 is not the side to move's",
+                path.display()
+            )
+        );
     }
 }

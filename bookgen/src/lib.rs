@@ -7,19 +7,45 @@ pub mod obk;
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use xqbook::{game_fingerprint, retain_unique, BookBuilder, BuildConfig};
+use xqbook::{game_fingerprint, retain_unique, BookBuilder, BookError, BuildConfig};
 use xqrecords::pgn::SkipReason;
+
+/// A record file or directory that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}", path = .path.display())]
+pub struct RecordFilesError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// What the system said.
+    pub source: io::Error,
+}
+
+impl RecordFilesError {
+    /// The error for `path`, given what the system says of it.
+    fn at(path: &Path) -> impl FnOnce(io::Error) -> RecordFilesError + '_ {
+        |source| RecordFilesError {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
 
 /// Record files under `paths`: files named on the command line as they
 /// are, directories searched recursively for `.pgn` and `.xqf` files, in
 /// name order.
-pub fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+///
+/// # Errors
+///
+/// A path that does not exist, or a directory that cannot be listed; the
+/// error names it.
+pub fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, RecordFilesError> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let meta = fs::metadata(p).map_err(RecordFilesError::at(p))?;
         if meta.is_dir() {
             walk(p, &mut out)?;
         } else {
@@ -29,8 +55,9 @@ pub fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let read = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), RecordFilesError> {
+    let read = fs::read_dir(dir).map_err(RecordFilesError::at(dir))?;
+    // Entries that vanish or cannot be read while listing are passed over.
     let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -93,13 +120,20 @@ pub fn count_games(mut games: Vec<GameMoves>, config: BuildConfig) -> (BookBuild
 
 /// Positions a book knows, walked from the start along its moves
 /// (breadth first), up to `limit`: what a game in the book probes.
-pub fn book_positions(book: &xqbook::Book, limit: usize) -> Result<Vec<xqcore::Position>, String> {
+///
+/// # Errors
+///
+/// A block of the book cannot be read; the error names the book.
+pub fn book_positions(
+    book: &xqbook::Book,
+    limit: usize,
+) -> Result<Vec<xqcore::Position>, BookError> {
     let mut out = vec![xqcore::Position::start()];
     let mut next = 0;
     while next < out.len() && out.len() < limit {
         let pos = out[next].clone();
         next += 1;
-        for m in book.probe(&pos).map_err(|e| e.to_string())? {
+        for m in book.probe(&pos)? {
             let mut child = pos.clone();
             child.make_move(m.mv);
             out.push(child);
@@ -113,12 +147,16 @@ pub fn book_positions(book: &xqbook::Book, limit: usize) -> Result<Vec<xqcore::P
 
 /// Times one probe of each position, after a first pass that warms the
 /// caches: the median and the 90th percentile, in microseconds.
+///
+/// # Errors
+///
+/// A block of the book cannot be read; the error names the book.
 pub fn probe_latency(
     book: &xqbook::Book,
     positions: &[xqcore::Position],
-) -> Result<(f64, f64), String> {
+) -> Result<(f64, f64), BookError> {
     for p in positions {
-        book.probe(p).map_err(|e| e.to_string())?;
+        book.probe(p)?;
     }
     let mut micros: Vec<f64> = positions
         .iter()
@@ -128,8 +166,7 @@ pub fn probe_latency(
             let elapsed = t.elapsed().as_secs_f64() * 1e6;
             std::hint::black_box(found).map(|_| elapsed)
         })
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
+        .collect::<Result<_, _>>()?;
     micros.sort_by(f64::total_cmp);
     let at = |q: f64| micros[((micros.len() - 1) as f64 * q) as usize];
     Ok((at(0.5), at(0.9)))
@@ -158,7 +195,13 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["a.PGN", "b.pgn", "sub/c.pgn"]);
-        let missing = record_files(&[dir.path().join("none")]).unwrap_err();
-        assert!(missing.contains("none"), "{missing}");
+        // A missing path is named once, with the system's reason.
+        let none = dir.path().join("none");
+        let missing = record_files(std::slice::from_ref(&none)).unwrap_err();
+        assert_eq!(missing.source.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            missing.to_string(),
+            format!("{}: {}", none.display(), missing.source)
+        );
     }
 }

@@ -138,11 +138,11 @@ struct ObkKeysArg {
 
 impl ObkKeysArg {
     /// The key table, or why there is none.
-    fn load(&self, purpose: &str) -> Result<ObkKeys, String> {
+    fn load(&self, purpose: &str) -> Outcome<ObkKeys> {
         let path = self.obk_keys.as_ref().ok_or_else(|| {
             format!("{purpose} needs --obk-keys FILE, BHGUI's key table (see docs/serve.md)")
         })?;
-        ObkKeys::read(path).map_err(|e| e.to_string())
+        Ok(ObkKeys::read(path)?)
     }
 }
 
@@ -203,6 +203,10 @@ fn parse_encoding(s: &str) -> Result<TextEncoding, xqrecords::encoding::UnknownE
     s.parse()
 }
 
+/// What a command gives: nothing, or the error `main` prints. The
+/// library's errors name their files; the messages made here name theirs.
+type Outcome<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     xqcli::remove_unfinished_files_on_interrupt("bookgen");
@@ -242,9 +246,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn build(args: BuildArgs) -> Result<(), String> {
+fn build(args: BuildArgs) -> Outcome {
     if !(0.0..=1.0).contains(&args.min_score) {
-        return Err(format!("--min-score {} is not within 0..1", args.min_score));
+        return Err(format!("--min-score {} is not within 0..1", args.min_score).into());
     }
     let started = Instant::now();
     let mut report = Report::default();
@@ -277,14 +281,14 @@ fn build(args: BuildArgs) -> Result<(), String> {
         config.side,
         args.min_score
     );
-    report.book = write_book(&args.output, &entries, &describe).map_err(|e| e.to_string())?;
+    report.book = write_book(&args.output, &entries, &describe)?;
     print_report(&report, started.elapsed().as_secs_f64());
     Ok(())
 }
 
 /// An error, naming why, when the book would hold nothing: no game was
 /// read, or no position passes the filters.
-fn refuse_empty(report: &Report, no_entries: bool, args: &BuildArgs) -> Result<(), String> {
+fn refuse_empty(report: &Report, no_entries: bool, args: &BuildArgs) -> Outcome {
     let skipped: usize = report.skipped.values().sum();
     if report.games == 0 {
         let reasons: Vec<String> = report
@@ -300,7 +304,8 @@ fn refuse_empty(report: &Report, no_entries: bool, args: &BuildArgs) -> Result<(
         return Err(format!(
             "{}: not written: {why}; nothing to build a book from (--allow-empty writes an empty book)",
             args.output.display()
-        ));
+        )
+        .into());
     }
     if no_entries {
         return Err(format!(
@@ -311,7 +316,8 @@ fn refuse_empty(report: &Report, no_entries: bool, args: &BuildArgs) -> Result<(
             args.min_games,
             args.max_ply,
             args.min_score
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -357,12 +363,8 @@ fn print_report(r: &Report, seconds: f64) {
     );
 }
 
-fn open(path: &Path) -> Result<Book, String> {
-    Book::open(path).map_err(|e| e.to_string())
-}
-
-fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
-    let book = xqbook::open(path).map_err(|e| e.to_string())?;
+fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Outcome {
+    let book = xqbook::open(path)?;
     let mut pos = match fen {
         Some(f) => Position::from_fen(f).map_err(|e| format!("--fen: {e}"))?,
         None => Position::start(),
@@ -372,7 +374,7 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Result<(), String>
             parse_and_resolve(&pos, token).map_err(|e| format!("--moves, move {}: {e}", i + 1))?;
         pos.make_move(m);
     }
-    let found = book.probe(&pos).map_err(|e| e.to_string())?;
+    let found = book.probe(&pos)?;
     if found.is_empty() {
         out!("no book moves");
     }
@@ -399,8 +401,8 @@ fn print_move(m: &WeightedMove) {
     }
 }
 
-fn stats(path: &Path) -> Result<(), String> {
-    let book = match xqbook::open(path).map_err(|e| e.to_string())? {
+fn stats(path: &Path) -> Outcome {
+    let book = match xqbook::open(path)? {
         AnyBook::Ours(book) => book,
         AnyBook::Eleeye(book) => return eleeye_stats(&book),
     };
@@ -408,7 +410,7 @@ fn stats(path: &Path) -> Result<(), String> {
     let mut positions = 0u64;
     let mut games = 0u64;
     for block in book.positions() {
-        let block = block.map_err(|e| e.to_string())?;
+        let block = block?;
         positions += block.len() as u64;
         games += block
             .iter()
@@ -434,7 +436,7 @@ fn stats(path: &Path) -> Result<(), String> {
 }
 
 /// `stats` of an ElephantEye book: what such a file holds.
-fn eleeye_stats(book: &EleeyeBook) -> Result<(), String> {
+fn eleeye_stats(book: &EleeyeBook) -> Outcome {
     let path = book.path();
     let bytes = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
@@ -450,12 +452,12 @@ fn eleeye_stats(book: &EleeyeBook) -> Result<(), String> {
     Ok(())
 }
 
-fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+fn merge(output: &Path, inputs: &[PathBuf]) -> Outcome {
     let mut all: BTreeMap<u64, BTreeMap<u16, BookMove>> = BTreeMap::new();
     for path in inputs {
-        let book = open(path)?;
+        let book = Book::open(path)?;
         for block in book.positions() {
-            for (key, moves) in block.map_err(|e| e.to_string())? {
+            for (key, moves) in block? {
                 let entry = all.entry(key).or_default();
                 for m in moves {
                     let slot = entry.entry(m.mv.to_u16()).or_insert(BookMove {
@@ -486,8 +488,7 @@ fn merge(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
         output,
         &positions,
         &format!("merged from {}", names.join(", ")),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     out!(
         "positions {}, entries {}, {} bytes",
         summary.positions,
@@ -507,10 +508,10 @@ fn is_sqlite(path: &Path) -> bool {
 }
 
 /// The positions of the book at `input` (any format), walked from the start.
-fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> Result<Walked, String> {
+fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> Outcome<Walked> {
     if is_sqlite(input) {
         let keys = keys.load(&format!("reading {}", input.display()))?;
-        let book = ObkBook::open(input, &keys).map_err(|e| e.to_string())?;
+        let book = ObkBook::open(input, &keys)?;
         out!(
             "{}: {} rows read, {} unreadable rows skipped",
             input.display(),
@@ -519,7 +520,7 @@ fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> Result<Walked, St
         );
         return Ok(walk(|p| book.probe(p), max_gap, usize::MAX));
     }
-    let book = xqbook::open(input).map_err(|e| e.to_string())?;
+    let book = xqbook::open(input)?;
     Ok(walk(|p| book_moves(&book, p), max_gap, usize::MAX))
 }
 
@@ -529,7 +530,7 @@ fn export(
     format: ExportFormat,
     output: &Path,
     max_gap: u32,
-) -> Result<(), String> {
+) -> Outcome {
     // Checked before the walk, which can take a while.
     let obk_keys = match format {
         ExportFormat::Obk => Some(keys.load("--format obk")?),
@@ -537,17 +538,15 @@ fn export(
     };
     let walked = walk_book(input, keys, max_gap)?;
     let moves: usize = walked.iter().map(|w| w.1.len()).sum();
-    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
     let written = match (format, obk_keys) {
-        (ExportFormat::Obk, Some(keys)) => {
-            write_obk(output, &keys, &walked).map_err(|e| e.to_string())?
+        (ExportFormat::Obk, Some(keys)) => write_obk(output, &keys, &walked)?,
+        // The system's error does not say which file; the others do.
+        (ExportFormat::Eleeye, _) => {
+            write_eleeye(output, &walked).map_err(|e| format!("{}: {e}", output.display()))?
         }
-        (ExportFormat::Eleeye, _) => write_eleeye(output, &walked).map_err(|e| failed(&e))?,
         _ => {
             let describe = format!("exported from {}", input.display());
-            write_book(output, &our_entries(&walked), &describe)
-                .map_err(|e| failed(&e))?
-                .entries as usize
+            write_book(output, &our_entries(&walked), &describe)?.entries as usize
         }
     };
     out!(
@@ -559,18 +558,19 @@ fn export(
 }
 
 /// `import --obk`: an .obk book written as ours.
-fn import_obk(obk: &Path, keys: &ObkKeysArg, output: &Path) -> Result<(), String> {
+fn import_obk(obk: &Path, keys: &ObkKeysArg, output: &Path) -> Outcome {
     if !is_sqlite(obk) {
         return Err(format!(
             "{}: not a BHGUI .obk book (not a SQLite database)",
             obk.display()
-        ));
+        )
+        .into());
     }
     export(obk, keys, ExportFormat::Xqb, output, 1)
 }
 
-fn bench(path: &Path, limit: usize) -> Result<(), String> {
-    let book = open(path)?;
+fn bench(path: &Path, limit: usize) -> Outcome {
+    let book = Book::open(path)?;
     let positions = book_positions(&book, limit.max(1))?;
     let (median, p90) = probe_latency(&book, &positions)?;
     out!(
@@ -588,9 +588,9 @@ fn read_files(
     files: &[PathBuf],
     read: &ReadArgs,
     show: usize,
-    mut skip: impl FnMut(&Path) -> Result<bool, String>,
-    mut each: impl FnMut(&Path, Records) -> Result<(), String>,
-) -> Result<(), String> {
+    mut skip: impl FnMut(&Path) -> Outcome<bool>,
+    mut each: impl FnMut(&Path, Records) -> Outcome,
+) -> Outcome {
     let bar = progress(files, read.quiet);
     let mut done = 0;
     let mut shown = 0;
@@ -620,7 +620,7 @@ fn read_files(
     Ok(())
 }
 
-fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMoves>, String> {
+fn games_from_files(args: &BuildArgs, report: &mut Report) -> Outcome<Vec<GameMoves>> {
     let files = record_files(&args.inputs)?;
     let mut games = Vec::new();
     read_files(
@@ -641,9 +641,9 @@ fn games_from_files(args: &BuildArgs, report: &mut Report) -> Result<Vec<GameMov
     Ok(games)
 }
 
-fn games_from_db(db: &Path, report: &mut Report) -> Result<Vec<GameMoves>, String> {
+fn games_from_db(db: &Path, report: &mut Report) -> Outcome<Vec<GameMoves>> {
     if !db.is_file() {
-        return Err(format!("{}: no such game database", db.display()));
+        return Err(format!("{}: no such game database", db.display()).into());
     }
     let db = GameDb::open(db)?;
     let mut games = Vec::new();
@@ -660,7 +660,7 @@ fn games_from_db(db: &Path, report: &mut Report) -> Result<Vec<GameMoves>, Strin
     Ok(games)
 }
 
-fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Result<(), String> {
+fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Outcome {
     let started = Instant::now();
     let files = record_files(inputs)?;
     let store = std::cell::RefCell::new(GameDb::open(db)?);

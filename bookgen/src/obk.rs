@@ -40,16 +40,31 @@ const SCHEMA: &str = "CREATE TABLE bhobk([id] INTEGER PRIMARY KEY AUTOINCREMENT,
 /// limit).
 const MAX_ROWS_PER_KEY: usize = 128;
 
-/// Why a key table or an `.obk` book cannot be used.
+/// Why a key table or an `.obk` book cannot be used. Every variant names
+/// the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ObkError {
-    /// The key table file cannot be read or is not BHGUI's table.
-    #[error("{path}: {reason}", path = .path.display())]
-    Keys { path: PathBuf, reason: String },
+    /// The key table file is not a table of 3,585 numbers.
+    #[error("{path}: {source}", path = .path.display())]
+    Keys {
+        path: PathBuf,
+        source: KeyTableError,
+    },
+    /// The key table is a table, but not BHGUI's: it gives the start
+    /// position the key `start`, not [`START_KEY`].
+    #[error(
+        "{path}: not BHGUI's key table: it gives the start position the key {start:#018x}, \
+         .obk books give it {START_KEY:#018x}",
+        path = .path.display()
+    )]
+    ForeignKeys { path: PathBuf, start: u64 },
     /// The book is not a SQLite database with a `bhobk` table of the
-    /// expected columns, or a row is unusable.
-    #[error("{path}: not a BHGUI .obk book: {reason}", path = .path.display())]
-    NotObk { path: PathBuf, reason: String },
+    /// expected columns.
+    #[error("{path}: not a BHGUI .obk book: {source}", path = .path.display())]
+    NotObk {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     /// SQLite failed reading or writing the book.
     #[error("{path}: {source}", path = .path.display())]
     Sqlite {
@@ -61,6 +76,28 @@ pub enum ObkError {
     Io {
         path: PathBuf,
         source: std::io::Error,
+    },
+}
+
+/// Why a text is not a key table (see [`ObkKeys::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KeyTableError {
+    /// A token is not a number that fits 64 bits.
+    #[error("line {line}: `{token}` is not a 64-bit number")]
+    Number {
+        /// The line, from 1.
+        line: usize,
+        /// The token.
+        token: String,
+    },
+    /// There are not as many numbers as a table has.
+    #[error(
+        "{found} numbers; a key table has {total} ({PIECE_KEYS} piece-square keys and the side key)",
+        total = PIECE_KEYS + 1
+    )]
+    Count {
+        /// How many there are.
+        found: usize,
     },
 }
 
@@ -97,25 +134,38 @@ impl ObkKeys {
     /// `0x` hexadecimal, separated by white space or commas (the piece-square
     /// keys, then the side key). Refused unless it gives the start position
     /// the key real books give it ([`START_KEY`]).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read ([`ObkError::Io`]), is not a table of
+    /// numbers ([`ObkError::Keys`]), or is not BHGUI's
+    /// ([`ObkError::ForeignKeys`]).
     pub fn read(path: &Path) -> Result<ObkKeys, ObkError> {
-        let refuse = |reason: String| ObkError::Keys {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| refuse(e.to_string()))?;
-        let keys = ObkKeys::parse(&text).map_err(refuse)?;
+        let path_buf = || path.to_path_buf();
+        let text = std::fs::read_to_string(path).map_err(|source| ObkError::Io {
+            path: path_buf(),
+            source,
+        })?;
+        let keys = ObkKeys::parse(&text).map_err(|source| ObkError::Keys {
+            path: path_buf(),
+            source,
+        })?;
         let start = keys.key(&Position::start(), false);
         if start != START_KEY {
-            return Err(refuse(format!(
-                "not BHGUI's key table: it gives the start position the key {start:#018x}, \
-                 .obk books give it {START_KEY:#018x}"
-            )));
+            return Err(ObkError::ForeignKeys {
+                path: path_buf(),
+                start,
+            });
         }
         Ok(keys)
     }
 
     /// Parses the numbers of a key table (see [`ObkKeys::read`]).
-    pub fn parse(text: &str) -> Result<ObkKeys, String> {
+    ///
+    /// # Errors
+    ///
+    /// A token is not a 64-bit number, or there are not 3,585 of them.
+    pub fn parse(text: &str) -> Result<ObkKeys, KeyTableError> {
         let mut values = Vec::with_capacity(PIECE_KEYS + 1);
         for (line, content) in text.lines().enumerate() {
             for token in content
@@ -128,17 +178,17 @@ impl ObkKeys {
                         .parse::<u64>()
                         .or_else(|e| token.parse::<i64>().map(|v| v as u64).map_err(|_| e)),
                 };
-                let value = value
-                    .map_err(|_| format!("line {}: `{token}` is not a 64-bit number", line + 1))?;
+                let value = value.map_err(|_| KeyTableError::Number {
+                    line: line + 1,
+                    token: token.to_string(),
+                })?;
                 values.push(value);
             }
         }
         if values.len() != PIECE_KEYS + 1 {
-            return Err(format!(
-                "{} numbers; a key table has {} ({PIECE_KEYS} piece-square keys and the side key)",
-                values.len(),
-                PIECE_KEYS + 1
-            ));
+            return Err(KeyTableError::Count {
+                found: values.len(),
+            });
         }
         let red_to_move = values[PIECE_KEYS];
         let pieces: Box<[u64; PIECE_KEYS]> = values[..PIECE_KEYS]
@@ -195,6 +245,10 @@ pub fn decode_move(vmove: i64) -> Option<Move> {
 /// stands with its moves' games and results (from the mover's side),
 /// `vscore` the move's weight in our books, whole or not at all. Returns
 /// the rows written.
+///
+/// # Errors
+///
+/// SQLite or the file system fails; nothing is written at `path` then.
 pub fn write_obk(path: &Path, keys: &ObkKeys, walked: &Walked) -> Result<usize, ObkError> {
     let sqlite = |source| ObkError::Sqlite {
         path: path.to_path_buf(),
@@ -280,10 +334,15 @@ impl ObkBook {
     /// Opens and reads the book at `path`, probed with `keys`. Rows with
     /// `vvalid` 0 are left out; rows whose key or move cannot be read are
     /// counted in [`ObkBook::skipped`].
+    ///
+    /// # Errors
+    ///
+    /// The file is missing ([`ObkError::Io`]) or is not a SQLite database
+    /// with a `bhobk` table of the expected columns ([`ObkError::NotObk`]).
     pub fn open(path: &Path, keys: &ObkKeys) -> Result<ObkBook, ObkError> {
-        let not_obk = |reason: String| ObkError::NotObk {
+        let not_obk = |source| ObkError::NotObk {
             path: path.to_path_buf(),
-            reason,
+            source,
         };
         if !path.is_file() {
             return Err(ObkError::Io {
@@ -291,11 +350,11 @@ impl ObkBook {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
-        let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| not_obk(e.to_string()))?;
+        let db =
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(not_obk)?;
         let mut query = db
             .prepare("SELECT vkey, vmove, vscore, vwin, vdraw, vlost, vvalid FROM bhobk")
-            .map_err(|e| not_obk(e.to_string()))?;
+            .map_err(not_obk)?;
         let mut book = ObkBook {
             path: path.to_path_buf(),
             keys: keys.clone(),
@@ -304,8 +363,8 @@ impl ObkBook {
             rows: 0,
             skipped: 0,
         };
-        let mut rows = query.query([]).map_err(|e| not_obk(e.to_string()))?;
-        while let Some(row) = rows.next().map_err(|e| not_obk(e.to_string()))? {
+        let mut rows = query.query([]).map_err(not_obk)?;
+        while let Some(row) = rows.next().map_err(not_obk)? {
             let int = |i: usize| match row.get_ref(i) {
                 Ok(ValueRef::Integer(v)) => Some(v),
                 Ok(ValueRef::Real(v)) if v.fract() == 0.0 => Some(v as i64),
@@ -514,8 +573,14 @@ mod tests {
             .unwrap()
             .execute("CREATE TABLE t(x)", [])
             .unwrap();
-        let err = ObkBook::open(&other, &keys).unwrap_err().to_string();
-        assert!(err.contains("other.obk: not a BHGUI .obk book"), "{err}");
+        let err = ObkBook::open(&other, &keys).unwrap_err();
+        let ObkError::NotObk { source, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            err.to_string(),
+            format!("{}: not a BHGUI .obk book: {source}", other.display())
+        );
     }
 
     #[test]
@@ -534,16 +599,52 @@ mod tests {
         let parsed = ObkKeys::parse(&text).unwrap();
         assert_eq!(parsed.pieces, keys.pieces);
         assert_eq!(parsed.red_to_move, keys.red_to_move);
-        assert!(ObkKeys::parse("1 2 3").unwrap_err().contains("3 numbers"));
-        assert!(ObkKeys::parse("1\n0xg")
-            .unwrap_err()
-            .contains("line 2: `0xg`"));
-        // A table of the right size but not BHGUI's is refused by `read`.
+        assert_eq!(
+            ObkKeys::parse("1 2 3").unwrap_err().to_string(),
+            "3 numbers; a key table has 3585 (3584 piece-square keys and the side key)"
+        );
+        assert_eq!(
+            ObkKeys::parse("1\n0xg").unwrap_err(),
+            KeyTableError::Number {
+                line: 2,
+                token: "0xg".to_string()
+            }
+        );
+        // A table of the right size but not BHGUI's is refused by `read`,
+        // naming the file once.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys.txt");
         std::fs::write(&path, &text).unwrap();
         let err = ObkKeys::read(&path).unwrap_err().to_string();
-        assert!(err.contains("not BHGUI's key table"), "{err}");
-        assert!(err.contains("keys.txt"), "{err}");
+        let start = keys.key(&Position::start(), false);
+        assert_eq!(
+            err,
+            format!(
+                "{}: not BHGUI's key table: it gives the start position the key {start:#018x}, \
+                 .obk books give it 0x628d04d7c9c144ae",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_key_table_that_does_not_parse_is_named_once_with_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.txt");
+        std::fs::write(&path, "1, 2\n3 4x 5\n").unwrap();
+        let err = ObkKeys::read(&path).unwrap_err();
+        assert!(matches!(
+            err,
+            ObkError::Keys {
+                source: KeyTableError::Number { line: 2, .. },
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            format!("{}: line 2: `4x` is not a 64-bit number", path.display())
+        );
+        let missing = ObkKeys::read(&dir.path().join("none.txt")).unwrap_err();
+        assert!(matches!(missing, ObkError::Io { .. }), "{missing:?}");
     }
 }

@@ -484,4 +484,16 @@ fn books_export_to_elephant_eye_and_back() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.xqb"));
     assert!(!dir.path().join("x.dat").exists());
+    // A file that cannot be written is named once, in either format.
+    for (format, name) in [("xqb", "x.xqb"), ("eleeye", "x.dat")] {
+        let target = dir.path().join("missing").join(name);
+        let out = bookgen(&["export", s(&ours), "--format", format, "-o", s(&target)]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches(name).count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("bookgen: {}: ", target.display())),
+            "{err}"
+        );
+    }
 }
