@@ -690,3 +690,13 @@ fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Outcome {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_describes_every_command_and_option() {
+        xqcli::help::assert_described(&super::Cli::command());
+    }
+}

@@ -489,18 +489,14 @@ impl ObkBook {
 mod tests {
     use super::*;
 
-    /// A key table of our own (not BHGUI's): splitmix64 values.
+    /// A key table of our own (not BHGUI's): SplitMix64 values.
     pub(crate) fn test_keys() -> ObkKeys {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        let pieces: Vec<u64> = (0..PIECE_KEYS).map(|_| next()).collect();
-        ObkKeys::new(pieces.into_boxed_slice().try_into().unwrap(), next())
+        let mut rng = xqcore::SplitMix64::new(0x1234_5678_9abc_def0);
+        let pieces: Vec<u64> = (0..PIECE_KEYS).map(|_| rng.next_u64()).collect();
+        ObkKeys::new(
+            pieces.into_boxed_slice().try_into().unwrap(),
+            rng.next_u64(),
+        )
     }
 
     #[test]
