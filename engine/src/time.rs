@@ -100,6 +100,22 @@ impl Limits {
         }
     }
 
+    /// A search that spends at most `time`, managing it as the clock of
+    /// the last move before a time control: it starts no iteration past
+    /// 0.6 of it and stops at 0.9 of it, less the margin kept against
+    /// latency ([`time_limits`]). For answers that must come within a
+    /// bound, without using all of it when the search is sure sooner.
+    pub fn within(time: Duration) -> Limits {
+        Limits {
+            clock: Some(Clock {
+                remaining: time,
+                movestogo: Some(1),
+                increment: Duration::ZERO,
+            }),
+            ..Limits::default()
+        }
+    }
+
     /// Whether the search ends without `stop` or `ponderhit`.
     pub fn ends_by_itself(&self) -> bool {
         !self.ponder && !self.budget().infinite
@@ -331,6 +347,14 @@ mod tests {
         };
         let (_, hard) = time_limits(&flag);
         assert!(hard < Duration::from_millis(150), "{hard:?}");
+    }
+
+    #[test]
+    fn a_bounded_search_stops_within_its_time() {
+        let budget = Limits::within(Duration::from_secs(1)).budget();
+        assert_eq!(budget.soft_time, Some(Duration::from_millis(600)));
+        assert_eq!(budget.hard_time, Some(Duration::from_millis(855)));
+        assert!(!budget.infinite);
     }
 
     #[test]

@@ -263,7 +263,7 @@ impl Reporter for Forward {
     }
 }
 
-/// One search of `pos` among `moves`, on this thread, for the time the
+/// One search of `pos` among `moves`, on this thread, within the time the
 /// server thinks, with a searcher of its own.
 fn search_once(
     pos: &Position,
@@ -273,7 +273,7 @@ fn search_once(
 ) -> Result<Analysis, EngineError> {
     let limits = Limits {
         search_moves: moves.to_vec(),
-        ..Limits::movetime(config.think)
+        ..Limits::within(config.think)
     };
     let search_config = SearchConfig {
         threads: 1,

@@ -55,7 +55,8 @@ struct ServeArgs {
     /// Directory of endgame tables [default: data/egtb]; `none`: no tables.
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Milliseconds the engine thinks on a position no book or table knows.
+    /// Milliseconds the engine may think on a position no book or table
+    /// knows (it stops sooner once an iteration ends past 0.6 of it).
     #[arg(long, default_value_t = 1000)]
     think_ms: u64,
     /// Engine searches at once.
