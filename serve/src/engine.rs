@@ -202,7 +202,11 @@ impl EnginePool {
         let config = self.config.clone();
         let searched = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            search_once(&pos, &moves, &config, &Silent)
+            let limits = Limits {
+                search_moves: moves,
+                ..Limits::within(config.think)
+            };
+            search_once(&pos, &limits, &config, &Silent)
         })
         .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -240,10 +244,11 @@ impl EnginePool {
         };
         Some(tokio::spawn(async move {
             let permit = permits.acquire_owned().await.ok();
-            let moves = pos.legal_moves().to_vec();
+            // An analysis asked for `think` is shown for all of it.
+            let limits = Limits::movetime(config.think);
             let searched = tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                search_once(&pos, &moves, &config, &Forward(infos)).ok()
+                search_once(&pos, &limits, &config, &Forward(infos)).ok()
             })
             .await;
             waiting.fetch_sub(1, Ordering::SeqCst);
@@ -263,23 +268,19 @@ impl Reporter for Forward {
     }
 }
 
-/// One search of `pos` among `moves`, on this thread, within the time the
-/// server thinks, with a searcher of its own.
+/// One search of `pos` under `limits`, on this thread, with a searcher of
+/// its own.
 fn search_once(
     pos: &Position,
-    moves: &[Move],
+    limits: &Limits,
     config: &EngineConfig,
     reporter: &dyn Reporter,
 ) -> Result<Analysis, EngineError> {
-    let limits = Limits {
-        search_moves: moves.to_vec(),
-        ..Limits::within(config.think)
-    };
     let search_config = SearchConfig {
         threads: 1,
         ..config.search.clone()
     };
-    let r = Searcher::new(search_config, 16).search(pos, &limits, reporter);
+    let r = Searcher::new(search_config, 16).search(pos, limits, reporter);
     r.best.ok_or(EngineError::NoMove)?;
     Ok(Analysis {
         score: r.score,
