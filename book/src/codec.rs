@@ -62,6 +62,15 @@ pub enum BlockError {
     /// A varint of more than 64 bits.
     #[error("a number longer than 64 bits")]
     VarintTooLong,
+    /// An analysis score beyond 16 bits.
+    #[error("a score beyond 16 bits")]
+    ScoreTooLarge,
+    /// An analysed move's flags other than 0 or 1.
+    #[error("bad move flags")]
+    BadFlags,
+    /// An analysed position without moves.
+    #[error("a position without moves")]
+    NoMoves,
 }
 
 /// Encodes positions sorted by key, each with 1..=255 moves.
@@ -206,13 +215,14 @@ impl<'a> Columns<'a> {
     }
 }
 
-struct Cursor<'a> {
-    raw: &'a [u8],
-    at: usize,
+/// Reads a block front to back.
+pub(crate) struct Cursor<'a> {
+    pub(crate) raw: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], BlockError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], BlockError> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.raw.len());
         let end = end.ok_or(BlockError::EndsEarly)?;
         let s = &self.raw[self.at..end];
@@ -220,7 +230,7 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
-    fn varint(&mut self) -> Result<u64, BlockError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, BlockError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1)?[0];
@@ -233,7 +243,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;

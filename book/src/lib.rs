@@ -14,14 +14,18 @@
 //! scheme is [`xqcore::zobrist::KEY_SCHEME_VERSION`], stamped in its header,
 //! so a book built with other keys is refused instead of misread.
 
+pub mod analysis;
 mod any;
+mod backup;
 mod builder;
 mod codec;
 pub mod convert;
 pub mod eleeye;
 mod reader;
 
+pub use analysis::{analysis_path, Analysis, AnalysisError, PositionAnalysis, ScoredMove};
 pub use any::{open, AnyBook, BookFormat, OpenError, WeightedMove};
+pub use backup::{back_up, one_ply_up, BookGraph};
 pub use builder::{
     game_fingerprint, retain_unique, write_book, BookBuilder, BuildConfig, BuildSummary,
     GameResult, SideFilter,

@@ -80,6 +80,11 @@ impl Book {
         self.reader.path()
     }
 
+    /// The container under the book.
+    pub(crate) fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
     /// The book's counts and description.
     pub fn info(&self) -> BookInfo {
         BookInfo {

@@ -2,7 +2,9 @@
 //! into a book (read by [`xqrecords::read_file`]), and reporting what was
 //! skipped.
 
+pub mod analyse;
 pub mod db;
+pub mod journal;
 pub mod obk;
 
 use std::collections::BTreeMap;

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use std::sync::Arc;
+
+use bookgen::analyse::{AnalyseConfig, Budget};
 use bookgen::db::GameDb;
 use bookgen::obk::{write_obk, ObkBook, ObkKeys};
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
@@ -103,6 +106,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         max_gap: u32,
     },
+    /// Analyse a book of ours: search every book position and every
+    /// position a book move leads to, add the search's best move where the
+    /// book lacks it, back the scores up through the book, and write the
+    /// analysis beside it (BOOK with the extension .xqa), where the engine
+    /// and the server find it. A journal (.xqa.journal) keeps every search,
+    /// so a run that is stopped goes on where it stopped when run again.
+    Analyse(AnalyseArgs),
     /// Merge books into one, adding up the statistics of shared moves.
     Merge {
         /// The merged book to write.
@@ -112,6 +122,50 @@ enum Command {
         #[arg(required = true, num_args = 2..)]
         books: Vec<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct AnalyseArgs {
+    /// The book to analyse (ours: convert others with `export --format xqb`).
+    book: PathBuf,
+    /// Nodes searched a position (the default budget: 200,000).
+    #[arg(long, group = "budget")]
+    nodes: Option<u64>,
+    /// Depth searched a position, instead of nodes.
+    #[arg(long, group = "budget")]
+    depth: Option<u32>,
+    /// Milliseconds a position, instead of nodes (results then vary from
+    /// run to run).
+    #[arg(long, group = "budget")]
+    movetime: Option<u64>,
+    /// Searches at once [default: every core].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The net to evaluate with: a net file, `builtin` (the engine's own)
+    /// or `hce` (the hand-crafted evaluation).
+    #[arg(long, default_value = "builtin")]
+    net: PathBuf,
+    /// Directory of endgame tables for the searches [default: data/egtb
+    /// when present]; `none`: no tables.
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Moves the analysis may add to the book, in all: where the search's
+    /// best move is not in the book it is added and the position after it
+    /// searched, lowest plies first.
+    #[arg(long, default_value_t = 20_000)]
+    grow: usize,
+    /// Add moves only from positions before this ply.
+    #[arg(long, default_value_t = 24)]
+    grow_plies: usize,
+    /// Hash table of each search, in MB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Where to write the analysis [default: BOOK with the extension .xqa].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Book formats `export` writes.
@@ -236,6 +290,7 @@ fn main() -> ExitCode {
             max_gap,
         } => export(&book, &keys, format, &output, max_gap),
         Command::Bench { book, positions } => bench(&book, positions),
+        Command::Analyse(args) => analyse(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -244,6 +299,78 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn analyse(args: &AnalyseArgs) -> Outcome {
+    let started = Instant::now();
+    let book = match xqbook::open(&args.book)? {
+        AnyBook::Ours(book) => book,
+        AnyBook::Eleeye(_) => {
+            return Err(format!(
+                "{}: ElephantEye's BOOK.DAT holds no games to analyse; write it as ours first \
+                 (bookgen export --format xqb)",
+                args.book.display()
+            )
+            .into())
+        }
+    };
+    let budget = match (args.nodes, args.depth, args.movetime) {
+        (_, Some(d), _) => Budget::Depth(d),
+        (_, _, Some(ms)) => Budget::Millis(ms),
+        (n, _, _) => Budget::Nodes(n.unwrap_or(200_000)),
+    };
+    let net = match args.net.to_str() {
+        Some("hce") => None,
+        Some("builtin") => Some(Arc::new(xqnnue::Network::embedded().clone())),
+        _ => Some(Arc::new(xqnnue::Network::load(&args.net)?)),
+    };
+    let tables = xqengine::open_tables_option(args.tables.as_deref())?.map(|(tb, _)| tb);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cfg = AnalyseConfig {
+        budget,
+        threads,
+        net,
+        tables,
+        grow: args.grow,
+        grow_plies: args.grow_plies,
+        hash_mb: args.hash,
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} positions searched, {msg} (ETA {eta})",
+        )
+        .expect("a valid template"),
+    );
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let summary = bookgen::analyse::analyse(&book, args.output.as_deref(), &cfg, &stop, &|p| {
+        bar.set_length(p.to_search as u64);
+        bar.set_position(p.searched as u64);
+        bar.set_message(format!("{} moves added", p.grown));
+    })?;
+    bar.finish_and_clear();
+    out!(
+        "{}: {} positions analysed with {} moves ({} added by the analysis); {} positions \
+         searched at {} with {} ({} by this run, {} nodes); {} bytes in {:.0} s",
+        summary.output.display(),
+        summary.positions,
+        summary.moves,
+        summary.grown,
+        summary.searched,
+        cfg.budget,
+        cfg.net_name(),
+        summary.searched_now,
+        summary.nodes,
+        summary.bytes,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn build(args: BuildArgs) -> Outcome {

@@ -3,11 +3,14 @@
 //! never a banned move or one that repeats a position.
 //!
 //! Our own books and ElephantEye's `BOOK.DAT` are both read
-//! ([`xqbook::open`] tells them apart).
+//! ([`xqbook::open`] tells them apart). A book of ours may have an
+//! analysis beside it ([`xqbook::analysis`]): then the engine chooses only
+//! among the moves whose backed-up score is within a margin of the best,
+//! by weight among those, and says each candidate's score and games.
 
 use std::path::{Path, PathBuf};
 
-use xqbook::AnyBook;
+use xqbook::{analysis_path, Analysis, AnyBook};
 use xqcore::{Move, Position};
 
 /// The default book's file name in data/.
@@ -26,20 +29,39 @@ pub enum BookVariety {
     Large,
 }
 
+/// A move the engine may play from its book, as it reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookCandidate {
+    pub mv: Move,
+    /// How often it is to be played, among the candidates.
+    pub weight: u32,
+    /// Games that played it, in a book that keeps them (ours).
+    pub games: Option<u32>,
+    /// Its backed-up score for the mover, in an analysed book.
+    pub score: Option<i16>,
+}
+
 /// A book move chosen, with the candidates it was chosen from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BookChoice {
     /// The move to play.
     pub mv: Move,
-    /// Every playable candidate with its weight, heaviest first.
-    pub candidates: Vec<(Move, u32)>,
+    /// Every playable candidate, heaviest first.
+    pub candidates: Vec<BookCandidate>,
+}
+
+/// A book file with its analysis, when it has a usable one.
+#[derive(Debug)]
+struct OpenBook {
+    book: AnyBook,
+    analysis: Option<Analysis>,
 }
 
 /// The engine's books: the configured files, opened on first use.
 #[derive(Debug, Default)]
 pub struct Books {
     files: Vec<String>,
-    open: Option<Vec<AnyBook>>,
+    open: Option<Vec<OpenBook>>,
 }
 
 impl Books {
@@ -59,16 +81,39 @@ impl Books {
         }
     }
 
-    /// Opens the book files now; returns a message for each that could not
-    /// be opened (it is left out).
+    /// Opens the book files now, each with its analysis when there is one;
+    /// returns a message for each book that could not be opened (it is
+    /// left out) and each analysis that cannot be used (its book then
+    /// plays by weight).
     pub fn load(&mut self) -> Vec<String> {
         let mut open = Vec::new();
         let mut errors = Vec::new();
         for path in self.files() {
-            match xqbook::open(&path) {
-                Ok(b) => open.push(b),
-                Err(e) => errors.push(format!("book not used: {e}")),
-            }
+            let book = match xqbook::open(&path) {
+                Ok(b) => b,
+                Err(e) => {
+                    errors.push(format!("book not used: {e}"));
+                    continue;
+                }
+            };
+            let analysis = match &book {
+                AnyBook::Ours(ours) => {
+                    let at = analysis_path(&path);
+                    match at.is_file().then(|| Analysis::open(&at, ours)) {
+                        Some(Ok(a)) => Some(a),
+                        Some(Err(e)) => {
+                            errors.push(format!(
+                                "book analysis not used, {} plays by weight: {e}",
+                                path.display()
+                            ));
+                            None
+                        }
+                        None => None,
+                    }
+                }
+                AnyBook::Eleeye(_) => None,
+            };
+            open.push(OpenBook { book, analysis });
         }
         self.open = Some(open);
         errors
@@ -80,42 +125,78 @@ impl Books {
     }
 
     /// Picks a book move for `pos` from the first book that has a playable
-    /// one: legal, not banned, not repeating a position. `random` is a
-    /// uniform value in 0..1 for the weighted choice. Messages report books
-    /// that fail while probed.
+    /// one: legal, not banned, not repeating a position and, in an
+    /// analysed book, scored within `margin` centipawns of the best the
+    /// analysis knows there. `random` is a uniform value in 0..1 for the
+    /// weighted choice. Messages report books that fail while probed.
     pub fn choose(
         &mut self,
         pos: &Position,
         banned: &[Move],
         variety: BookVariety,
+        margin: i16,
         random: f64,
         messages: &mut Vec<String>,
     ) -> Option<BookChoice> {
         if self.open.is_none() {
             messages.extend(self.load());
         }
-        for book in self.open.as_deref().unwrap_or_default() {
-            let moves = match book.probe(pos) {
-                Ok(m) => m,
+        for open in self.open.as_deref().unwrap_or_default() {
+            let mut candidates = match candidates(open, pos, margin) {
+                Ok(c) => c,
                 Err(e) => {
                     messages.push(format!("book not used: {e}"));
                     continue;
                 }
             };
-            let mut candidates: Vec<(Move, u32)> = moves
-                .into_iter()
-                .map(|m| (m.mv, m.weight))
-                .filter(|(m, w)| *w > 0 && !banned.contains(m) && !repeats(pos, *m))
-                .collect();
+            candidates.retain(|c| c.weight > 0 && !banned.contains(&c.mv) && !repeats(pos, c.mv));
             if candidates.is_empty() {
                 continue;
             }
-            candidates.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            candidates.sort_by(|a, b| b.weight.cmp(&a.weight).then(a.mv.cmp(&b.mv)));
             let mv = pick(&candidates, variety, random);
             return Some(BookChoice { mv, candidates });
         }
         None
     }
+}
+
+/// The moves of `pos` the book offers: every book move by weight, or, where
+/// the analysis knows the position, its moves within `margin` of the best
+/// value (a move the analysis added, which no game played, weighs 1).
+fn candidates(
+    open: &OpenBook,
+    pos: &Position,
+    margin: i16,
+) -> Result<Vec<BookCandidate>, xqbook::BookError> {
+    let moves = open.book.probe(pos)?;
+    let analysed = open.analysis.as_ref().and_then(|a| a.probe(pos));
+    let Some(analysed) = analysed else {
+        return Ok(moves
+            .iter()
+            .map(|m| BookCandidate {
+                mv: m.mv,
+                weight: m.weight,
+                games: m.stats.map(|s| s.games),
+                score: None,
+            })
+            .collect());
+    };
+    let floor = i32::from(analysed.value) - i32::from(margin);
+    Ok(analysed
+        .moves
+        .iter()
+        .filter(|m| i32::from(m.score) >= floor)
+        .map(|m| {
+            let known = moves.iter().find(|b| b.mv == m.mv);
+            BookCandidate {
+                mv: m.mv,
+                weight: known.map_or(1, |b| b.weight.max(1)),
+                games: Some(known.and_then(|b| b.stats).map_or(0, |s| s.games)),
+                score: Some(m.score),
+            }
+        })
+        .collect())
 }
 
 /// Whether playing `m` brings back a position seen before.
@@ -126,7 +207,7 @@ fn repeats(pos: &Position, m: Move) -> bool {
 }
 
 /// A weighted choice among candidates sorted heaviest first.
-fn pick(candidates: &[(Move, u32)], variety: BookVariety, random: f64) -> Move {
+fn pick(candidates: &[BookCandidate], variety: BookVariety, random: f64) -> Move {
     let share = |w: u32| -> f64 {
         let w = f64::from(w);
         match variety {
@@ -137,17 +218,17 @@ fn pick(candidates: &[(Move, u32)], variety: BookVariety, random: f64) -> Move {
         }
     };
     if variety == BookVariety::None {
-        return candidates[0].0;
+        return candidates[0].mv;
     }
-    let total: f64 = candidates.iter().map(|c| share(c.1)).sum();
+    let total: f64 = candidates.iter().map(|c| share(c.weight)).sum();
     let mut target = random.clamp(0.0, 1.0) * total;
-    for &(m, w) in candidates {
-        target -= share(w);
+    for c in candidates {
+        target -= share(c.weight);
         if target < 0.0 {
-            return m;
+            return c.mv;
         }
     }
-    candidates[candidates.len() - 1].0
+    candidates[candidates.len() - 1].mv
 }
 
 /// The default book: data/book.xqb under the working directory, or under
@@ -184,22 +265,23 @@ mod tests {
     #[test]
     fn choices_follow_the_variety() {
         let pos = Position::start();
-        let c = [
-            (mv(&pos, "h2e2"), 100),
-            (mv(&pos, "c3c4"), 10),
-            (mv(&pos, "g0e2"), 1),
-        ];
+        let c = [("h2e2", 100), ("c3c4", 10), ("g0e2", 1)].map(|(m, weight)| BookCandidate {
+            mv: mv(&pos, m),
+            weight,
+            games: None,
+            score: None,
+        });
         for r in [0.0, 0.5, 0.999] {
-            assert_eq!(pick(&c, BookVariety::None, r), c[0].0);
+            assert_eq!(pick(&c, BookVariety::None, r), c[0].mv);
         }
         // Medium: shares 100, 10, 1 of 111.
-        assert_eq!(pick(&c, BookVariety::Medium, 0.5), c[0].0);
-        assert_eq!(pick(&c, BookVariety::Medium, 0.95), c[1].0);
-        assert_eq!(pick(&c, BookVariety::Medium, 0.999), c[2].0);
+        assert_eq!(pick(&c, BookVariety::Medium, 0.5), c[0].mv);
+        assert_eq!(pick(&c, BookVariety::Medium, 0.95), c[1].mv);
+        assert_eq!(pick(&c, BookVariety::Medium, 0.999), c[2].mv);
         // Small squares the weights: the side lines almost never.
-        assert_eq!(pick(&c, BookVariety::Small, 0.98), c[0].0);
+        assert_eq!(pick(&c, BookVariety::Small, 0.98), c[0].mv);
         // Large takes roots: 10, 3.2, 1 of 14.2.
-        assert_eq!(pick(&c, BookVariety::Large, 0.8), c[1].0);
+        assert_eq!(pick(&c, BookVariety::Large, 0.8), c[1].mv);
     }
 
     #[test]
@@ -210,17 +292,17 @@ mod tests {
         let pos = Position::start();
         let mut messages = Vec::new();
         let first = books
-            .choose(&pos, &[], BookVariety::None, 0.0, &mut messages)
+            .choose(&pos, &[], BookVariety::None, 0, 0.0, &mut messages)
             .unwrap();
         assert!(messages.is_empty(), "{messages:?}");
         // ElephantEye's start: b2e2 and h2e2 share the top weight.
         assert_eq!(first.mv.to_string(), "b2e2");
         let banned = [first.mv, mv(&pos, "h2e2")];
         let next = books
-            .choose(&pos, &banned, BookVariety::None, 0.0, &mut messages)
+            .choose(&pos, &banned, BookVariety::None, 0, 0.0, &mut messages)
             .unwrap();
         assert_eq!(next.mv.to_string(), "c3c4");
-        assert!(next.candidates.iter().all(|(m, _)| !banned.contains(m)));
+        assert!(next.candidates.iter().all(|c| !banned.contains(&c.mv)));
         // Moves played back and forth return to the start.
         let mut pos = Position::start();
         for m in ["h2e2", "h9g7", "e2h2", "g7h9"] {
@@ -233,15 +315,13 @@ mod tests {
                 &pos,
                 &[mv(&pos, "b2e2")],
                 BookVariety::None,
+                0,
                 0.0,
                 &mut messages,
             )
             .unwrap();
         assert_eq!(again.mv.to_string(), "c3c4");
-        assert!(again
-            .candidates
-            .iter()
-            .all(|(m, _)| m.to_string() != "h2e2"));
+        assert!(again.candidates.iter().all(|c| c.mv.to_string() != "h2e2"));
     }
 
     #[test]
@@ -264,8 +344,116 @@ mod tests {
         assert_eq!(books.loaded(), 1);
         let mut m = Vec::new();
         assert!(books
-            .choose(&Position::start(), &[], BookVariety::None, 0.0, &mut m)
+            .choose(&Position::start(), &[], BookVariety::None, 0, 0.0, &mut m)
             .is_some());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A book of the start position's h2e2 (100 games), c3c4 (50) and b0c2
+    /// (10), with an analysis that finds h2e2 poor and adds g0e2.
+    fn analysed_book(dir: &Path) -> PathBuf {
+        use xqbook::analysis::{write_analysis, AnalysisHeader, BookId};
+        use xqbook::{BookBuilder, BuildConfig, GameResult, PositionAnalysis, ScoredMove};
+        let pos = Position::start();
+        let mut builder = BookBuilder::new(BuildConfig {
+            min_games: 1,
+            max_ply: 0,
+            ..BuildConfig::default()
+        });
+        for (m, games) in [("h2e2", 100), ("c3c4", 50), ("b0c2", 10)] {
+            for _ in 0..games {
+                let moves = [mv(&pos, m)];
+                builder.add_game(&pos, &moves, GameResult::Draw).unwrap();
+            }
+        }
+        let path = dir.join("analysed.xqb");
+        builder.write(&path, "test").unwrap();
+        let book = xqbook::Book::open(&path).unwrap();
+        let scored = |m: &str, score: i16, in_book: bool| ScoredMove {
+            mv: mv(&pos, m),
+            score,
+            depth: 1,
+            in_book,
+        };
+        let analysis = PositionAnalysis {
+            search: xqbook::analysis::Searched {
+                score: 40,
+                best: mv(&pos, "g0e2"),
+                depth: 12,
+            },
+            value: 40,
+            moves: vec![
+                scored("g0e2", 40, false),
+                scored("c3c4", 30, true),
+                scored("b0c2", 19, true),
+                scored("h2e2", -60, true),
+            ],
+        };
+        let header = AnalysisHeader {
+            book: BookId::of(&book),
+            engine: "test".into(),
+            net: "hce".into(),
+            budget: "depth 1".into(),
+            searched: 5,
+        };
+        let positions = std::collections::HashMap::from([(xqbook::book_key(&pos).0, analysis)]);
+        write_analysis(&path.with_extension("xqa"), &header, &positions).unwrap();
+        path
+    }
+
+    #[test]
+    fn an_analysed_book_plays_only_moves_within_the_margin() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = analysed_book(dir.path());
+        let mut books = Books::default();
+        books.set_files(vec![path.to_str().unwrap().into()]);
+        let pos = Position::start();
+        let mut messages = Vec::new();
+        let choice = books
+            .choose(&pos, &[], BookVariety::None, 20, 0.0, &mut messages)
+            .unwrap();
+        assert!(messages.is_empty(), "{messages:?}");
+        // h2e2 has the most games but scores 100 below the best: never.
+        let moves: Vec<String> = choice.candidates.iter().map(|c| c.mv.to_string()).collect();
+        assert_eq!(moves, ["c3c4", "g0e2"]);
+        assert_eq!(choice.mv.to_string(), "c3c4");
+        assert_eq!(choice.candidates[0].score, Some(30));
+        assert_eq!(choice.candidates[0].games, Some(50));
+        // The move the analysis added, which no game played, weighs 1.
+        assert_eq!(choice.candidates[1].weight, 1);
+        assert_eq!(choice.candidates[1].games, Some(0));
+        for r in [0.0, 0.3, 0.6, 0.99] {
+            let c = books.choose(&pos, &[], BookVariety::Large, 20, r, &mut messages);
+            assert_ne!(c.unwrap().mv.to_string(), "h2e2");
+        }
+        // A wider margin lets b0c2 in; a banned move is never played.
+        let wide = books
+            .choose(
+                &pos,
+                &[choice.mv],
+                BookVariety::None,
+                25,
+                0.0,
+                &mut messages,
+            )
+            .unwrap();
+        assert_eq!(wide.mv.to_string(), "b0c2");
+
+        // A damaged analysis: the book plays by weight, and says why.
+        let xqa = path.with_extension("xqa");
+        let mut bytes = std::fs::read(&xqa).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&xqa, &bytes).unwrap();
+        books.set_files(vec![path.to_str().unwrap().into()]);
+        let mut messages = Vec::new();
+        let by_weight = books
+            .choose(&pos, &[], BookVariety::None, 20, 0.0, &mut messages)
+            .unwrap();
+        assert_eq!(by_weight.mv.to_string(), "h2e2");
+        assert_eq!(by_weight.candidates[0].score, None);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("analysed.xqa"), "{messages:?}");
+        assert!(messages[0].contains("plays by weight"), "{messages:?}");
     }
 }

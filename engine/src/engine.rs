@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use xqcore::{Move, Position, SplitMix64, NATURAL_MOVE_LIMIT};
 
-use crate::book::{BookVariety, Books};
+use crate::book::{BookCandidate, BookVariety, Books};
 use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
 use crate::eval::{Evaluation, Knowledge};
 use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
@@ -37,6 +37,9 @@ pub struct EngineOptions {
     pub randomness: i32,
     /// How freely book moves are chosen (UCCI `selectivity` too).
     pub book_variety: BookVariety,
+    /// In an analysed book, moves scored more than this many centipawns
+    /// below the best are never played.
+    pub book_margin: i16,
     /// Draw aversion in centipawns (UCCI `style`).
     pub contempt: i32,
     pub multipv: usize,
@@ -86,6 +89,7 @@ impl Default for EngineOptions {
             knowledge: Knowledge::Large,
             randomness: 0,
             book_variety: BookVariety::None,
+            book_margin: 20,
             contempt: 10,
             multipv: 1,
             evaluation: Evaluation::Nnue,
@@ -245,6 +249,7 @@ impl Engine {
             &self.position,
             &self.banned,
             self.options.book_variety,
+            self.options.book_margin,
             random,
             messages,
         )
@@ -522,8 +527,8 @@ impl Engine {
             reporter.message(m);
         }
         let choice = choice?;
-        for &(mv, weight) in &choice.candidates {
-            reporter.book_move(mv, weight);
+        for candidate in &choice.candidates {
+            reporter.book_move(candidate);
         }
         Some(BestMove {
             mv: Some(choice.mv),
@@ -654,8 +659,8 @@ impl Reporter for DrawnRoot {
         self.inner.message(text);
     }
 
-    fn book_move(&self, mv: Move, weight: u32) {
-        self.inner.book_move(mv, weight);
+    fn book_move(&self, candidate: &BookCandidate) {
+        self.inner.book_move(candidate);
     }
 }
 

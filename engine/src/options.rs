@@ -157,6 +157,21 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
+        ucci: Some("bookmargin"),
+        uci: Some("BookMargin"),
+        kind: OptionKind::Spin {
+            default: 20,
+            min: 0,
+            max: 1_000,
+        },
+        effect: "in a book with an analysis beside it (.xqa), play only moves whose backed-up \
+                 score is within this many centipawns of the best the analysis knows",
+        apply: |t, v| {
+            t.engine.options.book_margin = spin(v) as i16;
+            Vec::new()
+        },
+    },
+    OptionSpec {
         ucci: Some("useegtb"),
         uci: Some("UseEGTB"),
         kind: OptionKind::Check { default: true },

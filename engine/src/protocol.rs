@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use xqcore::{Color, IccsMove, Move};
 
+use crate::book::BookCandidate;
 use crate::engine::BestMove;
 use crate::options::{OptionKind, OptionSpec};
 use crate::score::Score;
@@ -364,8 +365,18 @@ pub fn format_bestmove(dialect: Dialect, best: &BestMove) -> String {
 /// A book candidate, as a string in both protocols: its weight is how
 /// often the book plays it, not an evaluation, and a GUI would show a
 /// `score` as one.
-pub fn format_book_move(mv: Move, weight: u32) -> String {
-    format!("info string book move {mv} weight {weight}")
+pub fn format_book_move(c: &BookCandidate) -> String {
+    let mut line = format!("info string book move {}", c.mv);
+    match c.score {
+        // An analysed book: the backed-up score is the one to show.
+        Some(score) => write!(line, " score {score}"),
+        None => write!(line, " weight {}", c.weight),
+    }
+    .expect("writing to a String");
+    if let Some(games) = c.games {
+        write!(line, " games {games}").expect("writing to a String");
+    }
+    line
 }
 
 /// The `option` line announcing `spec`, or `None` when the dialect does

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use xqcore::{Move, Position};
 
+use crate::book::BookCandidate;
 use crate::engine::Engine;
 use crate::options::{self, ProtocolFlags, Target, OPTIONS};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
@@ -50,8 +51,8 @@ impl Reporter for LineReporter {
         self.out.line(&format!("info string {text}"));
     }
 
-    fn book_move(&self, mv: Move, weight: u32) {
-        self.out.line(&protocol::format_book_move(mv, weight));
+    fn book_move(&self, candidate: &BookCandidate) {
+        self.out.line(&protocol::format_book_move(candidate));
     }
 }
 

@@ -130,8 +130,9 @@ pub trait Reporter: Send + Sync {
     fn currmove(&self, _mv: Move, _number: usize, _depth: i32) {}
     /// A note for the user (`info string` in the protocols).
     fn message(&self, _text: &str) {}
-    /// A book move considered, with its weight (the book answers at once).
-    fn book_move(&self, _mv: Move, _weight: u32) {}
+    /// A book move considered, with its weight, games and score (the book
+    /// answers at once).
+    fn book_move(&self, _candidate: &crate::book::BookCandidate) {}
 }
 
 /// A reporter that drops everything.

@@ -1,0 +1,330 @@
+//! Backing search scores up through a book: negamax over the book graph.
+//!
+//! A book position's moves lead to other book positions or out of the book
+//! (leaves). A leaf is worth what the search found there; a book position
+//! is worth the best of its moves, each worth the negated value of the
+//! position it leads to, and of the search's own score when the search's
+//! best move is not among the book's (the book does not know that line,
+//! but the position is worth at least that). Positions reached by several
+//! move orders are one node (their book key), and a move that brings back
+//! a position of the line above it is scored by the rules: a draw, unless
+//! one side checked or chased throughout the cycle, which loses.
+//!
+//! A value found below such a cycle is kept for every line through that
+//! position (the graph-history interaction every transposition-merging
+//! search lives with): books hold almost no cycles.
+
+use std::collections::HashMap;
+
+use xqcore::{Move, Outcome, Position};
+
+use crate::analysis::{PositionAnalysis, ScoredMove, Searched, DECIDED, MATE};
+use crate::book_key;
+
+/// A book to back scores up through, under book keys and as stored.
+#[derive(Clone, Debug, Default)]
+pub struct BookGraph {
+    /// Book positions: their moves, each with whether the games played it
+    /// (otherwise the analysis added it).
+    pub nodes: HashMap<u64, Vec<(Move, bool)>>,
+    /// The search of every position searched: book positions and the
+    /// positions their moves lead to.
+    pub searched: HashMap<u64, Searched>,
+}
+
+/// Backs the searched scores up from every position of `roots` (the start
+/// position, and any book position no book line from the start reaches),
+/// giving each book position reached its analysis, under its book key. A
+/// move to a position that was not searched is left out.
+pub fn back_up(graph: &BookGraph, roots: &[Position]) -> HashMap<u64, PositionAnalysis> {
+    let mut walk = Negamax {
+        graph,
+        done: HashMap::new(),
+        path: Vec::new(),
+    };
+    for root in roots {
+        walk.value(root);
+    }
+    walk.done
+}
+
+/// A score seen one ply earlier: negated, and a forced result one ply
+/// further away.
+pub fn one_ply_up(score: i16) -> i16 {
+    let up = -score;
+    if up > DECIDED {
+        up - 1
+    } else if up < -DECIDED {
+        up + 1
+    } else {
+        up
+    }
+}
+
+/// Plies of book along the line a position's value comes from: none when
+/// it is the search's own.
+fn book_behind(a: &PositionAnalysis) -> u8 {
+    let first = a.moves[0];
+    if first.score == a.value {
+        first.depth
+    } else {
+        0
+    }
+}
+
+struct Negamax<'a> {
+    graph: &'a BookGraph,
+    done: HashMap<u64, PositionAnalysis>,
+    /// Book keys of the line being walked, the root first.
+    path: Vec<u64>,
+}
+
+impl Negamax<'_> {
+    /// The value of `pos` for its side to move and the plies of book behind
+    /// it; `None` when it is neither in the book nor searched.
+    fn value(&mut self, pos: &Position) -> Option<(i16, u8)> {
+        let (key, mirrored) = book_key(pos);
+        if let Some(done) = self.done.get(&key) {
+            return Some((done.value, book_behind(done)));
+        }
+        let search = self.graph.searched.get(&key).copied();
+        let Some(stored_moves) = self.graph.nodes.get(&key) else {
+            return search.map(|s| (s.score, 0));
+        };
+        self.path.push(key);
+        let legal = pos.legal_moves();
+        let mut moves = Vec::with_capacity(stored_moves.len());
+        for &(stored, in_book) in stored_moves {
+            let mv = if mirrored { stored.mirror() } else { stored };
+            if !legal.contains(&mv) {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.make_move(mv);
+            let scored = match self.by_rules(&child, pos) {
+                Some(score) => Some((score, 1)),
+                None => self
+                    .value(&child)
+                    .map(|(v, d)| (one_ply_up(v), d.saturating_add(1))),
+            };
+            if let Some((score, depth)) = scored {
+                moves.push(ScoredMove {
+                    mv: stored,
+                    score,
+                    depth,
+                    in_book,
+                });
+            }
+        }
+        self.path.pop();
+        moves.sort_by(|a, b| {
+            (b.score, b.in_book, b.depth)
+                .cmp(&(a.score, a.in_book, a.depth))
+                .then(a.mv.cmp(&b.mv))
+        });
+        let best_known = search.is_some_and(|s| stored_moves.iter().any(|m| m.0 == s.best));
+        let mut value = moves.first().map(|m| m.score);
+        if let Some(s) = search.filter(|_| !best_known) {
+            value = Some(value.map_or(s.score, |v| v.max(s.score)));
+        }
+        let value = value?;
+        let Some(first) = moves.first() else {
+            return Some((value, 0));
+        };
+        let search = search.unwrap_or(Searched {
+            score: value,
+            best: first.mv,
+            depth: 0,
+        });
+        let done = PositionAnalysis {
+            search,
+            value,
+            moves,
+        };
+        let depth = book_behind(&done);
+        self.done.insert(key, done);
+        Some((value, depth))
+    }
+
+    /// The score of the move that reached `child` from `parent` when it
+    /// repeats a position of the line: by the rules for a repetition, or
+    /// a draw for a position met again in its mirror image.
+    fn by_rules(&self, child: &Position, parent: &Position) -> Option<i16> {
+        if let Some(repetition) = child.repetition() {
+            let loser = match repetition.outcome() {
+                Outcome::PerpetualCheck { by } | Outcome::PerpetualChase { by } => by,
+                _ => return Some(0),
+            };
+            // The side that kept checking or chasing loses.
+            return Some(if loser == parent.turn() {
+                -(MATE - 1)
+            } else {
+                MATE - 1
+            });
+        }
+        let key = book_key(child).0;
+        self.path.contains(&key).then_some(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xqcore::SplitMix64;
+
+    /// A random small book from the start position, every position met
+    /// searched with a random score and a random best move.
+    fn random_book(seed: u64) -> (BookGraph, Position) {
+        let mut rng = SplitMix64::new(seed);
+        let mut graph = BookGraph::default();
+        let mut frontier = vec![Position::start()];
+        for _ply in 0..4 {
+            let mut next = Vec::new();
+            for pos in frontier {
+                let (key, mirrored) = book_key(&pos);
+                let legal = pos.legal_moves();
+                let stored = |m: Move| if mirrored { m.mirror() } else { m };
+                graph.searched.entry(key).or_insert_with(|| Searched {
+                    score: rng.below(400) as i16 - 200,
+                    best: stored(legal[rng.below(legal.len())]),
+                    depth: 10,
+                });
+                if graph.nodes.contains_key(&key) || rng.below(4) == 0 {
+                    continue;
+                }
+                let mut moves: Vec<(Move, bool)> = Vec::new();
+                for _ in 0..1 + rng.below(3) {
+                    let m = legal[rng.below(legal.len())];
+                    let mut child = pos.clone();
+                    child.make_move(m);
+                    // Lines that transpose, but no cycles: those have a
+                    // test of their own.
+                    if moves.iter().all(|x| x.0 != stored(m)) && child.repetition().is_none() {
+                        moves.push((stored(m), rng.below(2) == 0));
+                        next.push(child);
+                    }
+                }
+                graph.nodes.insert(key, moves);
+            }
+            frontier = next;
+        }
+        for pos in frontier {
+            let (key, _) = book_key(&pos);
+            let best = pos.legal_moves()[0];
+            graph.searched.entry(key).or_insert(Searched {
+                score: rng.below(400) as i16 - 200,
+                best,
+                depth: 10,
+            });
+        }
+        (graph, Position::start())
+    }
+
+    /// Plain negamax over the tree of lines, no merging, no memory.
+    fn tree_value(graph: &BookGraph, pos: &Position) -> i16 {
+        let (key, mirrored) = book_key(pos);
+        let search = graph.searched[&key];
+        let Some(moves) = graph.nodes.get(&key) else {
+            return search.score;
+        };
+        let mut best = i16::MIN;
+        for &(stored, _) in moves {
+            let mv = if mirrored { stored.mirror() } else { stored };
+            let mut child = pos.clone();
+            child.make_move(mv);
+            best = best.max(-tree_value(graph, &child));
+        }
+        if moves.iter().all(|m| m.0 != search.best) {
+            best = best.max(search.score);
+        }
+        best
+    }
+
+    #[test]
+    fn backed_up_values_are_those_of_plain_negamax() {
+        for seed in 0..200 {
+            let (graph, start) = random_book(seed);
+            let done = back_up(&graph, std::slice::from_ref(&start));
+            let (key, _) = book_key(&start);
+            let Some(root) = done.get(&key) else {
+                assert!(!graph.nodes.contains_key(&key));
+                continue;
+            };
+            assert_eq!(root.value, tree_value(&graph, &start), "seed {seed}");
+            assert!(root.moves.windows(2).all(|w| w[0].score >= w[1].score));
+            // Each move's score is the negated value of where it leads.
+            for m in &root.moves {
+                let mut child = start.clone();
+                child.make_move(m.mv);
+                assert_eq!(m.score, -tree_value(&graph, &child), "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_move_back_to_the_line_is_a_draw_and_depths_count_the_book() {
+        let start = Position::start();
+        let line = ["h2e2", "h9g7", "e2h2", "g7h9"];
+        let mut graph = BookGraph::default();
+        let mut pos = start.clone();
+        for (i, m) in line.iter().enumerate() {
+            let mv = pos.parse_move(m).unwrap();
+            let (key, mirrored) = book_key(&pos);
+            let stored = if mirrored { mv.mirror() } else { mv };
+            graph.nodes.insert(key, vec![(stored, true)]);
+            // Every search thinks its side is 300 up, and its best move is
+            // the book's: only the cycle decides.
+            graph.searched.insert(
+                key,
+                Searched {
+                    score: 300,
+                    best: stored,
+                    depth: i as u8,
+                },
+            );
+            pos.make_move(mv);
+        }
+        let done = back_up(&graph, std::slice::from_ref(&start));
+        let root = &done[&book_key(&start).0];
+        assert_eq!(root.value, 0);
+        assert_eq!(root.moves[0].depth, 4);
+    }
+
+    #[test]
+    fn a_searched_move_outside_the_book_bounds_the_value() {
+        let start = Position::start();
+        let (key, _) = book_key(&start);
+        let h2e2 = start.parse_move("h2e2").unwrap();
+        let b0c2 = start.parse_move("b0c2").unwrap();
+        let mut graph = BookGraph::default();
+        graph.nodes.insert(key, vec![(b0c2, true)]);
+        graph.searched.insert(
+            key,
+            Searched {
+                score: 40,
+                best: h2e2,
+                depth: 8,
+            },
+        );
+        let mut after = start.clone();
+        after.make_move(b0c2);
+        graph.searched.insert(
+            book_key(&after).0,
+            Searched {
+                score: 10,
+                best: Move::NULL,
+                depth: 8,
+            },
+        );
+        let root = &back_up(&graph, &[start])[&key];
+        assert_eq!(root.moves[0].score, -10);
+        assert_eq!(root.value, 40);
+    }
+
+    #[test]
+    fn forced_results_grow_a_ply_older_on_the_way_up() {
+        assert_eq!(one_ply_up(MATE - 3), -(MATE - 4));
+        assert_eq!(one_ply_up(-(MATE - 3)), MATE - 4);
+        assert_eq!(one_ply_up(120), -120);
+    }
+}

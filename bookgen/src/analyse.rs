@@ -1,0 +1,409 @@
+//! `bookgen analyse`: every book position and every position a book move
+//! leads to searched by the engine at a fixed budget, on all cores; the
+//! book grown where the search's best move is not in it; the scores backed
+//! up through the book ([`xqbook::back_up`]) and written beside it
+//! ([`xqbook::analysis`]).
+//!
+//! Each search's result is appended to a journal as soon as it is known,
+//! so a run killed at any moment resumes where it stopped, losing only the
+//! searches under way (see [`crate::journal`]). The searches are
+//! deterministic (one thread, a cleared hash table, a node or depth
+//! budget), and growing depends only on their results, so a resumed run
+//! grows the book exactly as an unbroken one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::Arc;
+use std::time::Duration;
+
+use xqbook::analysis::{
+    analysis_path, write_analysis, AnalysisHeader, BookId, PositionAnalysis, Searched, MATE,
+};
+use xqbook::convert::walk;
+use xqbook::{back_up, book_key, Book, BookGraph, BookMove};
+use xqcore::{Move, Position};
+use xqengine::{Limits, SearchConfig, Searcher, Silent};
+
+use crate::journal::{Journal, JournalError};
+
+/// How long each position is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// Nodes a position.
+    Nodes(u64),
+    /// Plies of depth.
+    Depth(u32),
+    /// Milliseconds a position (not reproducible: the other two are).
+    Millis(u64),
+}
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Nodes(n) => write!(f, "nodes {n}"),
+            Budget::Depth(d) => write!(f, "depth {d}"),
+            Budget::Millis(ms) => write!(f, "movetime {ms}"),
+        }
+    }
+}
+
+impl Budget {
+    fn limits(self) -> Limits {
+        match self {
+            Budget::Nodes(n) => Limits::nodes(n),
+            Budget::Depth(d) => Limits::depth(d),
+            Budget::Millis(ms) => Limits::movetime(Duration::from_millis(ms)),
+        }
+    }
+}
+
+/// How to analyse.
+#[derive(Clone)]
+pub struct AnalyseConfig {
+    pub budget: Budget,
+    /// Searches at once, each on one thread.
+    pub threads: usize,
+    /// The net to evaluate with; `None`: the hand-crafted evaluation.
+    pub net: Option<Arc<xqnnue::Network>>,
+    /// Endgame tables for the searches.
+    pub tables: Option<Arc<xqegtb::Tablebase>>,
+    /// Moves the analysis may add to the book in all.
+    pub grow: usize,
+    /// Moves are added from positions up to this ply.
+    pub grow_plies: usize,
+    /// Hash table of each search, in MB.
+    pub hash_mb: usize,
+}
+
+impl AnalyseConfig {
+    /// The evaluation's name, for the analysis header.
+    pub fn net_name(&self) -> String {
+        match &self.net {
+            Some(net) => format!("nnue {:08x}", net.checksum()),
+            None => "hce".into(),
+        }
+    }
+
+    /// What the journal and the analysis say of how positions were
+    /// searched: results of another engine, net or budget are not mixed.
+    fn search_settings(&self) -> String {
+        format!(
+            "engine xqengine {}\nnet {}\nbudget {}\n",
+            env!("CARGO_PKG_VERSION"),
+            self.net_name(),
+            self.budget
+        )
+    }
+}
+
+/// Where the work stands, for a progress bar.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    /// Positions searched of those known so far to need a search.
+    pub searched: usize,
+    pub to_search: usize,
+    /// Moves the analysis added so far.
+    pub grown: usize,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct AnalyseSummary {
+    /// Book positions analysed (with moves), the added ones included.
+    pub positions: usize,
+    /// Their moves, and of those the moves the analysis added.
+    pub moves: usize,
+    pub grown: usize,
+    /// Positions searched in all, and of those by this run.
+    pub searched: usize,
+    pub searched_now: usize,
+    /// Nodes this run searched.
+    pub nodes: u64,
+    /// The analysis file and its bytes.
+    pub output: PathBuf,
+    pub bytes: u64,
+}
+
+/// Why an analysis failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyseError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Write(#[from] xqstore::StoreError),
+    #[error(transparent)]
+    Book(#[from] xqbook::BookError),
+    /// The run was stopped (an interrupt); the journal keeps the work.
+    #[error("stopped; run again to go on")]
+    Stopped,
+}
+
+/// The journal of an analysis written to `output`.
+pub fn journal_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
+/// The book being analysed, as a graph of positions.
+struct Work {
+    graph: BookGraph,
+    /// Every position met, under its book key, with its ply from the start.
+    positions: HashMap<u64, (Position, usize)>,
+    /// Positions to start backing up from (every book position).
+    roots: Vec<Position>,
+    grown: usize,
+}
+
+impl Work {
+    /// The positions of `book`, with the positions their moves lead to.
+    fn of_book(book: &Book) -> Work {
+        let probe = |pos: &Position| book.probe(pos).unwrap_or_default();
+        let walked = walk(probe, 1, usize::MAX);
+        let mut work = Work {
+            graph: BookGraph::default(),
+            positions: HashMap::new(),
+            roots: Vec::new(),
+            grown: 0,
+        };
+        for (pos, moves) in walked {
+            work.add_node(&pos, &moves);
+        }
+        work
+    }
+
+    fn add_node(&mut self, pos: &Position, moves: &[BookMove]) {
+        let (key, mirrored) = book_key(pos);
+        self.meet(pos);
+        self.roots.push(pos.clone());
+        let stored = moves
+            .iter()
+            .map(|m| (if mirrored { m.mv.mirror() } else { m.mv }, true))
+            .collect();
+        self.graph.nodes.insert(key, stored);
+        for m in moves {
+            let mut child = pos.clone();
+            child.make_move(m.mv);
+            self.meet(&child);
+        }
+    }
+
+    fn meet(&mut self, pos: &Position) {
+        let key = book_key(pos).0;
+        self.positions
+            .entry(key)
+            .or_insert_with(|| (pos.clone(), pos.ply()));
+    }
+
+    /// Positions met and not yet searched, in key order.
+    fn unsearched(&self) -> Vec<(u64, Position)> {
+        let mut out: Vec<(u64, Position)> = self
+            .positions
+            .iter()
+            .filter(|(key, _)| !self.graph.searched.contains_key(key))
+            .map(|(&key, (pos, _))| (key, pos.clone()))
+            .collect();
+        out.sort_unstable_by_key(|p| p.0);
+        out
+    }
+
+    /// Adds the search's best move where the book does not have it, from
+    /// positions up to `max_ply`, lowest plies first, at most `budget`
+    /// moves. Returns how many it added.
+    fn grow(&mut self, max_ply: usize, budget: usize) -> usize {
+        let mut candidates: Vec<(usize, u64, Move)> = self
+            .positions
+            .iter()
+            .filter(|(_, (_, ply))| *ply < max_ply)
+            .filter_map(|(&key, &(_, ply))| {
+                let best = self.graph.searched.get(&key)?.best;
+                let known = self.graph.nodes.get(&key);
+                let new = best != Move::NULL && known.is_none_or(|m| m.iter().all(|x| x.0 != best));
+                new.then_some((ply, key, best))
+            })
+            .collect();
+        candidates.sort_unstable();
+        candidates.truncate(budget);
+        for &(_, key, stored) in &candidates {
+            let pos = self.positions[&key].0.clone();
+            let mirrored = book_key(&pos).1;
+            let mv = if mirrored { stored.mirror() } else { stored };
+            if !self.graph.nodes.contains_key(&key) {
+                self.roots.push(pos.clone());
+            }
+            self.graph
+                .nodes
+                .entry(key)
+                .or_default()
+                .push((stored, false));
+            let mut child = pos;
+            child.make_move(mv);
+            self.meet(&child);
+        }
+        self.grown += candidates.len();
+        candidates.len()
+    }
+}
+
+/// Analyses `book`, writing the analysis to `output` (default: beside the
+/// book, [`analysis_path`]) and its journal beside that. `stop` ends the
+/// run early (the journal keeps what was done); `progress` sees the work
+/// after every search.
+///
+/// # Errors
+///
+/// The journal belongs to another engine, net or budget, or cannot be
+/// written; the analysis cannot be written; the run was stopped.
+pub fn analyse(
+    book: &Book,
+    output: Option<&Path>,
+    cfg: &AnalyseConfig,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<AnalyseSummary, AnalyseError> {
+    let output = output.map_or_else(|| analysis_path(book.path()), Path::to_path_buf);
+    let (mut journal, done) = Journal::open(&journal_path(&output), &cfg.search_settings())?;
+    let mut work = Work::of_book(book);
+    let resumed = done.len();
+    work.graph.searched = done;
+    let mut summary = AnalyseSummary::default();
+    let mut report = Progress::default();
+    loop {
+        let todo = work.unsearched();
+        report.to_search = work.positions.len();
+        report.searched = report.to_search - todo.len();
+        report.grown = work.grown;
+        progress(report);
+        let (count, nodes) = search_all(&todo, cfg, stop, &mut |key, searched| {
+            journal.append(key, searched)?;
+            work.graph.searched.insert(key, searched);
+            report.searched += 1;
+            progress(report);
+            Ok(())
+        })?;
+        summary.searched_now += count;
+        summary.nodes += nodes;
+        if stop.load(Ordering::Relaxed) {
+            return Err(AnalyseError::Stopped);
+        }
+        let budget = cfg.grow - work.grown;
+        if budget == 0 || work.grow(cfg.grow_plies, budget) == 0 {
+            break;
+        }
+    }
+    let analysis = back_up(&work.graph, &work.roots);
+    summary.positions = analysis.len();
+    summary.moves = analysis.values().map(|a| a.moves.len()).sum();
+    summary.grown = count_grown(&analysis);
+    summary.searched = work.graph.searched.len();
+    debug_assert!(summary.searched >= resumed);
+    let header = AnalysisHeader {
+        book: BookId::of(book),
+        engine: format!("xqengine {}", env!("CARGO_PKG_VERSION")),
+        net: cfg.net_name(),
+        budget: cfg.budget.to_string(),
+        searched: summary.searched as u64,
+    };
+    summary.bytes = write_analysis(&output, &header, &analysis)?;
+    summary.output = output;
+    Ok(summary)
+}
+
+fn count_grown(analysis: &HashMap<u64, PositionAnalysis>) -> usize {
+    analysis
+        .values()
+        .flat_map(|a| &a.moves)
+        .filter(|m| !m.in_book)
+        .count()
+}
+
+/// Searches `todo` on `cfg.threads` threads, handing each result (under
+/// the position's book key, as stored) to `record` as it comes. Returns the
+/// positions searched and the nodes.
+fn search_all(
+    todo: &[(u64, Position)],
+    cfg: &AnalyseConfig,
+    stop: &AtomicBool,
+    record: &mut dyn FnMut(u64, Searched) -> Result<(), JournalError>,
+) -> Result<(usize, u64), AnalyseError> {
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = channel::<(u64, Searched, u64)>();
+    let mut outcome = Ok((0usize, 0u64));
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.threads.max(1) {
+            let tx = tx.clone();
+            let (next, failed) = (&next, &failed);
+            std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, move || {
+                    let config = SearchConfig {
+                        egtb: cfg.tables.clone(),
+                        net: cfg.net.clone(),
+                        threads: 1,
+                        ..SearchConfig::default()
+                    };
+                    let mut searcher = Searcher::new(config, cfg.hash_mb);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= todo.len()
+                            || failed.load(Ordering::Relaxed)
+                            || stop.load(Ordering::Relaxed)
+                        {
+                            break;
+                        }
+                        let (key, pos) = &todo[i];
+                        let (searched, nodes) = search_one(&mut searcher, pos, cfg.budget);
+                        if tx.send((*key, searched, nodes)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .expect("spawn an analysis thread");
+        }
+        drop(tx);
+        let (mut count, mut nodes) = (0, 0);
+        for (key, searched, n) in rx {
+            if let Err(e) = record(key, searched) {
+                failed.store(true, Ordering::Relaxed);
+                outcome = Err(e.into());
+                return;
+            }
+            count += 1;
+            nodes += n;
+        }
+        outcome = Ok((count, nodes));
+    });
+    outcome
+}
+
+/// The search of one position, as its book key stores it, and its nodes.
+fn search_one(searcher: &mut Searcher, met: &Position, budget: Budget) -> (Searched, u64) {
+    let mirrored = book_key(met).1;
+    // Searched without the line that reached it, so that a position has
+    // one result however it is reached.
+    let pos = Position::from_fen(&met.fen()).expect("a position's own FEN");
+    if pos.legal_moves().is_empty() {
+        let lost = Searched {
+            score: -MATE,
+            best: Move::NULL,
+            depth: 0,
+        };
+        return (lost, 0);
+    }
+    searcher.new_game();
+    let r = searcher.search(&pos, &budget.limits(), &Silent);
+    let best = r.best.unwrap_or(Move::NULL);
+    let searched = Searched {
+        score: r.score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
+        best: if mirrored && best != Move::NULL {
+            best.mirror()
+        } else {
+            best
+        },
+        depth: r.depth.clamp(0, 255) as u8,
+    };
+    (searched, r.nodes)
+}

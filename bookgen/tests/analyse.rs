@@ -1,0 +1,205 @@
+//! `bookgen analyse`: a small book searched, grown and backed up; a run
+//! stopped midway resumes to the same analysis; a damaged or foreign
+//! analysis is refused, naming the file.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use bookgen::analyse::{analyse, journal_path, AnalyseConfig, AnalyseError, Budget};
+use common::{bookgen, s, stdout};
+use xqbook::analysis::{Analysis, AnalysisError, PositionAnalysis};
+use xqbook::{book_key, Book};
+use xqcore::Position;
+
+fn small_book(dir: &Path, name: &str, max_ply: &str) -> PathBuf {
+    let book = dir.join(name);
+    let games =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games/ccpd-sample-3000.iccs.pgn");
+    stdout(&bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        "--min-games",
+        "20",
+        "--max-ply",
+        max_ply,
+        s(&games),
+    ]));
+    book
+}
+
+fn config() -> AnalyseConfig {
+    AnalyseConfig {
+        budget: Budget::Depth(3),
+        threads: 2,
+        net: None,
+        tables: None,
+        grow: 12,
+        grow_plies: 3,
+        hash_mb: 1,
+    }
+}
+
+#[test]
+fn a_stopped_analysis_resumes_to_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let whole = dir.path().join("whole.xqa");
+    let never = AtomicBool::new(false);
+    let summary = analyse(&book, Some(&whole), &config(), &never, &|_| {}).unwrap();
+    assert!(summary.positions > 10, "{summary:?}");
+    assert!(summary.grown > 0 && summary.grown <= 12, "{summary:?}");
+    assert_eq!(summary.searched, summary.searched_now);
+
+    // Stopped after a few searches, then run again (twice: the second
+    // finds everything in the journal and searches nothing).
+    let resumed = dir.path().join("resumed.xqa");
+    let stop = AtomicBool::new(false);
+    let seen = AtomicUsize::new(0);
+    let stopped = analyse(&book, Some(&resumed), &config(), &stop, &|p| {
+        if seen.fetch_add(1, Ordering::Relaxed) > 0 && p.searched >= 7 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    });
+    assert!(matches!(stopped, Err(AnalyseError::Stopped)), "{stopped:?}");
+    assert!(!resumed.exists());
+    // A record cut short by a kill is dropped.
+    let journal = journal_path(&resumed);
+    let len = std::fs::metadata(&journal).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&journal)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
+    let again = analyse(&book, Some(&resumed), &config(), &never, &|_| {}).unwrap();
+    assert!(again.searched_now < summary.searched, "{again:?}");
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&resumed).unwrap()
+    );
+    let third = analyse(&book, Some(&resumed), &config(), &never, &|_| {}).unwrap();
+    assert_eq!(third.searched_now, 0);
+
+    // Other settings do not mix with the journal's.
+    let mut deeper = config();
+    deeper.budget = Budget::Depth(4);
+    let err = analyse(&book, Some(&resumed), &deeper, &never, &|_| {}).unwrap_err();
+    assert!(err.to_string().contains("resumed.xqa.journal"), "{err}");
+}
+
+#[test]
+fn scores_are_backed_up_and_the_search_best_is_in_the_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let mut cfg = config();
+    cfg.grow = 1_000;
+    analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    assert_eq!(analysis.header().budget, "depth 3");
+    assert_eq!(analysis.header().net, "hce");
+    let positions: &HashMap<u64, PositionAnalysis> = analysis.positions();
+    // Walk the analysed book from the start: each move's score is the
+    // negated value of the position it leads to, when that is analysed.
+    let mut checked = 0;
+    let mut stack = vec![Position::start()];
+    while let Some(pos) = stack.pop() {
+        let Some(a) = analysis.probe(&pos) else {
+            continue;
+        };
+        assert_eq!(a.value, a.moves[0].score.max(a.search.score).min(a.value));
+        // Grown to ply 3: the search's best move is among the moves.
+        if pos.ply() < 3 {
+            assert!(
+                a.moves.iter().any(|m| m.mv == a.search.best),
+                "{}",
+                pos.fen()
+            );
+            assert_eq!(a.value, a.moves[0].score);
+        }
+        for m in &a.moves {
+            let mut child = pos.clone();
+            child.make_move(m.mv);
+            if let Some(c) = positions.get(&book_key(&child).0) {
+                assert_eq!(m.score, xqbook::one_ply_up(c.value), "{}", pos.fen());
+                // The book behind it: its own ply and the line its score
+                // comes from (none when that is the search's).
+                let behind = if c.value == c.moves[0].score {
+                    c.moves[0].depth
+                } else {
+                    0
+                };
+                assert_eq!(m.depth, behind + 1);
+                checked += 1;
+            }
+            stack.push(child);
+        }
+    }
+    assert!(checked > 10, "{checked}");
+    // The book moves are all there, with their games.
+    let start = analysis.probe(&Position::start()).unwrap();
+    for b in book.probe(&Position::start()).unwrap() {
+        assert!(start.moves.iter().any(|m| m.mv == b.mv && m.in_book));
+    }
+}
+
+#[test]
+fn a_damaged_or_foreign_analysis_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "a.xqb", "2");
+    let other_path = small_book(dir.path(), "b.xqb", "3");
+    let (book, other) = (
+        Book::open(&book_path).unwrap(),
+        Book::open(&other_path).unwrap(),
+    );
+    let never = AtomicBool::new(false);
+    analyse(&book, None, &config(), &never, &|_| {}).unwrap();
+    let xqa = book_path.with_extension("xqa");
+    let err = Analysis::open(&xqa, &other).unwrap_err();
+    assert!(matches!(err, AnalysisError::OtherBook { .. }), "{err}");
+    assert!(err.to_string().contains("a.xqa"), "{err}");
+    let mut bytes = std::fs::read(&xqa).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&xqa, &bytes).unwrap();
+    let err = Analysis::open(&xqa, &book).unwrap_err();
+    assert!(err.to_string().contains("a.xqa"), "{err}");
+    std::fs::write(&xqa, &bytes[..bytes.len() - 9]).unwrap();
+    let err = Analysis::open(&xqa, &book).unwrap_err();
+    assert!(err.to_string().contains("a.xqa"), "{err}");
+}
+
+#[test]
+fn the_command_analyses_and_says_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "c.xqb", "2");
+    let out = stdout(&bookgen(&[
+        "analyse",
+        "-q",
+        "--depth",
+        "2",
+        "--net",
+        "hce",
+        "--tables",
+        "none",
+        "--grow",
+        "5",
+        s(&book_path),
+    ]));
+    assert!(out.contains("positions analysed"), "{out}");
+    assert!(out.contains("(5 added by the analysis)"), "{out}");
+    assert!(out.contains("at depth 2 with hce"), "{out}");
+    assert!(book_path.with_extension("xqa").is_file());
+    // ElephantEye's book has no games to analyse.
+    let eleeye = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/eleeye/BOOK.DAT");
+    let o = bookgen(&["analyse", "-q", "--depth", "1", s(&eleeye)]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("BOOK.DAT"));
+}
