@@ -155,3 +155,41 @@ impl AnyBook {
         Ok(moves)
     }
 }
+
+/// A book file as players use it: the book, and the analysis beside it
+/// ([`crate::analysis_path`]) when it has a usable one.
+#[derive(Debug)]
+pub struct BookFile {
+    pub book: AnyBook,
+    pub analysis: Option<crate::Analysis>,
+}
+
+impl BookFile {
+    /// Opens the book at `path` and, for a book of ours, the analysis
+    /// beside it when there is one. An analysis that cannot be used (damaged,
+    /// foreign, of another book) is left out and its error returned with
+    /// the book, which then plays by weight.
+    ///
+    /// # Errors
+    ///
+    /// The book itself cannot be opened ([`open`]).
+    pub fn open(path: &Path) -> Result<(BookFile, Option<crate::AnalysisError>), OpenError> {
+        let book = open(path)?;
+        let at = crate::analysis_path(path);
+        let opened = match &book {
+            AnyBook::Ours(ours) if at.is_file() => Some(crate::Analysis::open(&at, ours)),
+            _ => None,
+        };
+        let (analysis, error) = match opened {
+            Some(Ok(a)) => (Some(a), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        Ok((BookFile { book, analysis }, error))
+    }
+
+    /// The book file's path.
+    pub fn path(&self) -> &Path {
+        self.book.path()
+    }
+}

@@ -24,7 +24,7 @@ pub mod eleeye;
 mod reader;
 
 pub use analysis::{analysis_path, Analysis, AnalysisError, PositionAnalysis, ScoredMove};
-pub use any::{open, AnyBook, BookFormat, OpenError, WeightedMove};
+pub use any::{open, AnyBook, BookFile, BookFormat, OpenError, WeightedMove};
 pub use backup::{back_up, one_ply_up, BookGraph};
 pub use builder::{
     game_fingerprint, retain_unique, write_book, BookBuilder, BuildConfig, BuildSummary,

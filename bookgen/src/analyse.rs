@@ -135,6 +135,12 @@ pub enum AnalyseError {
     Write(#[from] xqstore::StoreError),
     #[error(transparent)]
     Book(#[from] xqbook::BookError),
+    /// A file that cannot be read or written.
+    #[error("{path}: {source}", path = .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The run was stopped (an interrupt); the journal keeps the work.
     #[error("stopped; run again to go on")]
     Stopped,
@@ -276,7 +282,9 @@ pub fn analyse(
         report.searched = report.to_search - todo.len();
         report.grown = work.grown;
         progress(report);
-        let (count, nodes) = search_all(&todo, cfg, stop, &mut |key, searched| {
+        let todo: Vec<(u64, Position, Budget)> =
+            todo.into_iter().map(|(k, p)| (k, p, cfg.budget)).collect();
+        let (count, nodes) = search_all(&todo, &cfg.searches(), stop, &mut |key, searched| {
             journal.append(key, searched)?;
             work.graph.searched.insert(key, searched);
             report.searched += 1;
@@ -319,12 +327,34 @@ fn count_grown(analysis: &HashMap<u64, PositionAnalysis>) -> usize {
         .count()
 }
 
-/// Searches `todo` on `cfg.threads` threads, handing each result (under
-/// the position's book key, as stored) to `record` as it comes. Returns the
-/// positions searched and the nodes.
-fn search_all(
-    todo: &[(u64, Position)],
-    cfg: &AnalyseConfig,
+/// How the searches of a run are made: on how many threads, with which
+/// evaluation and tables.
+#[derive(Clone)]
+pub struct Searches {
+    pub threads: usize,
+    pub net: Option<Arc<xqnnue::Network>>,
+    pub tables: Option<Arc<xqegtb::Tablebase>>,
+    pub hash_mb: usize,
+}
+
+impl AnalyseConfig {
+    fn searches(&self) -> Searches {
+        Searches {
+            threads: self.threads,
+            net: self.net.clone(),
+            tables: self.tables.clone(),
+            hash_mb: self.hash_mb,
+        }
+    }
+}
+
+/// Searches each position of `todo` at its budget on `how.threads`
+/// threads, handing each result (under the position's book key, as
+/// stored) to `record` as it comes. Returns the positions searched and the
+/// nodes.
+pub(crate) fn search_all(
+    todo: &[(u64, Position, Budget)],
+    how: &Searches,
     stop: &AtomicBool,
     record: &mut dyn FnMut(u64, Searched) -> Result<(), JournalError>,
 ) -> Result<(usize, u64), AnalyseError> {
@@ -333,19 +363,19 @@ fn search_all(
     let (tx, rx) = channel::<(u64, Searched, u64)>();
     let mut outcome = Ok((0usize, 0u64));
     std::thread::scope(|scope| {
-        for _ in 0..cfg.threads.max(1) {
+        for _ in 0..how.threads.max(1) {
             let tx = tx.clone();
             let (next, failed) = (&next, &failed);
             std::thread::Builder::new()
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, move || {
                     let config = SearchConfig {
-                        egtb: cfg.tables.clone(),
-                        net: cfg.net.clone(),
+                        egtb: how.tables.clone(),
+                        net: how.net.clone(),
                         threads: 1,
                         ..SearchConfig::default()
                     };
-                    let mut searcher = Searcher::new(config, cfg.hash_mb);
+                    let mut searcher = Searcher::new(config, how.hash_mb);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= todo.len()
@@ -354,8 +384,8 @@ fn search_all(
                         {
                             break;
                         }
-                        let (key, pos) = &todo[i];
-                        let (searched, nodes) = search_one(&mut searcher, pos, cfg.budget);
+                        let (key, pos, budget) = &todo[i];
+                        let (searched, nodes) = search_one(&mut searcher, pos, *budget);
                         if tx.send((*key, searched, nodes)).is_err() {
                             break;
                         }

@@ -6,6 +6,7 @@ pub mod analyse;
 pub mod db;
 pub mod journal;
 pub mod obk;
+pub mod quality;
 
 use std::collections::BTreeMap;
 use std::fs;

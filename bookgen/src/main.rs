@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use bookgen::analyse::{AnalyseConfig, Budget};
+use bookgen::analyse::{AnalyseConfig, Budget, Searches};
 use bookgen::db::GameDb;
 use bookgen::obk::{write_obk, ObkBook, ObkKeys};
+use bookgen::quality::QualityConfig;
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -113,6 +114,14 @@ enum Command {
     /// and the server find it. A journal (.xqa.journal) keeps every search,
     /// so a run that is stopped goes on where it stopped when run again.
     Analyse(AnalyseArgs),
+    /// Judge the moves the engine plays from a book by a deeper search:
+    /// both sides play the book from the start as the engine does (every
+    /// move with at least --min-share of its choices), each position is
+    /// searched to --depth and each move played there one ply less deep
+    /// after it. Says how many moves fall 50 and 100 cp below the best, and
+    /// the loss per move weighted by its share: by weight, and with the
+    /// book's analysis when it has one.
+    Quality(QualityArgs),
     /// Merge books into one, adding up the statistics of shared moves.
     Merge {
         /// The merged book to write.
@@ -166,6 +175,37 @@ struct AnalyseArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct QualityArgs {
+    /// The book (ours; its analysis, BOOK.xqa, is judged too when present).
+    book: PathBuf,
+    /// Depth of the judging search.
+    #[arg(long, default_value_t = 16)]
+    depth: u32,
+    /// Judge positions before this ply.
+    #[arg(long, default_value_t = 8)]
+    max_ply: usize,
+    /// Follow and judge moves with at least this share of the engine's
+    /// choices in their position (drawn by weight).
+    #[arg(long, default_value_t = 0.05)]
+    min_share: f64,
+    /// The engine's bookmargin for the analysed book.
+    #[arg(long, default_value_t = 20)]
+    margin: i16,
+    /// Searches at once [default: every core].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The net to judge with: a net file, `builtin` or `hce`.
+    #[arg(long, default_value = "builtin")]
+    net: PathBuf,
+    /// Hash table of each search, in MB.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// Also list every move 50 cp or more below the best, with its line.
+    #[arg(long)]
+    list: bool,
 }
 
 /// Book formats `export` writes.
@@ -291,6 +331,7 @@ fn main() -> ExitCode {
         } => export(&book, &keys, format, &output, max_gap),
         Command::Bench { book, positions } => bench(&book, positions),
         Command::Analyse(args) => analyse(&args),
+        Command::Quality(args) => quality(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -319,15 +360,9 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         (_, _, Some(ms)) => Budget::Millis(ms),
         (n, _, _) => Budget::Nodes(n.unwrap_or(200_000)),
     };
-    let net = match args.net.to_str() {
-        Some("hce") => None,
-        Some("builtin") => Some(Arc::new(xqnnue::Network::embedded().clone())),
-        _ => Some(Arc::new(xqnnue::Network::load(&args.net)?)),
-    };
+    let net = net_option(&args.net)?;
     let tables = xqengine::open_tables_option(args.tables.as_deref())?.map(|(tb, _)| tb);
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = all_cores(args.threads);
     let cfg = AnalyseConfig {
         budget,
         threads,
@@ -370,6 +405,74 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         summary.bytes,
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// The net a command asks for: a file, `builtin` or `hce` (none).
+fn net_option(net: &Path) -> Outcome<Option<Arc<xqnnue::Network>>> {
+    Ok(match net.to_str() {
+        Some("hce") => None,
+        Some("builtin") => Some(Arc::new(xqnnue::Network::embedded().clone())),
+        _ => Some(Arc::new(xqnnue::Network::load(net)?)),
+    })
+}
+
+fn all_cores(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn quality(args: &QualityArgs) -> Outcome {
+    let started = Instant::now();
+    if let AnyBook::Eleeye(_) = xqbook::open(&args.book)? {
+        return Err(format!("{}: judge books of ours", args.book.display()).into());
+    }
+    let cfg = QualityConfig {
+        depth: args.depth,
+        max_ply: args.max_ply,
+        min_share: args.min_share,
+        margin: args.margin,
+        searches: Searches {
+            threads: all_cores(args.threads),
+            net: net_option(&args.net)?,
+            tables: None,
+            hash_mb: args.hash,
+        },
+    };
+    let (by_weight, analysed) = bookgen::quality::judge(&args.book, &cfg)?;
+    out!(
+        "judged at depth {}, positions before ply {}, moves with a share of at least {}",
+        args.depth,
+        args.max_ply,
+        args.min_share
+    );
+    let mut rows = vec![("by weight".to_string(), by_weight)];
+    if let Some(a) = analysed {
+        rows.push((format!("analysed, margin {}", args.margin), a));
+    }
+    for (name, j) in &rows {
+        out!(
+            "{name}: {} positions, {} moves; 50 cp or more below the best: {}; 100 cp or more: {}; \
+             loss per move (by share) {:.1} cp",
+            j.positions,
+            j.moves.len(),
+            j.worse_by(50),
+            j.worse_by(100),
+            j.mean_loss()
+        );
+        if args.list {
+            for m in j.moves.iter().filter(|m| m.loss >= 50) {
+                let line: Vec<String> = m.line.iter().map(|m| m.to_string()).collect();
+                out!(
+                    "  {} {} loses {} cp (share {:.0} %)",
+                    line.join(" "),
+                    m.mv,
+                    m.loss,
+                    m.share * 100.0
+                );
+            }
+        }
+    }
+    out!("{:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use xqbook::{analysis_path, Analysis, AnyBook};
+use xqbook::BookFile;
 use xqcore::{Move, Position};
 
 /// The default book's file name in data/.
@@ -50,18 +50,11 @@ pub struct BookChoice {
     pub candidates: Vec<BookCandidate>,
 }
 
-/// A book file with its analysis, when it has a usable one.
-#[derive(Debug)]
-struct OpenBook {
-    book: AnyBook,
-    analysis: Option<Analysis>,
-}
-
 /// The engine's books: the configured files, opened on first use.
 #[derive(Debug, Default)]
 pub struct Books {
     files: Vec<String>,
-    open: Option<Vec<OpenBook>>,
+    open: Option<Vec<BookFile>>,
 }
 
 impl Books {
@@ -89,31 +82,17 @@ impl Books {
         let mut open = Vec::new();
         let mut errors = Vec::new();
         for path in self.files() {
-            let book = match xqbook::open(&path) {
-                Ok(b) => b,
-                Err(e) => {
-                    errors.push(format!("book not used: {e}"));
-                    continue;
+            match BookFile::open(&path) {
+                Ok((book, None)) => open.push(book),
+                Ok((book, Some(e))) => {
+                    errors.push(format!(
+                        "book analysis not used, {} plays by weight: {e}",
+                        path.display()
+                    ));
+                    open.push(book);
                 }
-            };
-            let analysis = match &book {
-                AnyBook::Ours(ours) => {
-                    let at = analysis_path(&path);
-                    match at.is_file().then(|| Analysis::open(&at, ours)) {
-                        Some(Ok(a)) => Some(a),
-                        Some(Err(e)) => {
-                            errors.push(format!(
-                                "book analysis not used, {} plays by weight: {e}",
-                                path.display()
-                            ));
-                            None
-                        }
-                        None => None,
-                    }
-                }
-                AnyBook::Eleeye(_) => None,
-            };
-            open.push(OpenBook { book, analysis });
+                Err(e) => errors.push(format!("book not used: {e}")),
+            }
         }
         self.open = Some(open);
         errors
@@ -165,7 +144,7 @@ impl Books {
 /// the analysis knows the position, its moves within `margin` of the best
 /// value (a move the analysis added, which no game played, weighs 1).
 fn candidates(
-    open: &OpenBook,
+    open: &BookFile,
     pos: &Position,
     margin: i16,
 ) -> Result<Vec<BookCandidate>, xqbook::BookError> {

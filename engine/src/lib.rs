@@ -29,7 +29,7 @@ mod session;
 mod time;
 mod tt;
 
-pub use book::{default_book, BookCandidate, BookVariety, DEFAULT_BOOK};
+pub use book::{default_book, BookCandidate, BookChoice, BookVariety, DEFAULT_BOOK};
 pub use egtb::{
     default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
     DEFAULT_EGTB_DIR,

@@ -39,7 +39,7 @@ use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
 use crate::chessdb::Library;
-use crate::rank::{rank_book_moves, winrate};
+use crate::rank::{book_file_moves, winrate};
 
 /// Query parameters of the API.
 #[derive(Deserialize)]
@@ -98,11 +98,10 @@ pub async fn method_not_allowed() -> Response {
 /// score, rank, note and winrate.
 pub async fn book(State(library): State<Arc<Library>>, Board { pos, .. }: Board) -> Response {
     for b in &library.books {
-        let Ok(moves) = b.probe(&pos) else { continue };
-        if moves.is_empty() {
+        let Ok(Some(ranked)) = book_file_moves(b, &pos) else {
             continue;
-        }
-        let moves: Vec<_> = rank_book_moves(&moves)
+        };
+        let moves: Vec<_> = ranked
             .iter()
             .map(|m| {
                 let stats = m.stats.map(|s| json!({ "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses }));
@@ -114,6 +113,7 @@ pub async fn book(State(library): State<Arc<Library>>, Board { pos, .. }: Board)
                     "rank": m.rank.number(),
                     "note": m.note(),
                     "winrate": winrate(m.score),
+                    "analysed": m.analysed,
                 })
             })
             .collect();

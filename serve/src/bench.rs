@@ -49,7 +49,7 @@ pub fn query_sets(library: &Library, engine_positions: usize) -> Vec<(&'static s
 /// Up to 200 boards along the books' lines: the start and moves played
 /// from it by weight.
 fn book_boards(library: &Library) -> Vec<String> {
-    let Some(book) = library.books.first() else {
+    let Some(book) = library.books.first().map(|b| &b.book) else {
         return Vec::new();
     };
     let start = Position::start().fen();

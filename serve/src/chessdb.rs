@@ -12,14 +12,14 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
-use xqbook::AnyBook;
+use xqbook::BookFile;
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
 use xqegtb::{Answers, Repetitions, Tablebase, Value};
 use xqengine::EvalPreference;
 
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
-use crate::rank::{rank_book_moves, winrate, Rank};
+use crate::rank::{book_file_moves, winrate, Rank};
 
 /// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
 pub const MATE_SCORE: i32 = 30_000;
@@ -29,7 +29,7 @@ pub(crate) const TABLE_LINE: usize = 128;
 /// Where the answers come from.
 pub struct Library {
     /// Probed in order; the first that knows the position answers.
-    pub books: Vec<AnyBook>,
+    pub books: Vec<BookFile>,
     pub tables: Option<Arc<Tablebase>>,
     pub engine: EnginePool,
 }
@@ -200,7 +200,7 @@ fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> 
 
 /// The first book's answer that has moves for the position: each move's
 /// score from its games' results, the note its wins, draws and losses.
-fn from_books(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Known> {
+fn from_books(books: &[BookFile], pos: &Position, banned: &[Move]) -> Option<Known> {
     let entries = book_entries(books, pos, banned)?;
     // The book line: the best book move on both sides while the book has one.
     let mut line = Vec::new();
@@ -225,17 +225,14 @@ fn from_books(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Know
 }
 
 /// The first book's moves for `pos` (but `banned`), best first, as
-/// [`rank_book_moves`] ranks them.
-fn book_entries(books: &[AnyBook], pos: &Position, banned: &[Move]) -> Option<Vec<Entry>> {
+/// [`book_file_moves`] ranks them: by the book's analysis where it has
+/// one, else by the games.
+fn book_entries(books: &[BookFile], pos: &Position, banned: &[Move]) -> Option<Vec<Entry>> {
     books.iter().find_map(|book| {
-        let moves: Vec<_> = book
-            .probe(pos)
-            .ok()?
-            .into_iter()
-            .filter(|m| !banned.contains(&m.mv))
-            .collect();
-        let entries: Vec<Entry> = rank_book_moves(&moves)
+        let entries: Vec<Entry> = book_file_moves(book, pos)
+            .ok()??
             .iter()
+            .filter(|m| !banned.contains(&m.mv))
             .map(|m| Entry {
                 mv: m.mv,
                 score: Some(m.score),

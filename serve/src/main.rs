@@ -79,7 +79,14 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
     // A book's errors name its file already.
     let mut books = Vec::new();
     for path in &book_paths {
-        books.push(xqbook::open(path).map_err(|e| e.to_string())?);
+        let (book, unusable) = xqbook::BookFile::open(path).map_err(|e| e.to_string())?;
+        if let Some(e) = unusable {
+            eprintln!(
+                "xqserve: book analysis not used, {} answers by its games: {e}",
+                path.display()
+            );
+        }
+        books.push(book);
     }
     let tables = xqengine::open_tables_option(cli.tables.as_deref())
         .map_err(|e| e.to_string())?

@@ -3,8 +3,8 @@
 //! of a book move from its games, the one ranking that both the chessdb
 //! API and the board's book pane (`/api/book`) give.
 
-use xqbook::{BookMove, WeightedMove};
-use xqcore::Move;
+use xqbook::{BookError, BookFile, BookMove, PositionAnalysis, WeightedMove};
+use xqcore::{Move, Position};
 
 /// Beyond this a score is a mate (or a table result), and has no winrate.
 pub const DECIDED: i32 = 10_000;
@@ -185,10 +185,12 @@ pub struct RankedBookMove {
     pub weight: u32,
     /// Its games and results, where the book keeps them.
     pub stats: Option<BookMove>,
-    /// For the side to move ([`book_score`]); 0 for a move with a weight
-    /// only.
+    /// For the side to move: the analysis's backed-up score in an analysed
+    /// book, else [`book_score`] (0 for a move with a weight only).
     pub score: i32,
     pub rank: Rank,
+    /// Whether the score is the analysis's (a search's, in centipawns).
+    pub analysed: bool,
 }
 
 impl RankedBookMove {
@@ -197,6 +199,8 @@ impl RankedBookMove {
     pub fn note(&self) -> String {
         match self.stats {
             Some(s) => format!("{} ({}-{}-{})", self.rank.mark(), s.wins, s.draws, s.losses),
+            // A move no game played, which the analysis added.
+            None if self.analysed => format!("{} (analysis)", self.rank.mark()),
             None => format!("{} (weight {})", self.rank.mark(), self.weight),
         }
     }
@@ -219,6 +223,7 @@ pub fn rank_book_moves(moves: &[WeightedMove]) -> Vec<RankedBookMove> {
             stats: m.stats,
             score: m.stats.map_or(0, |s| book_score(Results::of(&s), position)),
             rank: Rank::Other,
+            analysed: false,
         })
         .collect();
     ranked.sort_by(|a, b| {
@@ -227,6 +232,57 @@ pub fn rank_book_moves(moves: &[WeightedMove]) -> Vec<RankedBookMove> {
             .then(b.weight.cmp(&a.weight))
             .then(a.mv.to_string().cmp(&b.mv.to_string()))
     });
+    if let Some(max) = ranked.first().map(|m| m.score) {
+        let bands = Bands::below(max);
+        for m in &mut ranked {
+            m.rank = bands.rank(m.score);
+        }
+    }
+    ranked
+}
+
+/// The moves of `pos` in a book file, best first and ranked: by the
+/// analysis where it knows the position (every move it scored, the ones it
+/// added included), else by [`rank_book_moves`]; `None` when the book has
+/// no move there.
+///
+/// # Errors
+///
+/// The book cannot be read.
+pub fn book_file_moves(
+    file: &BookFile,
+    pos: &Position,
+) -> Result<Option<Vec<RankedBookMove>>, BookError> {
+    let moves = file.book.probe(pos)?;
+    let ranked = match file.analysis.as_ref().and_then(|a| a.probe(pos)) {
+        Some(analysis) => rank_analysed_moves(&analysis, &moves),
+        None => rank_book_moves(&moves),
+    };
+    Ok((!ranked.is_empty()).then_some(ranked))
+}
+
+/// An analysed position's moves, best first, ranked by chessdb's
+/// [`Bands`] below the best score, with the book's games where it has them.
+pub fn rank_analysed_moves(
+    analysis: &PositionAnalysis,
+    moves: &[WeightedMove],
+) -> Vec<RankedBookMove> {
+    let mut ranked: Vec<RankedBookMove> = analysis
+        .moves
+        .iter()
+        .map(|m| {
+            let known = moves.iter().find(|b| b.mv == m.mv);
+            RankedBookMove {
+                mv: m.mv,
+                weight: known.map_or(0, |b| b.weight),
+                stats: known.and_then(|b| b.stats),
+                // Both scales count a forced result's plies down from 30,000.
+                score: i32::from(m.score),
+                rank: Rank::Other,
+                analysed: true,
+            }
+        })
+        .collect();
     if let Some(max) = ranked.first().map(|m| m.score) {
         let bands = Bands::below(max);
         for m in &mut ranked {

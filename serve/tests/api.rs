@@ -14,7 +14,9 @@ use xqserve::load::chessdb_path;
 
 fn serve() -> std::net::SocketAddr {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let book = xqbook::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    let (book, unusable) =
+        xqbook::BookFile::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    assert!(unusable.is_none(), "{unusable:?}");
     let tables = tempfile::tempdir().unwrap().keep();
     common::build_rook_tables(&tables);
     let mut tb = xqegtb::Tablebase::new();

@@ -29,7 +29,9 @@ fn rook_tables() -> &'static std::path::Path {
 
 fn library(queue: usize) -> Library {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let book = xqbook::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    let (book, unusable) =
+        xqbook::BookFile::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    assert!(unusable.is_none(), "{unusable:?}");
     let mut tb = xqegtb::Tablebase::new();
     assert!(tb.add_dir(rook_tables()).unwrap() > 0);
     let tables = Some(Arc::new(tb));
@@ -432,4 +434,118 @@ fn among_moves_of_equal_table_value_the_ones_that_keep_material_come_first() {
     let all = entries(&ask(&lib, &[("action", "queryall"), ("board", ROOK_DRAW)]));
     assert_eq!(all.last().map(|e| e.0.as_str()), Some("e1e7"), "{all:?}");
     assert!(all.iter().all(|e| e.1 == 0), "every move draws: {all:?}");
+}
+
+/// A book of the start position's h2e2 (100 games), c3c4 (50) and b0c2
+/// (10), and an analysis beside it that finds h2e2 poor and adds g0e2,
+/// after which it knows b1d1 for Black.
+fn analysed_book(dir: &std::path::Path) -> xqbook::BookFile {
+    use xqbook::analysis::{write_analysis, AnalysisHeader, BookId, Searched};
+    use xqbook::{book_key, BookBuilder, BuildConfig, GameResult, PositionAnalysis, ScoredMove};
+    use xqcore::Position;
+    let start = Position::start();
+    let mut builder = BookBuilder::new(BuildConfig {
+        min_games: 1,
+        max_ply: 0,
+        ..BuildConfig::default()
+    });
+    for (m, games) in [("h2e2", 100), ("c3c4", 50), ("b0c2", 10)] {
+        for _ in 0..games {
+            let moves = [start.parse_move(m).unwrap()];
+            builder.add_game(&start, &moves, GameResult::Draw).unwrap();
+        }
+    }
+    let path = dir.join("analysed.xqb");
+    builder.write(&path, "test").unwrap();
+    let book = xqbook::Book::open(&path).unwrap();
+    let analysed = |pos: &Position, moves: &[(&str, i16, bool)]| {
+        let moves: Vec<ScoredMove> = moves
+            .iter()
+            .map(|&(m, score, in_book)| ScoredMove {
+                mv: pos.parse_move(m).unwrap(),
+                score,
+                depth: 2,
+                in_book,
+            })
+            .collect();
+        let search = Searched {
+            score: moves[0].score,
+            best: moves[0].mv,
+            depth: 12,
+        };
+        (
+            book_key(pos).0,
+            PositionAnalysis {
+                search,
+                value: search.score,
+                moves,
+            },
+        )
+    };
+    let mut after = start.clone();
+    after.make_move(start.parse_move("g0e2").unwrap());
+    let positions = std::collections::HashMap::from([
+        analysed(
+            &start,
+            &[
+                ("g0e2", 40, false),
+                ("c3c4", 38, true),
+                ("b0c2", 31, true),
+                ("h2e2", -60, true),
+            ],
+        ),
+        analysed(&after, &[("b9c7", -41, false)]),
+    ]);
+    let header = AnalysisHeader {
+        book: BookId::of(&book),
+        engine: "test".into(),
+        net: "hce".into(),
+        budget: "depth 1".into(),
+        searched: 6,
+    };
+    write_analysis(&path.with_extension("xqa"), &header, &positions).unwrap();
+    let (file, unusable) = xqbook::BookFile::open(&path).unwrap();
+    assert!(unusable.is_none(), "{unusable:?}");
+    assert!(file.analysis.is_some());
+    file
+}
+
+#[test]
+fn an_analysed_book_answers_with_search_scores_and_chessdb_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = library(4);
+    lib.books = vec![analysed_book(dir.path())];
+    let all = entries(&ask(&lib, &[("action", "queryall"), ("board", START)]));
+    let summary: Vec<(&str, i32, &str)> = all
+        .iter()
+        .map(|e| (e.0.as_str(), e.1, e.3.as_str()))
+        .collect();
+    // The analysis's scores, best first: ranked by chessdb's bands below
+    // the best (near level, a few centipawns are best, a few more good);
+    // the move no game played is noted as the analysis's.
+    assert_eq!(
+        summary,
+        [
+            ("g0e2", 40, "! (analysis)"),
+            ("c3c4", 38, "! (0-50-0)"),
+            ("b0c2", 31, "* (0-10-0)"),
+            ("h2e2", -60, "? (0-100-0)"),
+        ]
+    );
+    let best = ask(&lib, &[("action", "querybest"), ("board", START)]);
+    assert!(
+        ["move:g0e2\0", "move:c3c4\0"].contains(&best.body.as_str()),
+        "{}",
+        best.body
+    );
+    let score = ask(&lib, &[("action", "queryscore"), ("board", START)]);
+    assert_eq!(score.body, "eval:40\0");
+    let pv = ask(&lib, &[("action", "querypv"), ("board", START)]);
+    assert_eq!(pv.body, "score:40,depth:2,pv:g0e2|b9c7\0");
+    let r = ask(
+        &lib,
+        &[("action", "queryall"), ("board", START), ("json", "1")],
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["moves"][0]["winrate"], "53.03");
 }

@@ -11,7 +11,9 @@ use xqserve::load::{chessdb_path, run};
 
 fn library() -> Library {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let book = xqbook::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    let (book, unusable) =
+        xqbook::BookFile::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    assert!(unusable.is_none(), "{unusable:?}");
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(50),

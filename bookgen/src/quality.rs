@@ -1,0 +1,192 @@
+//! `bookgen quality`: how good the moves are that the engine plays from a
+//! book, judged by a search deeper than the analysis.
+//!
+//! From the start position, both sides play the book as the engine does
+//! (its own book code, through [`xqengine::Engine`]: by weight, or within
+//! the margin of an analysis), following every move with at least a
+//! minimum share of the choices (moves drawn in proportion to their
+//! weight, `selectivity medium`), up to a ply. Each position met is
+//! searched to the judging depth, and each move played there one ply less
+//! deep after it: a move's loss is how far its score falls below the best
+//! of those. The book is judged twice, by weight alone (its analysis set
+//! aside) and with its analysis when it has one.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use xqbook::analysis::{analysis_path, DECIDED};
+use xqbook::book_key;
+use xqcore::{Move, Position};
+
+use crate::analyse::{search_all, AnalyseError, Budget, Searches};
+
+/// How to judge.
+#[derive(Clone)]
+pub struct QualityConfig {
+    /// Depth of the search that judges a position (its moves: one less).
+    pub depth: u32,
+    /// Positions before this ply are judged.
+    pub max_ply: usize,
+    /// Moves with a smaller share of the engine's choices are not followed
+    /// nor judged.
+    pub min_share: f64,
+    /// The engine's `bookmargin`.
+    pub margin: i16,
+    pub searches: Searches,
+}
+
+/// A book move the engine plays, judged.
+#[derive(Clone, Debug)]
+pub struct JudgedMove {
+    /// The moves from the start to the position, then the move.
+    pub line: Vec<Move>,
+    pub mv: Move,
+    /// Its share of the engine's choices there.
+    pub share: f64,
+    /// Centipawns below the best move at the judging depth (0 or more).
+    pub loss: i32,
+}
+
+/// The judgement of one way of playing a book.
+#[derive(Clone, Debug, Default)]
+pub struct Judgement {
+    /// Positions met where the book had a move.
+    pub positions: usize,
+    pub moves: Vec<JudgedMove>,
+}
+
+impl Judgement {
+    /// Moves losing at least `cp`.
+    pub fn worse_by(&self, cp: i32) -> usize {
+        self.moves.iter().filter(|m| m.loss >= cp).count()
+    }
+
+    /// The loss per book move, weighted by each move's share of the
+    /// choices in its position.
+    pub fn mean_loss(&self) -> f64 {
+        let shares: f64 = self.moves.iter().map(|m| m.share).sum();
+        let losses: f64 = self.moves.iter().map(|m| m.share * f64::from(m.loss)).sum();
+        if shares == 0.0 {
+            0.0
+        } else {
+            losses / shares
+        }
+    }
+}
+
+/// The book by weight, then with its analysis (`None` when it has none).
+pub fn judge(
+    book: &Path,
+    cfg: &QualityConfig,
+) -> Result<(Judgement, Option<Judgement>), AnalyseError> {
+    // The book alone: a copy without the analysis beside it.
+    let plain_dir = tempfile_dir()?;
+    let plain = plain_dir.join("plain.xqb");
+    std::fs::copy(book, &plain).map_err(|e| io_error(book, e))?;
+    let by_weight = played(&plain, cfg);
+    let analysed = analysis_path(book).is_file().then(|| played(book, cfg));
+    let _ = std::fs::remove_dir_all(&plain_dir);
+    let mut todo: HashMap<u64, (Position, Budget)> = HashMap::new();
+    for lines in std::iter::once(&by_weight).chain(analysed.as_ref()) {
+        for (pos, moves) in lines {
+            todo.entry(book_key(pos).0)
+                .or_insert_with(|| (pos.clone(), Budget::Depth(cfg.depth)));
+            for (mv, _) in moves {
+                let mut child = pos.clone();
+                child.make_move(*mv);
+                todo.entry(book_key(&child).0)
+                    .or_insert_with(|| (child, Budget::Depth(cfg.depth.saturating_sub(1))));
+            }
+        }
+    }
+    let mut todo: Vec<(u64, Position, Budget)> =
+        todo.into_iter().map(|(k, (p, b))| (k, p, b)).collect();
+    todo.sort_unstable_by_key(|t| t.0);
+    let mut scores = HashMap::new();
+    let never = AtomicBool::new(false);
+    search_all(&todo, &cfg.searches, &never, &mut |key, searched| {
+        scores.insert(key, searched.score);
+        Ok(())
+    })?;
+    let judged = |lines: &Played| judgement(lines, &scores);
+    Ok((judged(&by_weight), analysed.as_ref().map(judged)))
+}
+
+/// Positions met with the moves played there and their shares.
+type Played = Vec<(Position, Vec<(Move, f64)>)>;
+
+/// Plays the book as the engine does, from the start, every move with at
+/// least the minimum share, up to the ply.
+fn played(book: &Path, cfg: &QualityConfig) -> Played {
+    let mut engine = xqengine::Engine::new();
+    engine.set_book_files(vec![book.to_string_lossy().into_owned()]);
+    engine.options.book_margin = cfg.margin;
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = VecDeque::from([Position::start()]);
+    let mut out = Vec::new();
+    while let Some(pos) = queue.pop_front() {
+        if pos.ply() >= cfg.max_ply || !seen.insert(book_key(&pos).0) {
+            continue;
+        }
+        engine.set_position(pos.clone());
+        let Some(choice) = engine.book_move(&mut Vec::new()) else {
+            continue;
+        };
+        let total: f64 = choice.candidates.iter().map(|c| f64::from(c.weight)).sum();
+        let moves: Vec<(Move, f64)> = choice
+            .candidates
+            .iter()
+            .map(|c| (c.mv, f64::from(c.weight) / total))
+            .filter(|&(_, share)| share >= cfg.min_share)
+            .collect();
+        for (mv, _) in &moves {
+            let mut child = pos.clone();
+            child.make_move(*mv);
+            queue.push_back(child);
+        }
+        out.push((pos, moves));
+    }
+    out
+}
+
+fn judgement(lines: &Played, scores: &HashMap<u64, i16>) -> Judgement {
+    let mut judged = Judgement::default();
+    for (pos, moves) in lines {
+        let own = scores[&book_key(pos).0];
+        let score_of = |mv: &Move| {
+            let mut child = pos.clone();
+            child.make_move(*mv);
+            -i32::from(scores[&book_key(&child).0])
+        };
+        let best = moves
+            .iter()
+            .map(|(m, _)| score_of(m))
+            .fold(i32::from(own), i32::max);
+        judged.positions += 1;
+        for (mv, share) in moves {
+            // A mate score's distance is no loss in centipawns.
+            let loss = (best - score_of(mv)).min(i32::from(DECIDED));
+            judged.moves.push(JudgedMove {
+                line: pos.moves_played().collect(),
+                mv: *mv,
+                share: *share,
+                loss,
+            });
+        }
+    }
+    judged
+}
+
+fn tempfile_dir() -> Result<PathBuf, AnalyseError> {
+    let dir = std::env::temp_dir().join(format!("bookgen-quality-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+    Ok(dir)
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> AnalyseError {
+    AnalyseError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
