@@ -75,6 +75,93 @@ pub struct AnalyseConfig {
     pub grow_plies: usize,
     /// Hash table of each search, in MB.
     pub hash_mb: usize,
+    /// Search only this shard of the book's positions, into the shard's
+    /// own journal, for a later run without a shard to merge.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` parts of a book's positions, split by key: shard `index`
+/// holds the positions whose book key leaves `index` divided by `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `I/N`, `I` from 0 to `N - 1`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("`{s}`: a shard is I/N with I from 0 to N-1, e.g. 0/8");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) =
+            (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+        if index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    fn holds(self, key: u64) -> bool {
+        key % u64::from(self.count) == u64::from(self.index)
+    }
+
+    /// The journal of this shard of the analysis written to `output`.
+    pub fn journal(self, output: &Path) -> PathBuf {
+        let mut name = output.as_os_str().to_owned();
+        name.push(format!(".shard-{}-of-{}.journal", self.index, self.count));
+        PathBuf::from(name)
+    }
+}
+
+/// Folds the journals of the shards of the analysis written to `output`
+/// (those beside it) into `journal` and `searched`, then removes them.
+fn merge_shards(
+    output: &Path,
+    settings: &str,
+    journal: &mut Journal,
+    searched: &mut HashMap<u64, Searched>,
+) -> Result<(), AnalyseError> {
+    for path in shard_journals(output) {
+        let (_, results) = Journal::open(&path, settings)?;
+        let mut keys: Vec<u64> = results.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            if let std::collections::hash_map::Entry::Vacant(e) = searched.entry(key) {
+                journal.append(key, results[&key])?;
+                e.insert(results[&key]);
+            }
+        }
+        std::fs::remove_file(&path).map_err(|source| AnalyseError::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// The shard journals beside `output`, in name order.
+fn shard_journals(output: &Path) -> Vec<PathBuf> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = output.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{name}.shard-");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".journal"))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 impl AnalyseConfig {
@@ -270,16 +357,25 @@ pub fn analyse(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<AnalyseSummary, AnalyseError> {
     let output = output.map_or_else(|| analysis_path(book.path()), Path::to_path_buf);
-    let (mut journal, done) = Journal::open(&journal_path(&output), &cfg.search_settings())?;
+    let settings = cfg.search_settings();
+    let journal_at = match cfg.shard {
+        Some(shard) => shard.journal(&output),
+        None => journal_path(&output),
+    };
+    let (mut journal, done) = Journal::open(&journal_at, &settings)?;
     let mut work = Work::of_book(book);
-    let resumed = done.len();
     work.graph.searched = done;
+    if cfg.shard.is_none() {
+        merge_shards(&output, &settings, &mut journal, &mut work.graph.searched)?;
+    }
     let mut summary = AnalyseSummary::default();
     let mut report = Progress::default();
     loop {
-        let todo = work.unsearched();
-        report.to_search = work.positions.len();
-        report.searched = report.to_search - todo.len();
+        let mut todo = work.unsearched();
+        if let Some(shard) = cfg.shard {
+            todo.retain(|(key, _)| shard.holds(*key));
+        }
+        report.to_search = todo.len() + report.searched;
         report.grown = work.grown;
         progress(report);
         let todo: Vec<(u64, Position, Budget)> =
@@ -296,17 +392,22 @@ pub fn analyse(
         if stop.load(Ordering::Relaxed) {
             return Err(AnalyseError::Stopped);
         }
+        // A shard searches its part of the book's own positions; growing
+        // needs every result, so the merging run grows.
         let budget = cfg.grow - work.grown;
-        if budget == 0 || work.grow(cfg.grow_plies, budget) == 0 {
+        if cfg.shard.is_some() || budget == 0 || work.grow(cfg.grow_plies, budget) == 0 {
             break;
         }
+    }
+    summary.searched = work.graph.searched.len();
+    if cfg.shard.is_some() {
+        summary.output = journal_at;
+        return Ok(summary);
     }
     let analysis = back_up(&work.graph, &work.roots);
     summary.positions = analysis.len();
     summary.moves = analysis.values().map(|a| a.moves.len()).sum();
     summary.grown = count_grown(&analysis);
-    summary.searched = work.graph.searched.len();
-    debug_assert!(summary.searched >= resumed);
     let header = AnalysisHeader {
         book: BookId::of(book),
         engine: format!("xqengine {}", env!("CARGO_PKG_VERSION")),
@@ -436,4 +537,53 @@ fn search_one(searcher: &mut Searcher, met: &Position, budget: Budget) -> (Searc
         depth: r.depth.clamp(0, 255) as u8,
     };
     (searched, r.nodes)
+}
+
+/// A Makefile analysing `book` in `shards` jobs and a merge: one target a
+/// shard (a stamp file written when its `bookgen analyse --shard` ends
+/// well), then the analysis itself, made by a run without a shard that
+/// merges the shards' journals, grows the book and writes it. `args` are
+/// the analysis options every run takes (budget, net, growth); `make -j N`
+/// runs N shards at once. BOOKGEN, BOOK, OUT and ARGS can be overridden.
+pub fn makefile(book: &Path, output: &Path, shards: u32, args: &str) -> String {
+    let stamp = |i: u32| format!("$(OUT).shard-{i}-of-{shards}.done");
+    let stamps: Vec<String> = (0..shards).map(stamp).collect();
+    let mut s = format!(
+        "# The analysis of a book in {shards} shards and a merge: make -j N -f THIS_FILE\n\
+         BOOKGEN ?= bookgen\nBOOK ?= {book}\nOUT ?= {output}\nARGS ?= {args}\n\n\
+         .PHONY: all\nall: $(OUT)\n\n\
+         $(OUT): {stamps}\n\t$(BOOKGEN) analyse -q $(ARGS) -o $(OUT) $(BOOK)\n",
+        book = book.display(),
+        output = output.display(),
+        stamps = stamps.join(" "),
+    );
+    for i in 0..shards {
+        s.push_str(&format!(
+            "\n{}:\n\t$(BOOKGEN) analyse -q $(ARGS) --shard {i}/{shards} -o $(OUT) $(BOOK) && touch $@\n",
+            stamp(i)
+        ));
+    }
+    s
+}
+
+/// A shell script submitting the same to Slurm: a job array of the
+/// shards, then the merging run once every shard succeeded (`afterok`).
+/// BOOKGEN, BOOK, OUT, ARGS and CPUS can be set in the environment.
+pub fn slurm(book: &Path, output: &Path, shards: u32, args: &str) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # The analysis of a book in {shards} shards (a Slurm job array) and a merge.\n\
+         set -eu\n\
+         BOOKGEN=${{BOOKGEN:-bookgen}}\nBOOK=${{BOOK:-{book}}}\nOUT=${{OUT:-{output}}}\n\
+         ARGS=${{ARGS:-{args}}}\nCPUS=${{CPUS:-2}}\n\
+         shards=$(sbatch --parsable --job-name=book-shards --array=0-{last} --cpus-per-task=\"$CPUS\" \\\n  \
+         --wrap=\"exec $BOOKGEN analyse -q $ARGS --threads $CPUS --shard \\$SLURM_ARRAY_TASK_ID/{shards} -o $OUT $BOOK\")\n\
+         merge=$(sbatch --parsable --job-name=book-merge --cpus-per-task=\"$CPUS\" \
+         --dependency=afterok:${{shards%%;*}} \\\n  \
+         --wrap=\"exec $BOOKGEN analyse -q $ARGS --threads $CPUS -o $OUT $BOOK\")\n\
+         echo \"submitted: shards ${{shards%%;*}}, merge ${{merge%%;*}}\"\n",
+        book = book.display(),
+        output = output.display(),
+        last = shards.saturating_sub(1),
+    )
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use bookgen::analyse::{AnalyseConfig, Budget, Searches};
+use bookgen::analyse::{AnalyseConfig, Budget, Searches, Shard};
 use bookgen::db::GameDb;
 use bookgen::obk::{write_obk, ObkBook, ObkKeys};
 use bookgen::quality::QualityConfig;
@@ -172,6 +172,23 @@ struct AnalyseArgs {
     /// Where to write the analysis [default: BOOK with the extension .xqa].
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Search only shard I of N of the book's positions (split by key),
+    /// into a journal of its own beside the output; a run without --shard
+    /// then merges the shards' journals, grows the book and writes the
+    /// analysis.
+    #[arg(long, value_name = "I/N", conflicts_with = "plan")]
+    shard: Option<Shard>,
+    /// Write no analysis: plan one in N shards and a merge, as a Makefile
+    /// (--makefile) and a Slurm script (--slurm) that run this command with
+    /// the same options.
+    #[arg(long, value_name = "N")]
+    plan: Option<u32>,
+    /// The Makefile of --plan.
+    #[arg(long, requires = "plan")]
+    makefile: Option<PathBuf>,
+    /// The Slurm script of --plan.
+    #[arg(long, requires = "plan")]
+    slurm: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -371,7 +388,11 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         grow: args.grow,
         grow_plies: args.grow_plies,
         hash_mb: args.hash,
+        shard: args.shard,
     };
+    if let Some(shards) = args.plan {
+        return plan_analysis(args, shards.max(1));
+    }
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -419,6 +440,50 @@ fn net_option(net: &Path) -> Outcome<Option<Arc<xqnnue::Network>>> {
 
 fn all_cores(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Writes the Makefile and Slurm script of `analyse --plan`.
+fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
+    if args.makefile.is_none() && args.slurm.is_none() {
+        return Err("--plan writes a --makefile FILE, a --slurm FILE or both: name one".into());
+    }
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| xqbook::analysis_path(&args.book));
+    let mut options = vec![match (args.nodes, args.depth, args.movetime) {
+        (_, Some(d), _) => format!("--depth {d}"),
+        (_, _, Some(ms)) => format!("--movetime {ms}"),
+        (n, _, _) => format!("--nodes {}", n.unwrap_or(200_000)),
+    }];
+    options.push(format!("--net {}", args.net.display()));
+    if let Some(t) = &args.tables {
+        options.push(format!("--tables {}", t.display()));
+    }
+    options.push(format!(
+        "--grow {} --grow-plies {} --hash {}",
+        args.grow, args.grow_plies, args.hash
+    ));
+    let options = options.join(" ");
+    let write = |path: &Path, text: String| -> Outcome {
+        xqstore::write_whole(path, |_, f| std::io::Write::write_all(f, text.as_bytes()))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        out!("{} written", path.display());
+        Ok(())
+    };
+    if let Some(path) = &args.makefile {
+        write(
+            path,
+            bookgen::analyse::makefile(&args.book, &output, shards, &options),
+        )?;
+    }
+    if let Some(path) = &args.slurm {
+        write(
+            path,
+            bookgen::analyse::slurm(&args.book, &output, shards, &options),
+        )?;
+    }
+    Ok(())
 }
 
 fn quality(args: &QualityArgs) -> Outcome {

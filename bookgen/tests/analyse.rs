@@ -41,6 +41,7 @@ fn config() -> AnalyseConfig {
         grow: 12,
         grow_plies: 3,
         hash_mb: 1,
+        shard: None,
     }
 }
 
@@ -202,4 +203,86 @@ fn the_command_analyses_and_says_what_it_did() {
     let o = bookgen(&["analyse", "-q", "--depth", "1", s(&eleeye)]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("BOOK.DAT"));
+}
+
+#[test]
+fn shards_and_their_merge_give_the_analysis_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let whole = dir.path().join("whole.xqa");
+    analyse(&book, Some(&whole), &config(), &never, &|_| {}).unwrap();
+    let merged = dir.path().join("merged.xqa");
+    let mut searched = 0;
+    for index in 0..3 {
+        let mut cfg = config();
+        cfg.shard = Some(bookgen::analyse::Shard { index, count: 3 });
+        let s = analyse(&book, Some(&merged), &cfg, &never, &|_| {}).unwrap();
+        assert!(s
+            .output
+            .to_string_lossy()
+            .ends_with(&format!("merged.xqa.shard-{index}-of-3.journal")));
+        searched += s.searched_now;
+    }
+    assert!(!merged.exists());
+    let last = analyse(&book, Some(&merged), &config(), &never, &|_| {}).unwrap();
+    // The merge searched only what the book grew by.
+    assert!(last.searched_now <= 12, "{last:?}");
+    assert_eq!(searched + last.searched_now, last.searched);
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&merged).unwrap()
+    );
+    assert!(!dir.path().join("merged.xqa.shard-0-of-3.journal").exists());
+}
+
+#[test]
+fn the_plan_runs_under_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "2");
+    let makefile = dir.path().join("Makefile");
+    let slurm = dir.path().join("submit.sh");
+    let args = [
+        "--depth", "2", "--net", "hce", "--tables", "none", "--grow", "4",
+    ];
+    let mut plan = vec![
+        "analyse",
+        "--plan",
+        "3",
+        "--makefile",
+        s(&makefile),
+        "--slurm",
+        s(&slurm),
+    ];
+    plan.extend(args);
+    plan.push(s(&book_path));
+    stdout(&bookgen(&plan));
+    let script = std::fs::read_to_string(&slurm).unwrap();
+    assert!(
+        script.contains("--array=0-2") && script.contains("afterok"),
+        "{script}"
+    );
+    let make = std::process::Command::new("make")
+        .args(["-j", "2", "-f", s(&makefile)])
+        .arg(format!("BOOKGEN={}", env!("CARGO_BIN_EXE_bookgen")))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        make.status.success(),
+        "{}",
+        String::from_utf8_lossy(&make.stderr)
+    );
+    // The same analysis as one run with those options.
+    let one = dir.path().join("one.xqa");
+    let mut run = vec!["analyse", "-q", "-o", s(&one)];
+    run.extend(args);
+    run.push(s(&book_path));
+    stdout(&bookgen(&run));
+    let planned = book_path.with_extension("xqa");
+    assert_eq!(
+        std::fs::read(&planned).unwrap(),
+        std::fs::read(&one).unwrap()
+    );
 }
