@@ -78,6 +78,10 @@ pub struct AnalyseConfig {
     /// Search only this shard of the book's positions, into the shard's
     /// own journal, for a later run without a shard to merge.
     pub shard: Option<Shard>,
+    /// Games whose moves join the book before it is analysed (self-play or
+    /// match games: lines the engine meets), from their start up to
+    /// `grow_plies`.
+    pub grow_from: Vec<(Position, Vec<Move>)>,
 }
 
 /// One of `count` parts of a book's positions, split by key: shard `index`
@@ -283,6 +287,29 @@ impl Work {
         }
     }
 
+    /// Adds the moves of a game from `start`, up to `max_ply`, that the
+    /// book does not have (as moves the analysis added).
+    fn add_line(&mut self, start: &Position, moves: &[Move], max_ply: usize) {
+        let mut pos = start.clone();
+        for &mv in moves.iter().take(max_ply) {
+            if !pos.legal_moves().contains(&mv) {
+                return;
+            }
+            let (key, mirrored) = book_key(&pos);
+            let stored = if mirrored { mv.mirror() } else { mv };
+            self.meet(&pos);
+            if !self.graph.nodes.contains_key(&key) {
+                self.roots.push(pos.clone());
+            }
+            let known = self.graph.nodes.entry(key).or_default();
+            if known.iter().all(|m| m.0 != stored) {
+                known.push((stored, false));
+            }
+            pos.make_move(mv);
+            self.meet(&pos);
+        }
+    }
+
     fn meet(&mut self, pos: &Position) {
         let key = book_key(pos).0;
         self.positions
@@ -364,6 +391,9 @@ pub fn analyse(
     };
     let (mut journal, done) = Journal::open(&journal_at, &settings)?;
     let mut work = Work::of_book(book);
+    for (start, moves) in &cfg.grow_from {
+        work.add_line(start, moves, cfg.grow_plies);
+    }
     work.graph.searched = done;
     if cfg.shard.is_none() {
         merge_shards(&output, &settings, &mut journal, &mut work.graph.searched)?;
@@ -486,7 +516,11 @@ pub(crate) fn search_all(
                             break;
                         }
                         let (key, pos, budget) = &todo[i];
-                        let (searched, nodes) = search_one(&mut searcher, pos, *budget);
+                        let from_tables = how.tables.as_deref().and_then(|tb| from_tables(tb, pos));
+                        let (searched, nodes) = match from_tables {
+                            Some(exact) => (exact, 0),
+                            None => search_one(&mut searcher, pos, *budget),
+                        };
                         if tx.send((*key, searched, nodes)).is_err() {
                             break;
                         }
@@ -508,6 +542,34 @@ pub(crate) fn search_all(
         outcome = Ok((count, nodes));
     });
     outcome
+}
+
+/// The depth recorded for a position the endgame tables hold: their value
+/// is exact.
+pub const TABLES_DEPTH: u8 = u8::MAX;
+
+/// The tables' value and best move of `met` (under the Asian rules, as
+/// the server answers), as its book key stores them, when they hold it.
+fn from_tables(tb: &xqegtb::Tablebase, met: &Position) -> Option<Searched> {
+    let answers = tb
+        .under(xqegtb::Repetitions::CheckAndChase)
+        .preferring(xqengine::EvalPreference::builtin());
+    let (best, value) = answers.best_move(met).ok()??;
+    // A forced result `d` plies away, as the search scores a mate; a
+    // result of the repetition rules (counted from far beyond any mate)
+    // stays beyond the decided bound.
+    let far = |d: u16| MATE - d.min(999) as i16;
+    let score = match value {
+        xqegtb::Value::Win(d) => far(d),
+        xqegtb::Value::Loss(d) => -far(d),
+        xqegtb::Value::Draw => 0,
+    };
+    let best = if book_key(met).1 { best.mirror() } else { best };
+    Some(Searched {
+        score,
+        best,
+        depth: TABLES_DEPTH,
+    })
 }
 
 /// The search of one position, as its book key stores it, and its nodes.
@@ -586,4 +648,33 @@ pub fn slurm(book: &Path, output: &Path, shards: u32, args: &str) -> String {
         output = output.display(),
         last = shards.saturating_sub(1),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_the_tables_hold_take_their_exact_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let krk: xqegtb::Material = "KRK".parse().unwrap();
+        egtbgen::build::build(dir.path(), &egtbgen::build::plan(&[krk]), &|_| {}).unwrap();
+        let mut tb = xqegtb::Tablebase::new();
+        tb.add_dir(dir.path()).unwrap();
+        // The rook mates; its mirror image is stored with the mirrored move.
+        let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w").unwrap();
+        let found = from_tables(&tb, &pos).unwrap();
+        assert!(found.score > xqbook::analysis::DECIDED, "{found:?}");
+        assert_eq!(found.depth, TABLES_DEPTH);
+        let mirrored = from_tables(&tb, &pos.mirror()).unwrap();
+        assert_eq!(mirrored.score, found.score);
+        let (stored, mirror_stored) = (book_key(&pos), book_key(&pos.mirror()));
+        assert_eq!(stored.0, mirror_stored.0);
+        assert_eq!(found.best, mirrored.best);
+        // Black to move, a rook down: lost, by as many plies less one.
+        let black = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 b").unwrap();
+        assert!(from_tables(&tb, &black).unwrap().score < -xqbook::analysis::DECIDED);
+        // A position of other material is the search's.
+        assert!(from_tables(&tb, &Position::start()).is_none());
+    }
 }

@@ -166,6 +166,11 @@ struct AnalyseArgs {
     /// Add moves only from positions before this ply.
     #[arg(long, default_value_t = 24)]
     grow_plies: usize,
+    /// Games whose moves join the book first, up to --grow-plies (PGN or
+    /// XQF files, or directories of them: the engine's self-play or match
+    /// games). A run that resumes must be given the same games.
+    #[arg(long, num_args = 1.., value_name = "RECORDS")]
+    grow_from: Vec<PathBuf>,
     /// Hash table of each search, in MB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
@@ -389,6 +394,7 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         grow_plies: args.grow_plies,
         hash_mb: args.hash,
         shard: args.shard,
+        grow_from: games_to_grow_from(&args.grow_from, args.quiet)?,
     };
     if let Some(shards) = args.plan {
         return plan_analysis(args, shards.max(1));
@@ -440,6 +446,35 @@ fn net_option(net: &Path) -> Outcome<Option<Arc<xqnnue::Network>>> {
 
 fn all_cores(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The games of `analyse --grow-from`, their moves from their start.
+fn games_to_grow_from(
+    inputs: &[PathBuf],
+    quiet: bool,
+) -> Outcome<Vec<(Position, Vec<xqcore::Move>)>> {
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let read = ReadArgs {
+        encoding: None,
+        variations: false,
+        quiet,
+    };
+    let (mut games, mut skipped) = (Vec::new(), 0);
+    read_files(
+        &record_files(inputs)?,
+        &read,
+        10,
+        |_| Ok(false),
+        |_, r| {
+            skipped += r.errors.len();
+            games.extend(r.games.into_iter().map(|g| (g.start, g.moves)));
+            Ok(())
+        },
+    )?;
+    out!("{} games to grow from ({skipped} skipped)", games.len());
+    Ok(games)
 }
 
 /// Writes the Makefile and Slurm script of `analyse --plan`.

@@ -42,6 +42,7 @@ fn config() -> AnalyseConfig {
         grow_plies: 3,
         hash_mb: 1,
         shard: None,
+        grow_from: Vec::new(),
     }
 }
 
@@ -285,4 +286,40 @@ fn the_plan_runs_under_make() {
         std::fs::read(&planned).unwrap(),
         std::fs::read(&one).unwrap()
     );
+}
+
+#[test]
+fn games_grow_the_book_with_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "2");
+    let book = Book::open(&book_path).unwrap();
+    let start = Position::start();
+    let line: Vec<xqcore::Move> = ["a3a4", "a6a5", "i3i4", "i6i5"]
+        .iter()
+        .scan(start.clone(), |pos, m| {
+            let mv = pos.parse_move(m).unwrap();
+            pos.make_move(mv);
+            Some(mv)
+        })
+        .collect();
+    let mut cfg = config();
+    cfg.grow = 0;
+    cfg.grow_from = vec![(start.clone(), line.clone())];
+    let never = AtomicBool::new(false);
+    analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    // Up to --grow-plies (3): the game's first three moves, each scored.
+    let mut pos = start;
+    for (ply, mv) in line.iter().enumerate() {
+        let a = analysis.probe(&pos);
+        let found = a
+            .as_ref()
+            .and_then(|a| a.moves.iter().find(|m| m.mv == *mv));
+        if ply < 3 {
+            assert!(found.is_some_and(|m| !m.in_book), "ply {ply}: {a:?}");
+        } else {
+            assert!(found.is_none(), "ply {ply}: {a:?}");
+        }
+        pos.make_move(*mv);
+    }
 }
