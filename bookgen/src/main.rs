@@ -705,6 +705,14 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Outcome {
         pos.make_move(m);
     }
     let found = book.probe(&pos)?;
+    if let AnyBook::Ours(ours) = &book {
+        if let Some(analysis) = open_analysis(path, ours) {
+            if let Some(a) = analysis.probe(&pos) {
+                print_analysed(&a, &found);
+                return Ok(());
+            }
+        }
+    }
     if found.is_empty() {
         out!("no book moves");
     }
@@ -712,6 +720,41 @@ fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> Outcome {
         print_move(&m);
     }
     Ok(())
+}
+
+/// The analysis beside a book, when it has one; one it cannot use is
+/// named on standard error.
+fn open_analysis(book_path: &Path, book: &Book) -> Option<xqbook::Analysis> {
+    let at = xqbook::analysis_path(book_path);
+    if !at.is_file() {
+        return None;
+    }
+    xqbook::Analysis::open(&at, book)
+        .map_err(|e| eprintln!("bookgen: analysis not used: {e}"))
+        .ok()
+}
+
+/// An analysed position: its value and search, then each move best first
+/// with its backed-up score, the book behind it and its games.
+fn print_analysed(a: &xqbook::PositionAnalysis, found: &[WeightedMove]) {
+    let depth = match a.search.depth {
+        bookgen::analyse::TABLES_DEPTH => "tables".to_string(),
+        d => format!("depth {d}"),
+    };
+    out!(
+        "value {} (search {} {depth}, best {})",
+        a.value,
+        a.search.score,
+        a.search.best
+    );
+    for m in &a.moves {
+        let games = found.iter().find(|b| b.mv == m.mv).and_then(|b| b.stats);
+        let games = match (m.in_book, games) {
+            (true, Some(s)) => format!("games {} wdl {}/{}/{}", s.games, s.wins, s.draws, s.losses),
+            _ => "added by the analysis".to_string(),
+        };
+        out!("{} score {} book {} {games}", m.mv, m.score, m.depth);
+    }
 }
 
 /// `MOVE games G wdl W/D/L weight X`, or `MOVE weight X` for a book that
@@ -762,6 +805,25 @@ fn stats(path: &Path) -> Outcome {
         bytes as f64 / info.entries.max(1) as f64
     );
     out!("description {}", info.description);
+    if let Some(a) = open_analysis(path, &book) {
+        let h = a.header();
+        let moves: usize = a.positions().values().map(|p| p.moves.len()).sum();
+        let added: usize = a
+            .positions()
+            .values()
+            .flat_map(|p| &p.moves)
+            .filter(|m| !m.in_book)
+            .count();
+        out!(
+            "analysis {}: {} positions, {moves} moves ({added} added), {} searched at {} by {} with {}",
+            a.path().display(),
+            a.len(),
+            h.searched,
+            h.budget,
+            h.engine,
+            h.net
+        );
+    }
     Ok(())
 }
 

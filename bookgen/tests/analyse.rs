@@ -199,6 +199,12 @@ fn the_command_analyses_and_says_what_it_did() {
     assert!(out.contains("(5 added by the analysis)"), "{out}");
     assert!(out.contains("at depth 2 with hce"), "{out}");
     assert!(book_path.with_extension("xqa").is_file());
+    // probe gives the analysis: the value, then each move with its score.
+    let probe = stdout(&bookgen(&["probe", s(&book_path)]));
+    assert!(probe.starts_with("value "), "{probe}");
+    assert!(probe.contains(" score ") && probe.contains(" games "), "{probe}");
+    let stats = stdout(&bookgen(&["stats", s(&book_path)]));
+    assert!(stats.contains("at depth 2 by xqengine"), "{stats}");
     // ElephantEye's book has no games to analyse.
     let eleeye = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/eleeye/BOOK.DAT");
     let o = bookgen(&["analyse", "-q", "--depth", "1", s(&eleeye)]);
