@@ -50,6 +50,36 @@ impl std::fmt::Display for Budget {
 }
 
 impl Budget {
+    /// The journal's encoding: a kind and an amount.
+    pub(crate) fn encode(self) -> (u8, u32) {
+        let clamp = |v: u64| v.min(u64::from(u32::MAX)) as u32;
+        match self {
+            Budget::Nodes(n) => (0, clamp(n)),
+            Budget::Depth(d) => (1, d),
+            Budget::Millis(ms) => (2, clamp(ms)),
+        }
+    }
+
+    /// Reads [`Budget::encode`].
+    pub(crate) fn decode(kind: u8, amount: u32) -> Option<Budget> {
+        Some(match kind {
+            0 => Budget::Nodes(u64::from(amount)),
+            1 => Budget::Depth(amount),
+            2 => Budget::Millis(u64::from(amount)),
+            _ => return None,
+        })
+    }
+
+    /// Whether a search made at this budget will do where `asked` is
+    /// asked: the same kind, as much or more.
+    fn covers(self, asked: Budget) -> bool {
+        match (self, asked) {
+            (Budget::Nodes(a), Budget::Nodes(b)) | (Budget::Millis(a), Budget::Millis(b)) => a >= b,
+            (Budget::Depth(a), Budget::Depth(b)) => a >= b,
+            _ => false,
+        }
+    }
+
     fn limits(self) -> Limits {
         match self {
             Budget::Nodes(n) => Limits::nodes(n),
@@ -63,6 +93,9 @@ impl Budget {
 #[derive(Clone)]
 pub struct AnalyseConfig {
     pub budget: Budget,
+    /// Positions before this ply searched at this budget instead: the
+    /// lines every game plays, searched deeper.
+    pub deep: Option<(usize, Budget)>,
     /// Searches at once, each on one thread.
     pub threads: usize,
     /// The net to evaluate with; `None`: the hand-crafted evaluation.
@@ -127,18 +160,16 @@ fn merge_shards(
     output: &Path,
     settings: &str,
     journal: &mut Journal,
-    searched: &mut HashMap<u64, Searched>,
+    done: &mut Vec<(u64, (Searched, Budget))>,
 ) -> Result<(), AnalyseError> {
     for path in shard_journals(output) {
         let (_, results) = Journal::open(&path, settings)?;
-        let mut keys: Vec<u64> = results.keys().copied().collect();
-        keys.sort_unstable();
-        for key in keys {
-            if let std::collections::hash_map::Entry::Vacant(e) = searched.entry(key) {
-                journal.append(key, results[&key])?;
-                e.insert(results[&key]);
-            }
+        let mut results: Vec<_> = results.into_iter().collect();
+        results.sort_unstable_by_key(|r| r.0);
+        for &(key, (searched, budget)) in &results {
+            journal.append(key, searched, budget)?;
         }
+        done.extend(results);
         std::fs::remove_file(&path).map_err(|source| AnalyseError::Io { path, source })?;
     }
     Ok(())
@@ -177,15 +208,30 @@ impl AnalyseConfig {
         }
     }
 
-    /// What the journal and the analysis say of how positions were
-    /// searched: results of another engine, net or budget are not mixed.
+    /// What the journal says of how positions were searched: results of
+    /// another engine or net are not mixed (each result keeps its budget).
     fn search_settings(&self) -> String {
         format!(
-            "engine xqengine {}\nnet {}\nbudget {}\n",
+            "engine xqengine {}\nnet {}\n",
             env!("CARGO_PKG_VERSION"),
             self.net_name(),
-            self.budget
         )
+    }
+
+    /// The budget a position at `ply` is searched at.
+    fn budget_at(&self, ply: usize) -> Budget {
+        match self.deep {
+            Some((plies, deep)) if ply < plies => deep,
+            _ => self.budget,
+        }
+    }
+
+    /// The budgets, as the analysis's header says them.
+    pub fn budget_text(&self) -> String {
+        match self.deep {
+            Some((plies, deep)) => format!("{}, {deep} before ply {plies}", self.budget),
+            None => self.budget.to_string(),
+        }
     }
 }
 
@@ -247,6 +293,8 @@ pub fn journal_path(output: &Path) -> PathBuf {
 /// The book being analysed, as a graph of positions.
 struct Work {
     graph: BookGraph,
+    /// The budget of each position's search.
+    budgets: HashMap<u64, Budget>,
     /// Every position met, under its book key, with its ply from the start.
     positions: HashMap<u64, (Position, usize)>,
     /// Positions to start backing up from (every book position).
@@ -261,6 +309,7 @@ impl Work {
         let walked = walk(probe, 1, usize::MAX);
         let mut work = Work {
             graph: BookGraph::default(),
+            budgets: HashMap::new(),
             positions: HashMap::new(),
             roots: Vec::new(),
             grown: 0,
@@ -317,16 +366,31 @@ impl Work {
             .or_insert_with(|| (pos.clone(), pos.ply()));
     }
 
-    /// Positions met and not yet searched, in key order.
-    fn unsearched(&self) -> Vec<(u64, Position)> {
-        let mut out: Vec<(u64, Position)> = self
+    /// Positions met and not yet searched at the budget their ply asks,
+    /// in key order, with that budget.
+    fn unsearched(&self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
+        let mut out: Vec<(u64, Position, Budget)> = self
             .positions
             .iter()
-            .filter(|(key, _)| !self.graph.searched.contains_key(key))
-            .map(|(&key, (pos, _))| (key, pos.clone()))
+            .map(|(&key, (pos, ply))| (key, pos, cfg.budget_at(*ply)))
+            .filter(|(key, _, asked)| !self.budgets.get(key).is_some_and(|b| b.covers(*asked)))
+            .map(|(key, pos, asked)| (key, pos.clone(), asked))
             .collect();
         out.sort_unstable_by_key(|p| p.0);
         out
+    }
+
+    /// Takes in a search's result, unless one at a larger budget is known.
+    fn found(&mut self, key: u64, searched: Searched, budget: Budget) {
+        if self
+            .budgets
+            .get(&key)
+            .is_some_and(|b| b.covers(budget) && *b != budget)
+        {
+            return;
+        }
+        self.graph.searched.insert(key, searched);
+        self.budgets.insert(key, budget);
     }
 
     /// Adds the search's best move where the book does not have it, from
@@ -394,29 +458,38 @@ pub fn analyse(
     for (start, moves) in &cfg.grow_from {
         work.add_line(start, moves, cfg.grow_plies);
     }
-    work.graph.searched = done;
+    let mut done: Vec<_> = done.into_iter().collect();
     if cfg.shard.is_none() {
-        merge_shards(&output, &settings, &mut journal, &mut work.graph.searched)?;
+        merge_shards(&output, &settings, &mut journal, &mut done)?;
+    }
+    // In key order, so that of two results at one budget the same wins on
+    // every run.
+    done.sort_unstable_by_key(|d| d.0);
+    for (key, (searched, budget)) in done {
+        work.found(key, searched, budget);
     }
     let mut summary = AnalyseSummary::default();
     let mut report = Progress::default();
     loop {
-        let mut todo = work.unsearched();
+        let mut todo = work.unsearched(cfg);
         if let Some(shard) = cfg.shard {
-            todo.retain(|(key, _)| shard.holds(*key));
+            todo.retain(|(key, _, _)| shard.holds(*key));
         }
         report.to_search = todo.len() + report.searched;
         report.grown = work.grown;
         progress(report);
-        let todo: Vec<(u64, Position, Budget)> =
-            todo.into_iter().map(|(k, p)| (k, p, cfg.budget)).collect();
-        let (count, nodes) = search_all(&todo, &cfg.searches(), stop, &mut |key, searched| {
-            journal.append(key, searched)?;
-            work.graph.searched.insert(key, searched);
-            report.searched += 1;
-            progress(report);
-            Ok(())
-        })?;
+        let (count, nodes) = search_all(
+            &todo,
+            &cfg.searches(),
+            stop,
+            &mut |key, searched, budget| {
+                journal.append(key, searched, budget)?;
+                work.found(key, searched, budget);
+                report.searched += 1;
+                progress(report);
+                Ok(())
+            },
+        )?;
         summary.searched_now += count;
         summary.nodes += nodes;
         if stop.load(Ordering::Relaxed) {
@@ -442,7 +515,7 @@ pub fn analyse(
         book: BookId::of(book),
         engine: format!("xqengine {}", env!("CARGO_PKG_VERSION")),
         net: cfg.net_name(),
-        budget: cfg.budget.to_string(),
+        budget: cfg.budget_text(),
         searched: summary.searched as u64,
     };
     summary.bytes = write_analysis(&output, &header, &analysis)?;
@@ -487,11 +560,11 @@ pub(crate) fn search_all(
     todo: &[(u64, Position, Budget)],
     how: &Searches,
     stop: &AtomicBool,
-    record: &mut dyn FnMut(u64, Searched) -> Result<(), JournalError>,
+    record: &mut dyn FnMut(u64, Searched, Budget) -> Result<(), JournalError>,
 ) -> Result<(usize, u64), AnalyseError> {
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = channel::<(u64, Searched, u64)>();
+    let (tx, rx) = channel::<(u64, Searched, Budget, u64)>();
     let mut outcome = Ok((0usize, 0u64));
     std::thread::scope(|scope| {
         for _ in 0..how.threads.max(1) {
@@ -521,7 +594,7 @@ pub(crate) fn search_all(
                             Some(exact) => (exact, 0),
                             None => search_one(&mut searcher, pos, *budget),
                         };
-                        if tx.send((*key, searched, nodes)).is_err() {
+                        if tx.send((*key, searched, *budget, nodes)).is_err() {
                             break;
                         }
                     }
@@ -530,8 +603,8 @@ pub(crate) fn search_all(
         }
         drop(tx);
         let (mut count, mut nodes) = (0, 0);
-        for (key, searched, n) in rx {
-            if let Err(e) = record(key, searched) {
+        for (key, searched, budget, n) in rx {
+            if let Err(e) = record(key, searched, budget) {
                 failed.store(true, Ordering::Relaxed);
                 outcome = Err(e.into());
                 return;

@@ -10,8 +10,13 @@
 //! u32       CRC-32 of the settings
 //! records of 24 bytes:
 //!   u64 book key, i16 score, u16 best move (Move::to_u16; 0: none),
-//!   u8 depth, 7 bytes zero, u32 CRC-32 of the 20 bytes before it
+//!   u8 depth, u8 budget kind (0 nodes, 1 depth, 2 milliseconds),
+//!   u32 budget, 2 bytes zero, u32 CRC-32 of the 20 bytes before it
 //! ```
+//!
+//! The settings name the engine and the net; each record its own budget,
+//! so that a run may search some positions deeper than others and keep
+//! what earlier runs found.
 //!
 //! A record cut short or failing its checksum (the process was killed
 //! while writing it) ends the journal: it and anything after it are
@@ -25,6 +30,11 @@ use std::path::{Path, PathBuf};
 
 use xqbook::analysis::Searched;
 use xqcore::Move;
+
+use crate::analyse::Budget;
+
+/// A journal's results: each position's search and its budget.
+pub type Results = HashMap<u64, (Searched, Budget)>;
 
 const MAGIC: &[u8; 8] = b"XQBJRNL\0";
 const RECORD_LEN: usize = 24;
@@ -68,10 +78,7 @@ impl Journal {
     ///
     /// The file cannot be read or written, is not a journal, or holds
     /// searches made with other settings.
-    pub fn open(
-        path: &Path,
-        settings: &str,
-    ) -> Result<(Journal, HashMap<u64, Searched>), JournalError> {
+    pub fn open(path: &Path, settings: &str) -> Result<(Journal, Results), JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -109,9 +116,14 @@ impl Journal {
     /// # Errors
     ///
     /// The file cannot be written.
-    pub fn append(&mut self, key: u64, searched: Searched) -> Result<(), JournalError> {
+    pub fn append(
+        &mut self,
+        key: u64,
+        searched: Searched,
+        budget: Budget,
+    ) -> Result<(), JournalError> {
         self.file
-            .write_all(&record(key, searched))
+            .write_all(&record(key, searched, budget))
             .map_err(|source| JournalError::Io {
                 path: self.path.clone(),
                 source,
@@ -150,12 +162,15 @@ fn check_header(path: &Path, bytes: &[u8], settings: &str) -> Result<(), Journal
     Ok(())
 }
 
-fn record(key: u64, s: Searched) -> [u8; RECORD_LEN] {
+fn record(key: u64, s: Searched, budget: Budget) -> [u8; RECORD_LEN] {
     let mut r = [0u8; RECORD_LEN];
     r[0..8].copy_from_slice(&key.to_le_bytes());
     r[8..10].copy_from_slice(&s.score.to_le_bytes());
     r[10..12].copy_from_slice(&s.best.to_u16().to_le_bytes());
     r[12] = s.depth;
+    let (kind, amount) = budget.encode();
+    r[13] = kind;
+    r[14..18].copy_from_slice(&amount.to_le_bytes());
     let crc = crc32fast::hash(&r[..20]);
     r[20..24].copy_from_slice(&crc.to_le_bytes());
     r
@@ -163,7 +178,7 @@ fn record(key: u64, s: Searched) -> [u8; RECORD_LEN] {
 
 /// The good records of `bytes` (which start at `offset` in the file), and
 /// the length of the file up to the last good one.
-fn read_records(bytes: &[u8], offset: usize) -> (HashMap<u64, Searched>, usize) {
+fn read_records(bytes: &[u8], offset: usize) -> (Results, usize) {
     let mut done = HashMap::new();
     let mut good = 0;
     for r in bytes.chunks_exact(RECORD_LEN) {
@@ -173,19 +188,20 @@ fn read_records(bytes: &[u8], offset: usize) -> (HashMap<u64, Searched>, usize) 
             0 => Some(Move::NULL),
             raw => Move::from_u16(raw),
         };
-        let (true, Some(best)) = (crc32fast::hash(&r[..20]) == crc, best) else {
+        let amount = u32::from_le_bytes(r[14..18].try_into().expect("4 bytes"));
+        let budget = Budget::decode(r[13], amount);
+        let (true, Some(best), Some(budget)) = (crc32fast::hash(&r[..20]) == crc, best, budget)
+        else {
             break;
         };
         let key = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
         let score = i16::from_le_bytes(r[8..10].try_into().expect("2 bytes"));
-        done.insert(
-            key,
-            Searched {
-                score,
-                best,
-                depth: r[12],
-            },
-        );
+        let searched = Searched {
+            score,
+            best,
+            depth: r[12],
+        };
+        done.insert(key, (searched, budget));
         good += RECORD_LEN;
     }
     (done, offset + good)
@@ -194,6 +210,8 @@ fn read_records(bytes: &[u8], offset: usize) -> (HashMap<u64, Searched>, usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NODES: Budget = Budget::Nodes(200_000);
 
     fn searched(i: u16) -> Searched {
         Searched {
@@ -210,7 +228,7 @@ mod tests {
         let (mut j, done) = Journal::open(&path, "budget nodes 1\n").unwrap();
         assert!(done.is_empty());
         for i in 0..10 {
-            j.append(u64::from(i) * 1000, searched(i)).unwrap();
+            j.append(u64::from(i) * 1000, searched(i), NODES).unwrap();
         }
         drop(j);
         let whole = std::fs::read(&path).unwrap();
@@ -221,14 +239,14 @@ mod tests {
             let whole_records = (cut - head) / RECORD_LEN;
             assert_eq!(done.len(), whole_records, "cut at {cut}");
             for i in 0..whole_records as u16 {
-                assert_eq!(done[&(u64::from(i) * 1000)], searched(i));
+                assert_eq!(done[&(u64::from(i) * 1000)], (searched(i), NODES));
             }
             // What comes next is appended after the last whole record.
-            j.append(77, searched(77)).unwrap();
+            j.append(77, searched(77), Budget::Depth(9)).unwrap();
             drop(j);
             let (_, again) = Journal::open(&path, "budget nodes 1\n").unwrap();
             assert_eq!(again.len(), whole_records + 1);
-            assert_eq!(again[&77], searched(77));
+            assert_eq!(again[&77], (searched(77), Budget::Depth(9)));
         }
     }
 
@@ -238,7 +256,7 @@ mod tests {
         let path = dir.path().join("b.journal");
         let (mut j, _) = Journal::open(&path, "budget depth 9\n").unwrap();
         for i in 0..3 {
-            j.append(u64::from(i), searched(i)).unwrap();
+            j.append(u64::from(i), searched(i), NODES).unwrap();
         }
         drop(j);
         let mut bytes = std::fs::read(&path).unwrap();

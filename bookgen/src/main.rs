@@ -147,6 +147,13 @@ struct AnalyseArgs {
     /// run to run).
     #[arg(long, group = "budget")]
     movetime: Option<u64>,
+    /// Search the positions before this ply with --deep-nodes instead: the
+    /// lines every game goes through, searched deeper.
+    #[arg(long, requires = "deep_nodes")]
+    deep_plies: Option<usize>,
+    /// Nodes a position before --deep-plies.
+    #[arg(long, requires = "deep_plies")]
+    deep_nodes: Option<u64>,
     /// Searches at once [default: every core].
     #[arg(long)]
     threads: Option<usize>,
@@ -387,6 +394,7 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
     let threads = all_cores(args.threads);
     let cfg = AnalyseConfig {
         budget,
+        deep: args.deep_plies.zip(args.deep_nodes.map(Budget::Nodes)),
         threads,
         net,
         tables,
@@ -425,7 +433,7 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         summary.moves,
         summary.grown,
         summary.searched,
-        cfg.budget,
+        cfg.budget_text(),
         cfg.net_name(),
         summary.searched_now,
         summary.nodes,
@@ -491,6 +499,9 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
         (_, _, Some(ms)) => format!("--movetime {ms}"),
         (n, _, _) => format!("--nodes {}", n.unwrap_or(200_000)),
     }];
+    if let (Some(plies), Some(nodes)) = (args.deep_plies, args.deep_nodes) {
+        options.push(format!("--deep-plies {plies} --deep-nodes {nodes}"));
+    }
     options.push(format!("--net {}", args.net.display()));
     if let Some(t) = &args.tables {
         options.push(format!("--tables {}", t.display()));

@@ -6,16 +6,17 @@
 //! the margin of an analysis), following every move with at least a
 //! minimum share of the choices (moves drawn in proportion to their
 //! weight, `selectivity medium`), up to a ply. Each position met is
-//! searched to the judging depth, and each move played there one ply less
-//! deep after it: a move's loss is how far its score falls below the best
-//! of those. The book is judged twice, by weight alone (its analysis set
+//! searched to the judging depth to find its best move; that move and each
+//! move played there are scored alike, by a search one ply less deep after
+//! them: a move's loss is how far its score falls below the best of
+//! those. The book is judged twice, by weight alone (its analysis set
 //! aside) and with its analysis when it has one.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use xqbook::analysis::{analysis_path, DECIDED};
+use xqbook::analysis::{analysis_path, Searched, DECIDED};
 use xqbook::book_key;
 use xqcore::{Move, Position};
 
@@ -103,13 +104,41 @@ pub fn judge(
     let mut todo: Vec<(u64, Position, Budget)> =
         todo.into_iter().map(|(k, (p, b))| (k, p, b)).collect();
     todo.sort_unstable_by_key(|t| t.0);
-    let mut scores = HashMap::new();
+    let mut found: HashMap<u64, Searched> = HashMap::new();
     let never = AtomicBool::new(false);
-    search_all(&todo, &cfg.searches, &never, &mut |key, searched| {
-        scores.insert(key, searched.score);
+    search_all(&todo, &cfg.searches, &never, &mut |key, searched, _| {
+        found.insert(key, searched);
         Ok(())
     })?;
-    let judged = |lines: &Played| judgement(lines, &scores);
+    // The search's best move in each judged position, scored as the book's
+    // moves are: by the search one ply less deep after it.
+    let mut best_after: HashMap<u64, (Position, Budget)> = HashMap::new();
+    for (pos, _) in by_weight.iter().chain(analysed.iter().flatten()) {
+        let (key, mirrored) = book_key(pos);
+        let best = found[&key].best;
+        if best == Move::NULL {
+            continue;
+        }
+        let mut child = pos.clone();
+        child.make_move(if mirrored { best.mirror() } else { best });
+        let child_key = book_key(&child).0;
+        if !found.contains_key(&child_key) {
+            best_after.insert(
+                child_key,
+                (child, Budget::Depth(cfg.depth.saturating_sub(1))),
+            );
+        }
+    }
+    let mut more: Vec<(u64, Position, Budget)> = best_after
+        .into_iter()
+        .map(|(k, (p, b))| (k, p, b))
+        .collect();
+    more.sort_unstable_by_key(|t| t.0);
+    search_all(&more, &cfg.searches, &never, &mut |key, searched, _| {
+        found.insert(key, searched);
+        Ok(())
+    })?;
+    let judged = |lines: &Played| judgement(lines, &found);
     Ok((judged(&by_weight), analysed.as_ref().map(judged)))
 }
 
@@ -150,27 +179,40 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
     out
 }
 
-fn judgement(lines: &Played, scores: &HashMap<u64, i16>) -> Judgement {
+/// Each played move's loss: how far its score (the negated score of the
+/// search after it) falls below the best of the played moves' and the
+/// judging search's best move's, all scored alike.
+fn judgement(lines: &Played, found: &HashMap<u64, Searched>) -> Judgement {
     let mut judged = Judgement::default();
     for (pos, moves) in lines {
-        let own = scores[&book_key(pos).0];
-        let score_of = |mv: &Move| {
+        let (key, mirrored) = book_key(pos);
+        let score_of = |mv: Move| {
             let mut child = pos.clone();
-            child.make_move(*mv);
-            -i32::from(scores[&book_key(&child).0])
+            child.make_move(mv);
+            -i32::from(found[&book_key(&child).0].score)
         };
+        let own_best = found[&key].best;
+        let own_best = (own_best != Move::NULL).then(|| {
+            score_of(if mirrored {
+                own_best.mirror()
+            } else {
+                own_best
+            })
+        });
         let best = moves
             .iter()
-            .map(|(m, _)| score_of(m))
-            .fold(i32::from(own), i32::max);
+            .map(|&(m, _)| score_of(m))
+            .chain(own_best)
+            .max()
+            .unwrap_or(0);
         judged.positions += 1;
-        for (mv, share) in moves {
+        for &(mv, share) in moves {
             // A mate score's distance is no loss in centipawns.
             let loss = (best - score_of(mv)).min(i32::from(DECIDED));
             judged.moves.push(JudgedMove {
                 line: pos.moves_played().collect(),
-                mv: *mv,
-                share: *share,
+                mv,
+                share,
                 loss,
             });
         }

@@ -35,6 +35,7 @@ fn small_book(dir: &Path, name: &str, max_ply: &str) -> PathBuf {
 fn config() -> AnalyseConfig {
     AnalyseConfig {
         budget: Budget::Depth(3),
+        deep: None,
         threads: 2,
         net: None,
         tables: None,
@@ -88,10 +89,18 @@ fn a_stopped_analysis_resumes_to_the_same_file() {
     let third = analyse(&book, Some(&resumed), &config(), &never, &|_| {}).unwrap();
     assert_eq!(third.searched_now, 0);
 
-    // Other settings do not mix with the journal's.
+    // A deeper budget searches again; the deeper results then do for the
+    // shallower budget too.
     let mut deeper = config();
     deeper.budget = Budget::Depth(4);
-    let err = analyse(&book, Some(&resumed), &deeper, &never, &|_| {}).unwrap_err();
+    let again = analyse(&book, Some(&resumed), &deeper, &never, &|_| {}).unwrap();
+    assert!(again.searched_now >= summary.searched, "{again:?}");
+    let shallow = analyse(&book, Some(&resumed), &config(), &never, &|_| {}).unwrap();
+    assert_eq!(shallow.searched_now, 0, "{shallow:?}");
+    // Another net's results do not mix with the journal's.
+    let mut other_net = config();
+    other_net.net = Some(std::sync::Arc::new(xqnnue::Network::embedded().clone()));
+    let err = analyse(&book, Some(&resumed), &other_net, &never, &|_| {}).unwrap_err();
     assert!(err.to_string().contains("resumed.xqa.journal"), "{err}");
 }
 
@@ -202,7 +211,10 @@ fn the_command_analyses_and_says_what_it_did() {
     // probe gives the analysis: the value, then each move with its score.
     let probe = stdout(&bookgen(&["probe", s(&book_path)]));
     assert!(probe.starts_with("value "), "{probe}");
-    assert!(probe.contains(" score ") && probe.contains(" games "), "{probe}");
+    assert!(
+        probe.contains(" score ") && probe.contains(" games "),
+        "{probe}"
+    );
     let stats = stdout(&bookgen(&["stats", s(&book_path)]));
     assert!(stats.contains("at depth 2 by xqengine"), "{stats}");
     // ElephantEye's book has no games to analyse.
@@ -328,4 +340,25 @@ fn games_grow_the_book_with_their_lines() {
         }
         pos.make_move(*mv);
     }
+}
+
+#[test]
+fn the_first_plies_are_searched_at_the_deep_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let shallow = analyse(&book, None, &config(), &never, &|_| {}).unwrap();
+    // Positions before ply 2 again, deeper; the rest as they were.
+    let mut deep = config();
+    deep.deep = Some((2, Budget::Depth(5)));
+    let s = analyse(&book, None, &deep, &never, &|_| {}).unwrap();
+    assert!(
+        s.searched_now > 0 && s.searched_now < shallow.searched / 2,
+        "{s:?}"
+    );
+    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    assert_eq!(analysis.header().budget, "depth 3, depth 5 before ply 2");
+    let start = analysis.probe(&Position::start()).unwrap();
+    assert_eq!(start.search.depth, 5);
 }
