@@ -96,6 +96,9 @@ pub struct AnalyseConfig {
     /// Positions before this ply searched at this budget instead: the
     /// lines every game plays, searched deeper.
     pub deep: Option<(usize, Budget)>,
+    /// The lines the engine itself plays from the analysed book, searched
+    /// deeper still (see [`Refine`]).
+    pub refine: Option<Refine>,
     /// Searches at once, each on one thread.
     pub threads: usize,
     /// The net to evaluate with; `None`: the hand-crafted evaluation.
@@ -115,6 +118,19 @@ pub struct AnalyseConfig {
     /// match games: lines the engine meets), from their start up to
     /// `grow_plies`.
     pub grow_from: Vec<(Position, Vec<Move>)>,
+}
+
+/// Where the engine's own play from the book is searched again, deeper:
+/// from the start, both sides playing every move within `margin` of the
+/// best the analysis knows (as the engine's `bookmargin` does), every
+/// position before `plies` and every position its moves lead to are
+/// searched at `budget`, the search's best move added where it is
+/// missing, and again, until the moves within the margin no longer change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refine {
+    pub plies: usize,
+    pub budget: Budget,
+    pub margin: i16,
 }
 
 /// One of `count` parts of a book's positions, split by key: shard `index`
@@ -228,10 +244,17 @@ impl AnalyseConfig {
 
     /// The budgets, as the analysis's header says them.
     pub fn budget_text(&self) -> String {
-        match self.deep {
-            Some((plies, deep)) => format!("{}, {deep} before ply {plies}", self.budget),
-            None => self.budget.to_string(),
+        let mut text = self.budget.to_string();
+        if let Some((plies, deep)) = self.deep {
+            text.push_str(&format!(", {deep} before ply {plies}"));
         }
+        if let Some(r) = self.refine {
+            text.push_str(&format!(
+                ", {} along the moves within {} cp before ply {}",
+                r.budget, r.margin, r.plies
+            ));
+        }
+        text
     }
 }
 
@@ -295,6 +318,8 @@ struct Work {
     graph: BookGraph,
     /// The budget of each position's search.
     budgets: HashMap<u64, Budget>,
+    /// Positions to be searched at more than their ply asks (refining).
+    required: HashMap<u64, Budget>,
     /// Every position met, under its book key, with its ply from the start.
     positions: HashMap<u64, (Position, usize)>,
     /// Positions to start backing up from (every book position).
@@ -310,6 +335,7 @@ impl Work {
         let mut work = Work {
             graph: BookGraph::default(),
             budgets: HashMap::new(),
+            required: HashMap::new(),
             positions: HashMap::new(),
             roots: Vec::new(),
             grown: 0,
@@ -372,7 +398,12 @@ impl Work {
         let mut out: Vec<(u64, Position, Budget)> = self
             .positions
             .iter()
-            .map(|(&key, (pos, ply))| (key, pos, cfg.budget_at(*ply)))
+            .map(|(&key, (pos, ply))| {
+                let asked = cfg.budget_at(*ply);
+                let required = self.required.get(&key).copied();
+                let asked = required.filter(|r| r.covers(asked)).unwrap_or(asked);
+                (key, pos, asked)
+            })
             .filter(|(key, _, asked)| !self.budgets.get(key).is_some_and(|b| b.covers(*asked)))
             .map(|(key, pos, asked)| (key, pos.clone(), asked))
             .collect();
@@ -391,6 +422,59 @@ impl Work {
         }
         self.graph.searched.insert(key, searched);
         self.budgets.insert(key, budget);
+    }
+
+    /// One round of [`Refine`]: asks for the deeper searches of the
+    /// engine's own lines as the analysis stands, and adds the best moves
+    /// those searches found where they are missing. Returns how many
+    /// searches it asked for and moves it added (none: the lines are
+    /// refined).
+    fn refine(&mut self, refine: Refine) -> usize {
+        let analysis = back_up(&self.graph, &self.roots);
+        let mut changes = 0;
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = std::collections::VecDeque::from([Position::start()]);
+        while let Some(pos) = queue.pop_front() {
+            let (key, mirrored) = book_key(&pos);
+            if pos.ply() >= refine.plies || !seen.insert(key) {
+                continue;
+            }
+            let Some(a) = analysis.get(&key) else {
+                continue;
+            };
+            changes += usize::from(self.require(key, refine.budget));
+            let best = self.graph.searched.get(&key).map_or(Move::NULL, |s| s.best);
+            let known = self.graph.nodes.get(&key);
+            if best != Move::NULL && known.is_some_and(|m| m.iter().all(|x| x.0 != best)) {
+                self.graph.nodes.entry(key).or_default().push((best, false));
+                self.grown += 1;
+                changes += 1;
+            }
+            let moves = self.graph.nodes[&key].clone();
+            for (stored, _) in moves {
+                let mv = if mirrored { stored.mirror() } else { stored };
+                let mut child = pos.clone();
+                child.make_move(mv);
+                self.meet(&child);
+                changes += usize::from(self.require(book_key(&child).0, refine.budget));
+                let within = a
+                    .moves
+                    .iter()
+                    .any(|m| m.mv == stored && m.score >= a.value.saturating_sub(refine.margin));
+                if within {
+                    queue.push_back(child);
+                }
+            }
+        }
+        changes
+    }
+
+    /// Asks for `key` searched at `budget` at least; whether that is new.
+    fn require(&mut self, key: u64, budget: Budget) -> bool {
+        if self.budgets.get(&key).is_some_and(|b| b.covers(budget)) {
+            return false;
+        }
+        self.required.insert(key, budget) != Some(budget)
     }
 
     /// Adds the search's best move where the book does not have it, from
@@ -497,8 +581,17 @@ pub fn analyse(
         }
         // A shard searches its part of the book's own positions; growing
         // needs every result, so the merging run grows.
-        let budget = cfg.grow - work.grown;
-        if cfg.shard.is_some() || budget == 0 || work.grow(cfg.grow_plies, budget) == 0 {
+        if cfg.shard.is_some() {
+            break;
+        }
+        let budget = cfg.grow.saturating_sub(work.grown);
+        let grown = if budget > 0 {
+            work.grow(cfg.grow_plies, budget)
+        } else {
+            0
+        };
+        // Refined once the book stops growing: its lines are then known.
+        if grown == 0 && cfg.refine.is_none_or(|r| work.refine(r) == 0) {
             break;
         }
     }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use bookgen::analyse::{AnalyseConfig, Budget, Searches, Shard};
+use bookgen::analyse::{AnalyseConfig, Budget, Refine, Searches, Shard};
 use bookgen::db::GameDb;
 use bookgen::obk::{write_obk, ObkBook, ObkKeys};
 use bookgen::quality::QualityConfig;
@@ -154,6 +154,19 @@ struct AnalyseArgs {
     /// Nodes a position before --deep-plies.
     #[arg(long, requires = "deep_plies")]
     deep_nodes: Option<u64>,
+    /// Refine the engine's own lines before this ply: from the start, both
+    /// sides playing every move within --refine-margin of the best, each
+    /// position and the positions its moves lead to searched at
+    /// --refine-nodes, the best move added where missing, until the moves
+    /// within the margin stay the same.
+    #[arg(long, requires = "refine_nodes")]
+    refine_plies: Option<usize>,
+    /// Nodes a position of the refined lines.
+    #[arg(long, requires = "refine_plies")]
+    refine_nodes: Option<u64>,
+    /// The margin the refined lines follow (the engine's bookmargin).
+    #[arg(long, default_value_t = 20)]
+    refine_margin: i16,
     /// Searches at once [default: every core].
     #[arg(long)]
     threads: Option<usize>,
@@ -395,6 +408,14 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
     let cfg = AnalyseConfig {
         budget,
         deep: args.deep_plies.zip(args.deep_nodes.map(Budget::Nodes)),
+        refine: args
+            .refine_plies
+            .zip(args.refine_nodes)
+            .map(|(plies, nodes)| Refine {
+                plies,
+                budget: Budget::Nodes(nodes),
+                margin: args.refine_margin,
+            }),
         threads,
         net,
         tables,
@@ -501,6 +522,12 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
     }];
     if let (Some(plies), Some(nodes)) = (args.deep_plies, args.deep_nodes) {
         options.push(format!("--deep-plies {plies} --deep-nodes {nodes}"));
+    }
+    if let (Some(plies), Some(nodes)) = (args.refine_plies, args.refine_nodes) {
+        options.push(format!(
+            "--refine-plies {plies} --refine-nodes {nodes} --refine-margin {}",
+            args.refine_margin
+        ));
     }
     options.push(format!("--net {}", args.net.display()));
     if let Some(t) = &args.tables {

@@ -36,6 +36,7 @@ fn config() -> AnalyseConfig {
     AnalyseConfig {
         budget: Budget::Depth(3),
         deep: None,
+        refine: None,
         threads: 2,
         net: None,
         tables: None,
@@ -361,4 +362,40 @@ fn the_first_plies_are_searched_at_the_deep_budget() {
     assert_eq!(analysis.header().budget, "depth 3, depth 5 before ply 2");
     let start = analysis.probe(&Position::start()).unwrap();
     assert_eq!(start.search.depth, 5);
+}
+
+#[test]
+fn the_engines_own_lines_are_refined_deeper() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "small.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let mut cfg = config();
+    cfg.refine = Some(bookgen::analyse::Refine {
+        plies: 2,
+        budget: Budget::Depth(5),
+        margin: 30,
+    });
+    analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    assert_eq!(
+        analysis.header().budget,
+        "depth 3, depth 5 along the moves within 30 cp before ply 2"
+    );
+    // From the start, both sides playing the moves within the margin: the
+    // positions before ply 2 and those their moves lead to are searched
+    // deeper, and the search's best move is among their moves.
+    let start = analysis.probe(&Position::start()).unwrap();
+    assert_eq!(start.search.depth, 5);
+    assert!(start.moves.iter().any(|m| m.mv == start.search.best));
+    let mut deeper = 0;
+    for m in start.moves.iter().filter(|m| m.score >= start.value - 30) {
+        let mut child = Position::start();
+        child.make_move(m.mv);
+        let a = analysis.probe(&child).unwrap();
+        assert_eq!(a.search.depth, 5, "{}", m.mv);
+        assert!(a.moves.iter().any(|x| x.mv == a.search.best));
+        deeper += 1;
+    }
+    assert!(deeper >= 1);
 }
