@@ -113,7 +113,7 @@ enum Command {
     /// analysis beside it (BOOK with the extension .xqa), where the engine
     /// and the server find it. A journal (.xqa.journal) keeps every search,
     /// so a run that is stopped goes on where it stopped when run again.
-    Analyse(AnalyseArgs),
+    Analyse(Box<AnalyseArgs>),
     /// Judge the moves the engine plays from a book by a deeper search:
     /// both sides play the book from the start as the engine does (every
     /// move with at least --min-share of its choices), each position is
