@@ -218,10 +218,7 @@ fn shard_journals(output: &Path) -> Vec<PathBuf> {
 impl AnalyseConfig {
     /// The evaluation's name, for the analysis header.
     pub fn net_name(&self) -> String {
-        match &self.net {
-            Some(net) => format!("nnue {:08x}", net.checksum()),
-            None => "hce".into(),
-        }
+        net_name(self.net.as_deref())
     }
 
     /// What the journal says of how positions were searched: results of
@@ -255,6 +252,14 @@ impl AnalyseConfig {
             ));
         }
         text
+    }
+}
+
+/// An evaluation's name: a net's checksum, or `hce`.
+pub fn net_name(net: Option<&xqnnue::Network>) -> String {
+    match net {
+        Some(net) => format!("nnue {:08x}", net.checksum()),
+        None => "hce".into(),
     }
 }
 

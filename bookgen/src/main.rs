@@ -248,6 +248,10 @@ struct QualityArgs {
     /// Also list every move 50 cp or more below the best, with its line.
     #[arg(long)]
     list: bool,
+    /// Keep the judging searches in this journal: a judgement stopped
+    /// midway goes on where it stopped when run again.
+    #[arg(long)]
+    journal: Option<PathBuf>,
 }
 
 /// Book formats `export` writes.
@@ -564,6 +568,7 @@ fn quality(args: &QualityArgs) -> Outcome {
     if let AnyBook::Eleeye(_) = xqbook::open(&args.book)? {
         return Err(format!("{}: judge books of ours", args.book.display()).into());
     }
+    let net = net_option(&args.net)?;
     let cfg = QualityConfig {
         depth: args.depth,
         max_ply: args.max_ply,
@@ -571,10 +576,12 @@ fn quality(args: &QualityArgs) -> Outcome {
         margin: args.margin,
         searches: Searches {
             threads: all_cores(args.threads),
-            net: net_option(&args.net)?,
+            net: net.clone(),
             tables: None,
             hash_mb: args.hash,
         },
+        journal: args.journal.clone(),
+        net_name: bookgen::analyse::net_name(net.as_deref()),
     };
     let (by_weight, analysed) = bookgen::quality::judge(&args.book, &cfg)?;
     out!(

@@ -21,6 +21,7 @@ use xqbook::book_key;
 use xqcore::{Move, Position};
 
 use crate::analyse::{search_all, AnalyseError, Budget, Searches};
+use crate::journal::Journal;
 
 /// How to judge.
 #[derive(Clone)]
@@ -35,6 +36,12 @@ pub struct QualityConfig {
     /// The engine's `bookmargin`.
     pub margin: i16,
     pub searches: Searches,
+    /// A journal keeping the judging searches, so that a long judgement
+    /// stopped midway goes on where it stopped (results are taken from it
+    /// at the same depth only).
+    pub journal: Option<PathBuf>,
+    /// The evaluation's name, for the journal.
+    pub net_name: String,
 }
 
 /// A book move the engine plays, judged.
@@ -89,27 +96,65 @@ pub fn judge(
     let analysed = analysis_path(book).is_file().then(|| played(book, cfg));
     let _ = std::fs::remove_dir_all(&plain_dir);
     let mut todo: HashMap<u64, (Position, Budget)> = HashMap::new();
+    let mut ask = |pos: &Position, depth: u32| {
+        let entry = todo
+            .entry(book_key(pos).0)
+            .or_insert_with(|| (pos.clone(), Budget::Depth(depth)));
+        if entry.1 == Budget::Depth(depth.saturating_sub(1)) {
+            entry.1 = Budget::Depth(depth);
+        }
+    };
     for lines in std::iter::once(&by_weight).chain(analysed.as_ref()) {
         for (pos, moves) in lines {
-            todo.entry(book_key(pos).0)
-                .or_insert_with(|| (pos.clone(), Budget::Depth(cfg.depth)));
+            ask(pos, cfg.depth);
             for (mv, _) in moves {
                 let mut child = pos.clone();
                 child.make_move(*mv);
-                todo.entry(book_key(&child).0)
-                    .or_insert_with(|| (child, Budget::Depth(cfg.depth.saturating_sub(1))));
+                ask(&child, cfg.depth.saturating_sub(1));
             }
         }
     }
-    let mut todo: Vec<(u64, Position, Budget)> =
-        todo.into_iter().map(|(k, (p, b))| (k, p, b)).collect();
-    todo.sort_unstable_by_key(|t| t.0);
+    let mut journal = match &cfg.journal {
+        Some(path) => {
+            let settings = format!(
+                "engine xqengine {}\nnet {}\n",
+                env!("CARGO_PKG_VERSION"),
+                cfg.net_name
+            );
+            Some(Journal::open(path, &settings)?)
+        }
+        None => None,
+    };
     let mut found: HashMap<u64, Searched> = HashMap::new();
-    let never = AtomicBool::new(false);
-    search_all(&todo, &cfg.searches, &never, &mut |key, searched, _| {
-        found.insert(key, searched);
+    let mut search = |todo: HashMap<u64, (Position, Budget)>,
+                      found: &mut HashMap<u64, Searched>|
+     -> Result<(), AnalyseError> {
+        let mut list: Vec<(u64, Position, Budget)> = Vec::new();
+        for (key, (pos, budget)) in todo {
+            match journal.as_ref().and_then(|j| j.1.get(&key)) {
+                Some(&(searched, b)) if b == budget => {
+                    found.insert(key, searched);
+                }
+                _ => list.push((key, pos, budget)),
+            }
+        }
+        list.sort_unstable_by_key(|t| t.0);
+        let never = AtomicBool::new(false);
+        search_all(
+            &list,
+            &cfg.searches,
+            &never,
+            &mut |key, searched, budget| {
+                if let Some((j, _)) = journal.as_mut() {
+                    j.append(key, searched, budget)?;
+                }
+                found.insert(key, searched);
+                Ok(())
+            },
+        )?;
         Ok(())
-    })?;
+    };
+    search(todo, &mut found)?;
     // The search's best move in each judged position, scored as the book's
     // moves are: by the search one ply less deep after it.
     let mut best_after: HashMap<u64, (Position, Budget)> = HashMap::new();
@@ -129,15 +174,7 @@ pub fn judge(
             );
         }
     }
-    let mut more: Vec<(u64, Position, Budget)> = best_after
-        .into_iter()
-        .map(|(k, (p, b))| (k, p, b))
-        .collect();
-    more.sort_unstable_by_key(|t| t.0);
-    search_all(&more, &cfg.searches, &never, &mut |key, searched, _| {
-        found.insert(key, searched);
-        Ok(())
-    })?;
+    search(best_after, &mut found)?;
     let judged = |lines: &Played| judgement(lines, &found);
     Ok((judged(&by_weight), analysed.as_ref().map(judged)))
 }

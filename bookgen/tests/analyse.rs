@@ -399,3 +399,42 @@ fn the_engines_own_lines_are_refined_deeper() {
     }
     assert!(deeper >= 1);
 }
+
+#[test]
+fn quality_judges_both_ways_and_resumes_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "q.xqb", "3");
+    let analyse_args = [
+        "analyse", "-q", "--depth", "2", "--net", "hce", "--tables", "none",
+    ];
+    let mut run = analyse_args.to_vec();
+    run.push(s(&book_path));
+    stdout(&bookgen(&run));
+    let journal = dir.path().join("judge.journal");
+    let judge = || {
+        stdout(&bookgen(&[
+            "quality",
+            "--depth",
+            "3",
+            "--max-ply",
+            "3",
+            "--net",
+            "hce",
+            "--journal",
+            s(&journal),
+            s(&book_path),
+        ]))
+    };
+    let first = judge();
+    let lines: Vec<&str> = first.lines().collect();
+    assert!(lines[1].starts_with("by weight: "), "{first}");
+    assert!(lines[2].starts_with("analysed, margin 20: "), "{first}");
+    let searched = std::fs::metadata(&journal).unwrap().len();
+    // Again: every search is in the journal, the same judgement.
+    let second = judge();
+    assert_eq!(std::fs::metadata(&journal).unwrap().len(), searched);
+    assert_eq!(
+        first.lines().take(3).collect::<Vec<_>>(),
+        second.lines().take(3).collect::<Vec<_>>()
+    );
+}
