@@ -29,7 +29,7 @@ use xqengine::{Limits, SearchConfig, Searcher, Silent};
 use crate::journal::{Journal, JournalError};
 
 /// How long each position is searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Budget {
     /// Nodes a position.
     Nodes(u64),
@@ -176,13 +176,11 @@ fn merge_shards(
     output: &Path,
     settings: &str,
     journal: &mut Journal,
-    done: &mut Vec<(u64, (Searched, Budget))>,
+    done: &mut Vec<(u64, Searched, Budget)>,
 ) -> Result<(), AnalyseError> {
     for path in shard_journals(output) {
         let (_, results) = Journal::open(&path, settings)?;
-        let mut results: Vec<_> = results.into_iter().collect();
-        results.sort_unstable_by_key(|r| r.0);
-        for &(key, (searched, budget)) in &results {
+        for &(key, searched, budget) in &results {
             journal.append(key, searched, budget)?;
         }
         done.extend(results);
@@ -325,6 +323,10 @@ struct Work {
     budgets: HashMap<u64, Budget>,
     /// Positions to be searched at more than their ply asks (refining).
     required: HashMap<u64, Budget>,
+    /// Every result by position and budget: growing reads the results at
+    /// the budget of the position's ply, so that it grows the same book
+    /// whatever deeper searches a resumed run already knows.
+    by_budget: HashMap<(u64, Budget), Searched>,
     /// Every position met, under its book key, with its ply from the start.
     positions: HashMap<u64, (Position, usize)>,
     /// Positions to start backing up from (every book position).
@@ -341,6 +343,7 @@ impl Work {
             graph: BookGraph::default(),
             budgets: HashMap::new(),
             required: HashMap::new(),
+            by_budget: HashMap::new(),
             positions: HashMap::new(),
             roots: Vec::new(),
             grown: 0,
@@ -418,6 +421,7 @@ impl Work {
 
     /// Takes in a search's result, unless one at a larger budget is known.
     fn found(&mut self, key: u64, searched: Searched, budget: Budget) {
+        self.by_budget.insert((key, budget), searched);
         if self
             .budgets
             .get(&key)
@@ -482,16 +486,18 @@ impl Work {
         self.required.insert(key, budget) != Some(budget)
     }
 
-    /// Adds the search's best move where the book does not have it, from
-    /// positions up to `max_ply`, lowest plies first, at most `budget`
-    /// moves. Returns how many it added.
-    fn grow(&mut self, max_ply: usize, budget: usize) -> usize {
+    /// Adds the search's best move (at the budget of the position's ply)
+    /// where the book does not have it, from positions before
+    /// `cfg.grow_plies`, lowest plies first, at most `budget` moves.
+    /// Returns how many it added.
+    fn grow(&mut self, cfg: &AnalyseConfig, budget: usize) -> usize {
         let mut candidates: Vec<(usize, u64, Move)> = self
             .positions
             .iter()
-            .filter(|(_, (_, ply))| *ply < max_ply)
+            .filter(|(_, (_, ply))| *ply < cfg.grow_plies)
             .filter_map(|(&key, &(_, ply))| {
-                let best = self.graph.searched.get(&key)?.best;
+                let at_ply = self.by_budget.get(&(key, cfg.budget_at(ply)));
+                let best = at_ply.or(self.graph.searched.get(&key))?.best;
                 let known = self.graph.nodes.get(&key);
                 let new = best != Move::NULL && known.is_none_or(|m| m.iter().all(|x| x.0 != best));
                 new.then_some((ply, key, best))
@@ -547,18 +553,20 @@ pub fn analyse(
     for (start, moves) in &cfg.grow_from {
         work.add_line(start, moves, cfg.grow_plies);
     }
-    let mut done: Vec<_> = done.into_iter().collect();
+    let mut done = done;
     if cfg.shard.is_none() {
         merge_shards(&output, &settings, &mut journal, &mut done)?;
     }
-    // In key order, so that of two results at one budget the same wins on
-    // every run.
-    done.sort_unstable_by_key(|d| d.0);
-    for (key, (searched, budget)) in done {
+    for (key, searched, budget) in done {
         work.found(key, searched, budget);
     }
     let mut summary = AnalyseSummary::default();
     let mut report = Progress::default();
+    // Searching and growing until the book stops growing, then searching
+    // and refining until the engine's lines settle: growing first, on the
+    // results at each ply's own budget, grows the same book however much
+    // refining a resumed run already knows.
+    let mut refining = false;
     loop {
         let mut todo = work.unsearched(cfg);
         if let Some(shard) = cfg.shard {
@@ -589,14 +597,14 @@ pub fn analyse(
         if cfg.shard.is_some() {
             break;
         }
-        let budget = cfg.grow.saturating_sub(work.grown);
-        let grown = if budget > 0 {
-            work.grow(cfg.grow_plies, budget)
-        } else {
-            0
-        };
-        // Refined once the book stops growing: its lines are then known.
-        if grown == 0 && cfg.refine.is_none_or(|r| work.refine(r) == 0) {
+        if !refining {
+            let budget = cfg.grow.saturating_sub(work.grown);
+            if budget > 0 && work.grow(cfg, budget) > 0 {
+                continue;
+            }
+            refining = true;
+        }
+        if cfg.refine.is_none_or(|r| work.refine(r) == 0) {
             break;
         }
     }

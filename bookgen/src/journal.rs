@@ -23,7 +23,6 @@
 //! dropped when the journal is opened again, and the file is cut there
 //! before new records are appended.
 
-use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,8 +32,10 @@ use xqcore::Move;
 
 use crate::analyse::Budget;
 
-/// A journal's results: each position's search and its budget.
-pub type Results = HashMap<u64, (Searched, Budget)>;
+/// A journal's results in the order they were written: a position's key,
+/// its search and the budget (a position searched at several budgets has
+/// a record for each).
+pub type Results = Vec<(u64, Searched, Budget)>;
 
 const MAGIC: &[u8; 8] = b"XQBJRNL\0";
 const RECORD_LEN: usize = 24;
@@ -95,7 +96,7 @@ impl Journal {
         let head = header(settings);
         let (done, good_len) = if bytes.is_empty() {
             file.write_all(&head).map_err(io)?;
-            (HashMap::new(), head.len())
+            (Vec::new(), head.len())
         } else {
             check_header(path, &bytes, settings)?;
             read_records(&bytes[head.len()..], head.len())
@@ -179,7 +180,7 @@ fn record(key: u64, s: Searched, budget: Budget) -> [u8; RECORD_LEN] {
 /// The good records of `bytes` (which start at `offset` in the file), and
 /// the length of the file up to the last good one.
 fn read_records(bytes: &[u8], offset: usize) -> (Results, usize) {
-    let mut done = HashMap::new();
+    let mut done = Vec::new();
     let mut good = 0;
     for r in bytes.chunks_exact(RECORD_LEN) {
         let crc = u32::from_le_bytes(r[20..24].try_into().expect("4 bytes"));
@@ -201,7 +202,7 @@ fn read_records(bytes: &[u8], offset: usize) -> (Results, usize) {
             best,
             depth: r[12],
         };
-        done.insert(key, (searched, budget));
+        done.push((key, searched, budget));
         good += RECORD_LEN;
     }
     (done, offset + good)
@@ -212,6 +213,10 @@ mod tests {
     use super::*;
 
     const NODES: Budget = Budget::Nodes(200_000);
+
+    fn by_key(results: Results) -> std::collections::HashMap<u64, (Searched, Budget)> {
+        results.into_iter().map(|(k, s, b)| (k, (s, b))).collect()
+    }
 
     fn searched(i: u16) -> Searched {
         Searched {
@@ -236,6 +241,7 @@ mod tests {
         for cut in head..=whole.len() {
             std::fs::write(&path, &whole[..cut]).unwrap();
             let (mut j, done) = Journal::open(&path, "budget nodes 1\n").unwrap();
+            let done = by_key(done);
             let whole_records = (cut - head) / RECORD_LEN;
             assert_eq!(done.len(), whole_records, "cut at {cut}");
             for i in 0..whole_records as u16 {
@@ -245,6 +251,7 @@ mod tests {
             j.append(77, searched(77), Budget::Depth(9)).unwrap();
             drop(j);
             let (_, again) = Journal::open(&path, "budget nodes 1\n").unwrap();
+            let again = by_key(again);
             assert_eq!(again.len(), whole_records + 1);
             assert_eq!(again[&77], (searched(77), Budget::Depth(9)));
         }

@@ -121,7 +121,10 @@ pub fn judge(
                 env!("CARGO_PKG_VERSION"),
                 cfg.net_name
             );
-            Some(Journal::open(path, &settings)?)
+            let (journal, results) = Journal::open(path, &settings)?;
+            let known: HashMap<(u64, Budget), Searched> =
+                results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();
+            Some((journal, known))
         }
         None => None,
     };
@@ -131,11 +134,11 @@ pub fn judge(
      -> Result<(), AnalyseError> {
         let mut list: Vec<(u64, Position, Budget)> = Vec::new();
         for (key, (pos, budget)) in todo {
-            match journal.as_ref().and_then(|j| j.1.get(&key)) {
-                Some(&(searched, b)) if b == budget => {
+            match journal.as_ref().and_then(|j| j.1.get(&(key, budget))) {
+                Some(&searched) => {
                     found.insert(key, searched);
                 }
-                _ => list.push((key, pos, budget)),
+                None => list.push((key, pos, budget)),
             }
         }
         list.sort_unstable_by_key(|t| t.0);

@@ -377,7 +377,13 @@ fn the_engines_own_lines_are_refined_deeper() {
         margin: 30,
     });
     analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
-    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    // Run again, it finds every search in the journal and writes the same.
+    let xqa = book_path.with_extension("xqa");
+    let written = std::fs::read(&xqa).unwrap();
+    let again = analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    assert_eq!(again.searched_now, 0);
+    assert_eq!(std::fs::read(&xqa).unwrap(), written);
+    let analysis = Analysis::open(&xqa, &book).unwrap();
     assert_eq!(
         analysis.header().budget,
         "depth 3, depth 5 along the moves within 30 cp before ply 2"
