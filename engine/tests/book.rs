@@ -1,6 +1,8 @@
 //! The opening book as a GUI sees it: moves at once from the default book,
-//! by weight, never banned, announced as strings (a weight is no score);
-//! other books; broken books reported once, when set.
+//! within the margin of its analysis, announced with their scores and
+//! games; a book without analysis by weight, never banned, announced with
+//! weights (a weight is no score); other books; broken books reported
+//! once, when set.
 
 mod common;
 
@@ -26,9 +28,77 @@ fn data(name: &str) -> String {
         .to_string()
 }
 
+/// The default book without its analysis: a copy of data/book.xqb alone
+/// in a directory of its own.
+fn plain_book() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("book.xqb");
+    std::fs::copy(data("book.xqb"), &copy).unwrap();
+    let copy = copy.to_str().unwrap().to_string();
+    (dir, copy)
+}
+
+/// An engine playing from the plain default book.
+fn engine_with_plain_book() -> (Engine, tempfile::TempDir) {
+    let (dir, book) = plain_book();
+    let mut e = Engine::ucci();
+    e.send(&format!("setoption bookfiles {book}"));
+    (e, dir)
+}
+
+#[test]
+fn the_default_book_plays_within_the_margin_of_its_analysis() {
+    let mut e = Engine::ucci();
+    e.send("position startpos");
+    let t = Instant::now();
+    e.send("go time 60 increment 0");
+    let lines = e.collect_until("bestmove", SECS(10));
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    // `info string book move M score S games G`, the move played first.
+    let candidates: Vec<(String, i32, u32)> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info string book move "))
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            assert_eq!((f[1], f[3]), ("score", "games"), "{l}");
+            (
+                f[0].to_string(),
+                f[2].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!candidates.is_empty(), "{lines:?}");
+    assert_eq!(best_of(lines.last().unwrap()), candidates[0].0);
+    let best = candidates.iter().map(|c| c.1).max().unwrap();
+    assert!(
+        candidates.iter().all(|c| c.1 >= best - 20),
+        "{candidates:?}"
+    );
+    // No search ran.
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info depth")),
+        "{lines:?}"
+    );
+    // A margin of 0 keeps only the best score.
+    e.send("setoption bookmargin 0");
+    e.send("go time 60 increment 0");
+    let lines = e.collect_until("bestmove", SECS(10));
+    let scores: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info string book move "))
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    assert!(scores.iter().all(|s| *s == best.to_string()), "{lines:?}");
+}
+
 #[test]
 fn in_book_the_answer_comes_at_once_with_the_candidates() {
-    let mut e = Engine::ucci();
+    let (mut e, _dir) = engine_with_plain_book();
     e.send("position startpos");
     let t = Instant::now();
     e.send("go time 60 increment 0");
@@ -66,7 +136,7 @@ fn in_book_the_answer_comes_at_once_with_the_candidates() {
 
 #[test]
 fn banned_moves_usebook_and_analysis_limits() {
-    let mut e = Engine::ucci();
+    let (mut e, _dir) = engine_with_plain_book();
     e.send("position startpos");
     e.send("banmoves h2e2");
     e.send("go time 60 increment 0");
@@ -169,7 +239,7 @@ fn unusable_books_and_table_paths_are_named_when_set() {
 
 #[test]
 fn selectivity_varies_the_book_moves() {
-    let mut e = Engine::ucci();
+    let (mut e, _dir) = engine_with_plain_book();
     e.send("setoption selectivity large");
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..12 {

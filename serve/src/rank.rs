@@ -283,6 +283,14 @@ pub fn rank_analysed_moves(
             }
         })
         .collect();
+    // Of equal scores (a position's mirror-image moves score alike), the
+    // most played first.
+    ranked.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then(b.weight.cmp(&a.weight))
+            .then(a.mv.to_string().cmp(&b.mv.to_string()))
+    });
     if let Some(max) = ranked.first().map(|m| m.score) {
         let bands = Bands::below(max);
         for m in &mut ranked {

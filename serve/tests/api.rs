@@ -65,8 +65,14 @@ fn book_tables_and_streamed_analysis() {
     let (status, body) = get(addr, &api("book", start, ""));
     assert_eq!(status, 200);
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let first = &v["moves"][0];
-    assert!(first["stats"]["games"].as_u64().unwrap() > 1000, "{body}");
+    // The default book's analysis scores the moves, best first, with the
+    // games of those the games played (the central cannon's thousands).
+    let moves = v["moves"].as_array().unwrap();
+    assert!(moves.iter().all(|m| m["analysed"] == true), "{body}");
+    let scores: Vec<i64> = moves.iter().map(|m| m["score"].as_i64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{body}");
+    let h2e2 = moves.iter().find(|m| m["uci"] == "h2e2").unwrap();
+    assert!(h2e2["stats"]["games"].as_u64().unwrap() > 1000, "{body}");
 
     let (_, body) = get(addr, &api("tables", "3k5/9/9/9/9/9/9/9/9/4K3R w", ""));
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();

@@ -27,11 +27,23 @@ fn rook_tables() -> &'static std::path::Path {
     .path()
 }
 
+/// The default book without its analysis (a copy alone in a directory),
+/// whose answers come from its games; kept for all tests.
+fn plain_book() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        std::fs::copy(format!("{root}/data/book.xqb"), dir.path().join("book.xqb")).unwrap();
+        dir
+    });
+    dir.path()
+}
+
 fn library(queue: usize) -> Library {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let (book, unusable) =
-        xqbook::BookFile::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
+    let (book, unusable) = xqbook::BookFile::open(&plain_book().join("book.xqb")).unwrap();
     assert!(unusable.is_none(), "{unusable:?}");
+    assert!(book.analysis.is_none());
     let mut tb = xqegtb::Tablebase::new();
     assert!(tb.add_dir(rook_tables()).unwrap() > 0);
     let tables = Some(Arc::new(tb));
