@@ -46,18 +46,21 @@ fn engine_with_plain_book() -> (Engine, tempfile::TempDir) {
     (e, dir)
 }
 
-#[test]
-fn the_default_book_plays_within_the_margin_of_its_analysis() {
-    let mut e = Engine::ucci();
+/// The answer to a game move from the start, which a book gives at once.
+fn answer_at_once_from_the_start(e: &mut Engine) -> Vec<String> {
     e.send("position startpos");
     let t = Instant::now();
     e.send("go time 60 increment 0");
     let lines = e.collect_until("bestmove", SECS(10));
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(500), "{took:?}");
+    lines
+}
+
+#[test]
+fn the_default_book_plays_within_the_margin_of_its_analysis() {
+    let mut e = Engine::ucci();
+    let lines = answer_at_once_from_the_start(&mut e);
     // `info string book move M score S games G`, the move played first.
     let candidates: Vec<(String, i32, u32)> = lines
         .iter()
@@ -99,15 +102,7 @@ fn the_default_book_plays_within_the_margin_of_its_analysis() {
 #[test]
 fn in_book_the_answer_comes_at_once_with_the_candidates() {
     let (mut e, _dir) = engine_with_plain_book();
-    e.send("position startpos");
-    let t = Instant::now();
-    e.send("go time 60 increment 0");
-    let lines = e.collect_until("bestmove", SECS(10));
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
+    let lines = answer_at_once_from_the_start(&mut e);
     // The default book (data/book.xqb): the central cannon is the heaviest.
     assert_eq!(best_of(lines.last().unwrap()), "h2e2");
     let candidates: Vec<&String> = lines
