@@ -533,8 +533,9 @@ impl Work {
 ///
 /// # Errors
 ///
-/// The journal belongs to another engine, net or budget, or cannot be
-/// written; the analysis cannot be written; the run was stopped.
+/// The journal (or a shard's) holds another engine's or net's searches,
+/// or cannot be read or written; the analysis cannot be written; the run
+/// was stopped.
 pub fn analyse(
     book: &Book,
     output: Option<&Path>,

@@ -84,6 +84,10 @@ impl Judgement {
 }
 
 /// The book by weight, then with its analysis (`None` when it has none).
+///
+/// # Errors
+///
+/// The book cannot be copied aside, or the journal cannot be used.
 pub fn judge(
     book: &Path,
     cfg: &QualityConfig,
