@@ -158,9 +158,27 @@ impl Default for Engine {
     }
 }
 
+/// A seed for the engine's randomness (`selectivity`: book choices and
+/// evaluation noise) that differs from process to process: a GUI that
+/// starts the engine anew, or a match runner that starts one for each
+/// game, would otherwise get the same "random" game every time.
+fn process_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Engines made in one process at one instant differ by their number.
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut mix =
+        SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ nanos ^ u64::from(std::process::id()) << 32);
+    mix.mix(made);
+    mix.next_u64()
+}
+
 impl Engine {
     /// An engine at the start position with default options.
     pub fn new() -> Engine {
+        let seed = process_seed();
         Engine {
             options: EngineOptions::default(),
             position: Position::start(),
@@ -168,9 +186,9 @@ impl Engine {
             searcher: Arc::new(Mutex::new(Searcher::new(SearchConfig::default(), 1))),
             hash_asked: 0,
             running: None,
-            game_seed: 0x9E37_79B9_7F4A_7C15,
+            game_seed: seed,
             books: Books::default(),
-            book_random: SplitMix64::new(0x2545_F491_4F6C_DD1D),
+            book_random: SplitMix64::new(0x2545_F491_4F6C_DD1D ^ seed),
             tables: Tables::default(),
         }
     }
@@ -666,6 +684,17 @@ impl Reporter for DrawnRoot {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn each_engine_draws_other_random_choices() {
+        let (a, b) = (Engine::new(), Engine::new());
+        assert_ne!(a.game_seed, b.game_seed);
+        assert_ne!(
+            a.book_random.clone().next_u64(),
+            b.book_random.clone().next_u64()
+        );
+    }
+
     use super::*;
 
     #[test]
