@@ -215,7 +215,7 @@ pub fn rank_book_moves(moves: &[WeightedMove]) -> Vec<RankedBookMove> {
         .filter_map(|m| m.stats.as_ref())
         .map(Results::of)
         .sum();
-    let mut ranked: Vec<RankedBookMove> = moves
+    let ranked: Vec<RankedBookMove> = moves
         .iter()
         .map(|m| RankedBookMove {
             mv: m.mv,
@@ -226,6 +226,13 @@ pub fn rank_book_moves(moves: &[WeightedMove]) -> Vec<RankedBookMove> {
             analysed: false,
         })
         .collect();
+    order_and_rank(ranked)
+}
+
+/// Moves best score first (of equal scores, as a position's mirror-image
+/// moves score alike, the heaviest first, then by name), ranked by
+/// chessdb's [`Bands`] below the best.
+fn order_and_rank(mut ranked: Vec<RankedBookMove>) -> Vec<RankedBookMove> {
     ranked.sort_by(|a, b| {
         b.score
             .cmp(&a.score)
@@ -267,7 +274,7 @@ pub fn rank_analysed_moves(
     analysis: &PositionAnalysis,
     moves: &[WeightedMove],
 ) -> Vec<RankedBookMove> {
-    let mut ranked: Vec<RankedBookMove> = analysis
+    let ranked: Vec<RankedBookMove> = analysis
         .moves
         .iter()
         .map(|m| {
@@ -283,21 +290,7 @@ pub fn rank_analysed_moves(
             }
         })
         .collect();
-    // Of equal scores (a position's mirror-image moves score alike), the
-    // most played first.
-    ranked.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
-            .then(b.weight.cmp(&a.weight))
-            .then(a.mv.to_string().cmp(&b.mv.to_string()))
-    });
-    if let Some(max) = ranked.first().map(|m| m.score) {
-        let bands = Bands::below(max);
-        for m in &mut ranked {
-            m.rank = bands.rank(m.score);
-        }
-    }
-    ranked
+    order_and_rank(ranked)
 }
 
 #[cfg(test)]
