@@ -27,6 +27,34 @@ pub enum Termination {
     TimeForfeit,
     /// The engine could not be talked to, or did not answer in time.
     EngineFailure(String),
+    /// Both engines' scores agreed on a winner long enough
+    /// ([`ScoreAdjudication::resign`]).
+    ResignAdjudication,
+    /// Both engines' scores stayed near zero long enough
+    /// ([`ScoreAdjudication::draw`]).
+    DrawAdjudication,
+}
+
+impl Termination {
+    /// The kind of end, without its particulars (which side, which move):
+    /// what a match's summary counts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Termination::Rules(Outcome::NoLegalMove { .. }) => "no legal move",
+            Termination::Rules(Outcome::PerpetualCheck { .. }) => "perpetual check",
+            Termination::Rules(Outcome::PerpetualChase { .. }) => "perpetual chase",
+            Termination::Rules(Outcome::Repetition) => "repetition",
+            Termination::Rules(Outcome::NaturalMoveLimit) => "natural-move limit",
+            Termination::Rules(_) => "rules",
+            Termination::LengthCap => "length cap",
+            Termination::IllegalMove(_) => "illegal move",
+            Termination::Resignation => "resignation",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::EngineFailure(_) => "engine failure",
+            Termination::ResignAdjudication => "resign adjudication",
+            Termination::DrawAdjudication => "draw adjudication",
+        }
+    }
 }
 
 impl fmt::Display for Termination {
@@ -38,6 +66,9 @@ impl fmt::Display for Termination {
             Termination::Resignation => f.write_str("resignation"),
             Termination::TimeForfeit => f.write_str("time forfeit"),
             Termination::EngineFailure(why) => write!(f, "engine failure: {why}"),
+            Termination::ResignAdjudication | Termination::DrawAdjudication => {
+                f.write_str(self.kind())
+            }
         }
     }
 }
@@ -55,6 +86,86 @@ pub fn adjudicate(
     }
     (pos.ply() >= max_plies).then_some((GameResult::Draw, Termination::LengthCap))
 }
+
+/// Ending a game early on what both engines say, as cutechess-cli's
+/// `-resign` and `-draw` do; neither is on unless set. A move without a
+/// score (a book move, an engine that reports none) breaks a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScoreAdjudication {
+    pub resign: Option<ResignRule>,
+    pub draw: Option<DrawRule>,
+}
+
+/// A win for one side once both engines have scored the game at least
+/// `score_cp` for it on each of their last `moves` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResignRule {
+    pub score_cp: i32,
+    pub moves: usize,
+}
+
+/// A draw once, from move `after_move` on, both engines have scored the game
+/// within `score_cp` of zero on each of their last `moves` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawRule {
+    pub after_move: usize,
+    pub score_cp: i32,
+    pub moves: usize,
+}
+
+impl ScoreAdjudication {
+    /// Judges a game at `ply` (counted from the start of its opening's
+    /// position, as [`Position::ply`] does) whose last move was made by
+    /// `last_mover`, from the scores of the moves played after the opening,
+    /// each from its mover's side.
+    pub fn judge(
+        &self,
+        ply: usize,
+        last_mover: Color,
+        stats: &[MoveStats],
+    ) -> Option<(GameResult, Termination)> {
+        if let Some(rule) = self.resign {
+            let red_view = last_scores_for_red(stats, last_mover, 2 * rule.moves)?;
+            if red_view.iter().all(|&cp| cp >= rule.score_cp) {
+                return Some((GameResult::RedWins, Termination::ResignAdjudication));
+            }
+            if red_view.iter().all(|&cp| cp <= -rule.score_cp) {
+                return Some((GameResult::BlackWins, Termination::ResignAdjudication));
+            }
+        }
+        if let Some(rule) = self.draw {
+            let red_view = last_scores_for_red(stats, last_mover, 2 * rule.moves)?;
+            if ply >= 2 * rule.after_move && red_view.iter().all(|cp| cp.abs() <= rule.score_cp) {
+                return Some((GameResult::Draw, Termination::DrawAdjudication));
+            }
+        }
+        None
+    }
+}
+
+/// The scores of the last `count` moves, in centipawns for Red (a mate as a
+/// score beyond any centipawn bound); `None` when fewer moves were played
+/// or one of them came without a score.
+fn last_scores_for_red(stats: &[MoveStats], last_mover: Color, count: usize) -> Option<Vec<i32>> {
+    if count == 0 || stats.len() < count {
+        return None;
+    }
+    let mut mover = last_mover;
+    let mut scores = Vec::with_capacity(count);
+    for stat in stats.iter().rev().take(count) {
+        let cp = match stat.score? {
+            EngineScore::Cp(cp) => cp,
+            EngineScore::Mate(n) if n < 0 => -MATE_AS_CP,
+            EngineScore::Mate(_) => MATE_AS_CP,
+        };
+        scores.push(if mover == Color::Red { cp } else { -cp });
+        mover = !mover;
+    }
+    Some(scores)
+}
+
+/// A mate score, compared with centipawn bounds.
+const MATE_AS_CP: i32 = 1_000_000;
 
 /// What limits each move's search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +208,8 @@ pub struct MatchConfig {
     /// Under a depth or node limit, how long a move may take before the
     /// engine is declared failed.
     pub move_timeout: Duration,
+    /// Ending games on the engines' scores (off unless set).
+    pub score_adjudication: ScoreAdjudication,
 }
 
 impl MatchConfig {
@@ -109,6 +222,7 @@ impl MatchConfig {
             rules: EndRules::default(),
             max_plies: 400,
             move_timeout: Duration::from_secs(60),
+            score_adjudication: ScoreAdjudication::default(),
         }
     }
 }
@@ -287,6 +401,13 @@ pub fn play_game(
         if let Some(end) = adjudicate(&game.pos, &cfg.rules, cfg.max_plies) {
             break end;
         }
+        let last_mover = !game.pos.turn();
+        if let Some(end) = cfg
+            .score_adjudication
+            .judge(game.pos.ply(), last_mover, &game.stats)
+        {
+            break end;
+        }
         let side = game.pos.turn();
         let engine = if side == Color::Red {
             &mut *red
@@ -368,6 +489,83 @@ mod tests {
             depth: None,
             score: None,
         }
+    }
+
+    /// Stats of moves scored `cps`, each from its mover's side.
+    fn scored(cps: &[i32]) -> Vec<MoveStats> {
+        cps.iter()
+            .map(|&cp| MoveStats {
+                score: Some(EngineScore::Cp(cp)),
+                ..MoveStats::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scores_adjudicate_only_when_both_engines_agree_long_enough() {
+        let resign = ScoreAdjudication {
+            resign: Some(ResignRule {
+                score_cp: 500,
+                moves: 2,
+            }),
+            draw: None,
+        };
+        // Red moved last: +600 for Red, then Black's -550 (Red +550), ...
+        let red_winning = scored(&[30, 520, -510, 600, -550, 600]);
+        assert_eq!(
+            resign.judge(20, Color::Red, &red_winning),
+            Some((GameResult::RedWins, Termination::ResignAdjudication))
+        );
+        // Black moved last: the same scores now favour Black.
+        assert_eq!(
+            resign.judge(20, Color::Black, &red_winning),
+            Some((GameResult::BlackWins, Termination::ResignAdjudication))
+        );
+        // One engine disagrees.
+        assert_eq!(
+            resign.judge(20, Color::Red, &scored(&[520, -510, 400, -550, 600])),
+            None
+        );
+        // Too few moves.
+        assert_eq!(
+            resign.judge(20, Color::Red, &scored(&[-510, 600, -550])),
+            None
+        );
+        // A move without a score breaks the run; a mate counts as a win.
+        let mut unscored = scored(&[520, -510, 600, -550, 600]);
+        unscored[2].score = None;
+        assert_eq!(resign.judge(20, Color::Red, &unscored), None);
+        let mut mating = scored(&[520, -510, 600, -550, 600]);
+        mating[3].score = Some(EngineScore::Mate(-4));
+        mating[4].score = Some(EngineScore::Mate(5));
+        assert_eq!(
+            resign.judge(20, Color::Red, &mating).map(|(r, _)| r),
+            Some(GameResult::RedWins)
+        );
+
+        let draw = ScoreAdjudication {
+            resign: None,
+            draw: Some(DrawRule {
+                after_move: 30,
+                score_cp: 10,
+                moves: 3,
+            }),
+        };
+        let level = scored(&[40, -10, 10, 0, -5, 7, -10]);
+        assert_eq!(
+            draw.judge(60, Color::Red, &level),
+            Some((GameResult::Draw, Termination::DrawAdjudication))
+        );
+        assert_eq!(draw.judge(59, Color::Red, &level), None, "before move 30");
+        assert_eq!(
+            draw.judge(60, Color::Red, &level[..6]),
+            None,
+            "40 cp is too far"
+        );
+        assert_eq!(
+            ScoreAdjudication::default().judge(400, Color::Red, &level),
+            None
+        );
     }
 
     #[test]

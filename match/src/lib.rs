@@ -4,7 +4,8 @@
 //! - [`engine`]: engine processes, the protocol told or found out at the
 //!   handshake ([`EngineSpec`], [`EngineProcess`]).
 //! - [`game`]: one game with its clock, ended by the rules
-//!   ([`xqcore::Position::outcome`]) or by the referee ([`Termination`]).
+//!   ([`xqcore::Position::outcome`]), by the referee ([`Termination`]) or
+//!   by the engines' agreeing scores ([`ScoreAdjudication`]).
 //! - [`Opening`]: where games start, read from openings files by
 //!   [`xqrecords::openings`] (re-exported here).
 //! - [`run`]: a whole match, games on several threads, counted as they
@@ -21,7 +22,10 @@ pub mod run;
 pub mod stats;
 
 pub use engine::{EngineError, EngineProcess, EngineSpec, Memory};
-pub use game::{adjudicate, play_game, GameRecord, MatchConfig, MoveLimit, MoveStats, Termination};
+pub use game::{
+    adjudicate, play_game, DrawRule, GameRecord, MatchConfig, MoveLimit, MoveStats, ResignRule,
+    ScoreAdjudication, Termination,
+};
 pub use protocol::{
     read_answer, read_info, Answer, EngineOption, EngineScore, InfoLine, NamelessOption, Protocol,
     UnknownProtocol,

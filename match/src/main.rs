@@ -9,8 +9,8 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use xqcli::out;
 use xqmatch::{
-    load_openings, pgn, report, run_match, EngineOption, EngineSpec, FinishedGame, MatchConfig,
-    MatchSpec, MoveLimit, Protocol, Sprt,
+    load_openings, pgn, report, run_match, DrawRule, EngineOption, EngineSpec, FinishedGame,
+    MatchConfig, MatchSpec, MoveLimit, Protocol, ResignRule, ScoreAdjudication, Sprt,
 };
 
 /// Play engine against engine and report the first engine's score.
@@ -19,8 +19,9 @@ use xqmatch::{
 /// (found out at the handshake unless `--proto1`/`--proto2` say). Colours
 /// alternate on each opening; games end by the rules (no legal move loses,
 /// perpetual check or perpetual chase loses at the third repetition, other repetitions draw,
-/// 120 plies without capture draw), at 400 plies (draw), or by an illegal
-/// move, a resignation, a flag fall or an engine failure (loss).
+/// 120 plies without capture draw), at 400 plies (draw), by an illegal
+/// move, a resignation, a flag fall or an engine failure (loss), or, when
+/// asked, by the engines' scores (`--resign`, `--draw`).
 #[derive(Parser)]
 #[command(name = "xqmatch", version)]
 struct Args {
@@ -76,6 +77,20 @@ struct Args {
     /// "Elo = ELO1" (alpha = beta = 0.05); no new game starts once it decides.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     sprt: Option<Sprt>,
+    /// Adjudicate a win once both engines have scored it at least SCORE cp
+    /// for the same side on each of their last MOVES moves (cutechess-cli's
+    /// `-resign`, but both engines must agree), e.g. `movecount=3,score=600`.
+    #[arg(long, value_name = "movecount=MOVES,score=SCORE", value_parser = parse_resign)]
+    resign: Option<ResignRule>,
+    /// Adjudicate a draw once, from move NUMBER on, both engines have scored
+    /// the game within SCORE cp of zero on each of their last MOVES moves
+    /// (cutechess-cli's `-draw`), e.g. `movenumber=30,movecount=8,score=10`.
+    #[arg(
+        long,
+        value_name = "movenumber=NUMBER,movecount=MOVES,score=SCORE",
+        value_parser = parse_draw
+    )]
+    draw: Option<DrawRule>,
     /// Keep each pair of engine processes for all the games it plays (a new
     /// game announced between games) instead of fresh ones every game: an
     /// endurance test. Each game line then ends with both engines' memory.
@@ -108,6 +123,56 @@ fn parse_sprt(text: &str) -> Result<Sprt, String> {
     bounds
         .and_then(|(elo0, elo1)| Sprt::new(elo0, elo1))
         .ok_or_else(|| format!("'{text}' is not ELO0,ELO1 with ELO0 < ELO1 (e.g. 0,5)"))
+}
+
+/// `key=value,key=value` pairs with exactly the keys `keys`, in any order:
+/// their values in the order of `keys`.
+fn parse_settings<const N: usize>(text: &str, keys: [&str; N]) -> Result<[i64; N], String> {
+    let mut values = [None; N];
+    for pair in text.split(',') {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("'{pair}' is not key=value"))?;
+        let slot = keys
+            .iter()
+            .position(|k| *k == key.trim())
+            .ok_or_else(|| format!("unknown key '{}' (keys: {})", key.trim(), keys.join(", ")))?;
+        let number = value
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|v| (0..=1_000_000).contains(v))
+            .ok_or_else(|| format!("{key}: '{value}' is not a number from 0 to 1000000"))?;
+        values[slot] = Some(number);
+    }
+    let mut all = [0; N];
+    for (i, value) in values.iter().enumerate() {
+        all[i] = value.ok_or_else(|| format!("{} is missing", keys[i]))?;
+    }
+    Ok(all)
+}
+
+fn parse_resign(text: &str) -> Result<ResignRule, String> {
+    let [moves, score] = parse_settings(text, ["movecount", "score"])?;
+    if moves == 0 {
+        return Err("movecount must be at least 1".into());
+    }
+    Ok(ResignRule {
+        score_cp: score as i32,
+        moves: moves as usize,
+    })
+}
+
+fn parse_draw(text: &str) -> Result<DrawRule, String> {
+    let [after_move, moves, score] = parse_settings(text, ["movenumber", "movecount", "score"])?;
+    if moves == 0 {
+        return Err("movecount must be at least 1".into());
+    }
+    Ok(DrawRule {
+        after_move: after_move as usize,
+        score_cp: score as i32,
+        moves: moves as usize,
+    })
 }
 
 fn parse_tc(tc: &str) -> Option<(Duration, Duration)> {
@@ -152,7 +217,13 @@ fn match_spec(args: &Args) -> Result<MatchSpec, String> {
         openings: load_openings(args.openings.as_deref()).map_err(|e| e.to_string())?,
         games: args.games,
         concurrency: args.concurrency as usize,
-        config: MatchConfig::new(move_limit(args)?),
+        config: MatchConfig {
+            score_adjudication: ScoreAdjudication {
+                resign: args.resign,
+                draw: args.draw,
+            },
+            ..MatchConfig::new(move_limit(args)?)
+        },
         sprt: args.sprt,
         keep_engines: args.keep_engines,
     })
@@ -209,6 +280,9 @@ fn main() -> ExitCode {
         }
     });
     out!("{}", report::summary_line(&report.tally));
+    if report.tally.games() > 0 {
+        out!("{}", report::endings_line(&report));
+    }
     if let Some(sprt) = &spec.sprt {
         out!("{}", report::sprt_line(sprt, &report));
     }

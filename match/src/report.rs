@@ -62,6 +62,17 @@ pub fn summary_line(tally: &Tally) -> String {
     )
 }
 
+/// `ended by: KIND N, KIND N, ...`, the most common first.
+pub fn endings_line(report: &MatchReport) -> String {
+    let mut endings: Vec<(&str, u32)> = report.endings.iter().map(|(&k, &n)| (k, n)).collect();
+    endings.sort_by_key(|&(kind, n)| (std::cmp::Reverse(n), kind));
+    let counts: Vec<String> = endings
+        .iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect();
+    format!("ended by: {}", counts.join(", "))
+}
+
 /// `SPRT: VERDICT, LLR x after N games (bounds a, b; elo0 e0, elo1 e1)`; when
 /// games finished after the decision, also the LLR over all of them.
 pub fn sprt_line(sprt: &Sprt, report: &MatchReport) -> String {
@@ -145,6 +156,23 @@ mod tests {
     }
 
     #[test]
+    fn endings_are_counted_most_common_first() {
+        let report = MatchReport {
+            endings: [
+                ("resignation", 3),
+                ("draw adjudication", 5),
+                ("length cap", 3),
+            ]
+            .into(),
+            ..MatchReport::default()
+        };
+        assert_eq!(
+            endings_line(&report),
+            "ended by: draw adjudication 5, length cap 3, resignation 3"
+        );
+    }
+
+    #[test]
     fn sprt_line_reports_verdict_and_llr() {
         let sprt = Sprt::new(0.0, 10.0).unwrap();
         let undecided = MatchReport {
@@ -162,7 +190,7 @@ mod tests {
                 llr: 2.95,
                 games: 339,
             }),
-            failure: None,
+            ..MatchReport::default()
         };
         let line = sprt_line(&sprt, &decided);
         assert!(

@@ -3,6 +3,7 @@
 //! games), results counted as they come in, and the SPRT consulted after
 //! each one.
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
@@ -87,6 +88,8 @@ pub enum MatchError {
 pub struct MatchReport {
     /// Every finished game, counted from the first engine's side.
     pub tally: Tally,
+    /// How many games ended each way, by [`Termination::kind`].
+    pub endings: BTreeMap<&'static str, u32>,
     /// Set when the SPRT decided (no game was started after that).
     pub sprt_decision: Option<SprtDecision>,
     /// The first error that stopped the match early (an engine that would not
@@ -247,6 +250,10 @@ fn collect_results(
     for message in received {
         let outcome = message.and_then(|game| {
             report.tally.add(game.first_engine_score());
+            *report
+                .endings
+                .entry(game.record.termination.kind())
+                .or_default() += 1;
             each(&game, &report.tally).map_err(MatchError::Callback)
         });
         if let Err(why) = outcome {
@@ -343,6 +350,7 @@ mod tests {
             Ok(())
         });
         assert!(report.failure.is_none(), "{:?}", report.failure);
+        assert_eq!(report.endings, BTreeMap::from([("resignation", 5)]));
         // Red resigns every game: engine1 loses games 1, 3, 5 and wins 2, 4.
         assert_eq!(
             report.tally,

@@ -20,6 +20,22 @@ const UCI_NO_MOVE: &str = "while read -r line; do case \"$line\" in \
     go*) echo 'info depth 1 score cp 0'; echo 'bestmove (none)';; quit) exit 0;; \
     ucinewgame|position*|setoption*) ;; *) echo \"Unknown command: '$line'\";; esac; done";
 
+/// A UCCI engine that shuffles its knights (b0c2 b9c7 c2b0 c7b9, over and
+/// over) and reports `score` for Red when Red moves and `-score` (for
+/// Black) when Black does: both sides agree that Red is `score` ahead.
+fn knight_shuffler(score: i32) -> String {
+    format!(
+        "while read -r line; do case \"$line\" in \
+         ucci) echo ucciok;; isready) echo readyok;; \
+         position*) n=0; seen=; for w in $line; do [ -n \"$seen\" ] && n=$((n + 1)); \
+             [ \"$w\" = moves ] && seen=1; done;; \
+         go*) case $((n % 4)) in 0) m=b0c2;; 1) m=b9c7;; 2) m=c2b0;; 3) m=c7b9;; esac; \
+              s={score}; [ $((n % 2)) = 1 ] && s=$((0 - s)); \
+              echo \"info depth 1 score $s pv $m\"; echo \"bestmove $m\";; \
+         quit) exit 0;; esac; done"
+    )
+}
+
 /// `xqmatch` with `args`, run from the temporary directory (no data/ there:
 /// the bundled openings are used).
 fn xqmatch(args: &[&str]) -> Output {
@@ -86,11 +102,12 @@ fn concurrent_games_write_pgn_the_toolkit_reads_back() {
         "{text}"
     );
     // Red resigns every game: engine1 (Red in games 1 and 3) loses two, wins two.
-    let summary = text.lines().last().unwrap();
+    let summary: Vec<&str> = text.lines().rev().take(2).collect();
     assert!(
-        summary.starts_with("engine1 +2 =0 -2 score 50.0 %"),
-        "{summary}"
+        summary[1].starts_with("engine1 +2 =0 -2 score 50.0 %"),
+        "{text}"
     );
+    assert_eq!(summary[0], "ended by: resignation 4");
 
     let bytes = std::fs::read(&pgn.0).expect("PGN written");
     let games = read_records(&bytes, &ReadOptions::default(), &|_| {});
@@ -299,4 +316,56 @@ fn help_names_every_flag() {
     ] {
         assert!(text.contains(flag), "{flag} missing from --help");
     }
+}
+
+#[test]
+fn agreeing_scores_end_games_when_asked() {
+    let openings = TempFile::new("start.txt");
+    let start_fen = format!("fen {}\n", xqcore::START_FEN);
+    std::fs::write(&openings.0, start_fen).unwrap();
+    let start = openings.0.to_str().expect("UTF-8 temporary path");
+    let shufflers = |score: i32, rule: &[&str]| {
+        let engine = knight_shuffler(score);
+        let mut args = vec!["--engine1", &engine, "--engine2", &engine, "--depth", "1"];
+        args.extend_from_slice(&["--openings", start, "--games", "1"]);
+        args.extend_from_slice(rule);
+        stdout(&xqmatch(&args))
+    };
+    // Without adjudication the shuffle is a repetition at its third occurrence.
+    let text = shufflers(700, &[]);
+    assert!(
+        text.contains("1/2-1/2 (repetition) after 8 plies"),
+        "{text}"
+    );
+    // Both say Red is 7 pawns up: Red wins once each has said so twice.
+    let resign = ["--resign", "movecount=2,score=600"];
+    let text = shufflers(700, &resign);
+    assert!(
+        text.contains("1-0 (resign adjudication) after 4 plies"),
+        "{text}"
+    );
+    assert!(text.contains("ended by: resign adjudication 1"), "{text}");
+    assert!(
+        shufflers(500, &resign).contains("(repetition)"),
+        "500 < 600"
+    );
+    let draw = ["--draw", "movenumber=1,movecount=1,score=10"];
+    let text = shufflers(-10, &draw);
+    assert!(
+        text.contains("1/2-1/2 (draw adjudication) after 2 plies"),
+        "{text}"
+    );
+    let late = ["--draw", "movenumber=3,movecount=1,score=10"];
+    assert!(shufflers(0, &late).contains("(draw adjudication) after 6 plies"));
+    assert!(shufflers(11, &draw).contains("(repetition)"), "11 > 10");
+    let bad = xqmatch(&[
+        "--engine1",
+        "x",
+        "--engine2",
+        "x",
+        "--draw",
+        "movecount=3,score=10",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("movenumber is missing"));
 }
