@@ -307,6 +307,16 @@ pub enum AnalyseError {
     /// The run was stopped (an interrupt); the journal keeps the work.
     #[error("stopped; run again to go on")]
     Stopped,
+    /// An external engine could not be started or talked to.
+    #[error(transparent)]
+    Engine(#[from] xqmatch::EngineError),
+    /// An external engine's answer makes no sense in the position asked.
+    #[error("{engine}: {reason}, searching {fen}")]
+    EngineAnswer {
+        engine: String,
+        fen: String,
+        reason: String,
+    },
 }
 
 /// The journal of an analysis written to `output`.
@@ -646,6 +656,9 @@ pub struct Searches {
     pub net: Option<Arc<xqnnue::Network>>,
     pub tables: Option<Arc<xqegtb::Tablebase>>,
     pub hash_mb: usize,
+    /// Another program to search with instead of our engine (one process a
+    /// thread): `bookgen quality`'s independent judge.
+    pub external: Option<xqmatch::EngineSpec>,
 }
 
 impl AnalyseConfig {
@@ -655,6 +668,7 @@ impl AnalyseConfig {
             net: self.net.clone(),
             tables: self.tables.clone(),
             hash_mb: self.hash_mb,
+            external: None,
         }
     }
 }
@@ -669,9 +683,12 @@ pub(crate) fn search_all(
     stop: &AtomicBool,
     record: &mut dyn FnMut(u64, Searched, Budget) -> Result<(), JournalError>,
 ) -> Result<(usize, u64), AnalyseError> {
+    if todo.is_empty() {
+        return Ok((0, 0));
+    }
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = channel::<(u64, Searched, Budget, u64)>();
+    let (tx, rx) = channel::<Result<(u64, Searched, Budget, u64), AnalyseError>>();
     let mut outcome = Ok((0usize, 0u64));
     std::thread::scope(|scope| {
         for _ in 0..how.threads.max(1) {
@@ -680,13 +697,13 @@ pub(crate) fn search_all(
             std::thread::Builder::new()
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, move || {
-                    let config = SearchConfig {
-                        egtb: how.tables.clone(),
-                        net: how.net.clone(),
-                        threads: 1,
-                        ..SearchConfig::default()
+                    let mut worker = match Worker::new(how) {
+                        Ok(worker) => worker,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
                     };
-                    let mut searcher = Searcher::new(config, how.hash_mb);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= todo.len()
@@ -697,11 +714,14 @@ pub(crate) fn search_all(
                         }
                         let (key, pos, budget) = &todo[i];
                         let from_tables = how.tables.as_deref().and_then(|tb| from_tables(tb, pos));
-                        let (searched, nodes) = match from_tables {
-                            Some(exact) => (exact, 0),
-                            None => search_one(&mut searcher, pos, *budget),
+                        let result = match from_tables {
+                            Some(exact) => Ok((exact, 0)),
+                            None => worker.search(pos, *budget),
                         };
-                        if tx.send((*key, searched, *budget, nodes)).is_err() {
+                        let message =
+                            result.map(|(searched, nodes)| (*key, searched, *budget, nodes));
+                        let failing = message.is_err();
+                        if tx.send(message).is_err() || failing {
                             break;
                         }
                     }
@@ -710,18 +730,59 @@ pub(crate) fn search_all(
         }
         drop(tx);
         let (mut count, mut nodes) = (0, 0);
-        for (key, searched, budget, n) in rx {
-            if let Err(e) = record(key, searched, budget) {
-                failed.store(true, Ordering::Relaxed);
-                outcome = Err(e.into());
-                return;
+        for message in rx {
+            let recorded = message.and_then(|(key, searched, budget, n)| {
+                record(key, searched, budget)?;
+                Ok(n)
+            });
+            match recorded {
+                Ok(n) => {
+                    count += 1;
+                    nodes += n;
+                }
+                Err(e) => {
+                    failed.store(true, Ordering::Relaxed);
+                    outcome = Err(e);
+                    return;
+                }
             }
-            count += 1;
-            nodes += n;
         }
         outcome = Ok((count, nodes));
     });
     outcome
+}
+
+/// What searches on one thread: our engine, or another program.
+enum Worker {
+    Ours(Box<Searcher>),
+    External(Box<xqmatch::EngineProcess>),
+}
+
+impl Worker {
+    fn new(how: &Searches) -> Result<Worker, AnalyseError> {
+        if let Some(spec) = &how.external {
+            let engine = xqmatch::EngineProcess::start(spec)?;
+            return Ok(Worker::External(Box::new(engine)));
+        }
+        let config = SearchConfig {
+            egtb: how.tables.clone(),
+            net: how.net.clone(),
+            threads: 1,
+            ..SearchConfig::default()
+        };
+        Ok(Worker::Ours(Box::new(Searcher::new(config, how.hash_mb))))
+    }
+
+    /// The search of `met` at `budget`, as its book key stores it, and the
+    /// nodes it took (0 when another program searched).
+    fn search(&mut self, met: &Position, budget: Budget) -> Result<(Searched, u64), AnalyseError> {
+        match self {
+            Worker::Ours(searcher) => Ok(search_one(searcher, met, budget)),
+            Worker::External(engine) => {
+                crate::external::search(engine, met, budget).map(|searched| (searched, 0))
+            }
+        }
+    }
 }
 
 /// The depth recorded for a position the endgame tables hold: their value

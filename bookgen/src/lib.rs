@@ -4,6 +4,7 @@
 
 pub mod analyse;
 pub mod db;
+mod external;
 pub mod journal;
 pub mod obk;
 pub mod quality;

@@ -245,6 +245,17 @@ struct QualityArgs {
     /// Hash table of each search, in MB.
     #[arg(long, default_value_t = 64)]
     hash: usize,
+    /// Judge with another program instead of our engine: the command
+    /// starting it (run by `sh -c`, UCCI or UCI, one process a thread; each
+    /// search a new game), e.g. Pikafish, for a judge that is not the
+    /// analyst. `--net` and `--hash` are then ours alone: set the
+    /// program's own with `--judge-option`.
+    #[arg(long, value_name = "COMMAND")]
+    judge: Option<String>,
+    /// An option of the --judge program, `NAME=VALUE` (e.g. `Hash=64`).
+    /// Repeat for more.
+    #[arg(long, value_name = "NAME=VALUE", requires = "judge")]
+    judge_option: Vec<xqmatch::EngineOption>,
     /// Also list every move 50 cp or more below the best, with its line.
     #[arg(long)]
     list: bool,
@@ -569,6 +580,24 @@ fn quality(args: &QualityArgs) -> Outcome {
         return Err(format!("{}: judge books of ours", args.book.display()).into());
     }
     let net = net_option(&args.net)?;
+    let external = args.judge.as_ref().map(|command| xqmatch::EngineSpec {
+        options: args.judge_option.clone(),
+        ..xqmatch::EngineSpec::new(command)
+    });
+    let (engine_name, net_name) = match &external {
+        // Started once here to learn the name its journal is kept under.
+        Some(spec) => (
+            xqmatch::EngineProcess::start(spec)
+                .map_err(|e| format!("--judge: {e}"))?
+                .name
+                .clone(),
+            "its own".to_string(),
+        ),
+        None => (
+            format!("xqengine {}", env!("CARGO_PKG_VERSION")),
+            bookgen::analyse::net_name(net.as_deref()),
+        ),
+    };
     let cfg = QualityConfig {
         depth: args.depth,
         max_ply: args.max_ply,
@@ -579,13 +608,15 @@ fn quality(args: &QualityArgs) -> Outcome {
             net: net.clone(),
             tables: None,
             hash_mb: args.hash,
+            external,
         },
         journal: args.journal.clone(),
-        net_name: bookgen::analyse::net_name(net.as_deref()),
+        engine_name: engine_name.clone(),
+        net_name,
     };
     let (by_weight, analysed) = bookgen::quality::judge(&args.book, &cfg)?;
     out!(
-        "judged at depth {}, positions before ply {}, moves with a share of at least {}",
+        "judged by {engine_name} at depth {}, positions before ply {}, moves with a share of at least {}",
         args.depth,
         args.max_ply,
         args.min_share

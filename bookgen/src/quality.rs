@@ -40,6 +40,9 @@ pub struct QualityConfig {
     /// stopped midway goes on where it stopped (results are taken from it
     /// at the same depth only).
     pub journal: Option<PathBuf>,
+    /// The judging engine's name (ours: `xqengine VERSION`; another
+    /// program: the name it gives), for the journal.
+    pub engine_name: String,
     /// The evaluation's name, for the journal.
     pub net_name: String,
 }
@@ -120,11 +123,7 @@ pub fn judge(
     }
     let mut journal = match &cfg.journal {
         Some(path) => {
-            let settings = format!(
-                "engine xqengine {}\nnet {}\n",
-                env!("CARGO_PKG_VERSION"),
-                cfg.net_name
-            );
+            let settings = format!("engine {}\nnet {}\n", cfg.engine_name, cfg.net_name);
             let (journal, results) = Journal::open(path, &settings)?;
             let known: HashMap<(u64, Budget), Searched> =
                 results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();

@@ -444,3 +444,88 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
         second.lines().take(3).collect::<Vec<_>>()
     );
 }
+
+/// A UCI engine that plays the edge pawn of the side to move (legal in the
+/// small book's positions) and scores each position by the length of the
+/// `position` line it was sent; it names itself `name`. With `bad`, it
+/// answers a move that is never legal. It refuses UCCI at once, as
+/// Pikafish does.
+fn fake_judge(name: &str, bad: bool) -> String {
+    let (red, black) = if bad {
+        ("a0a0", "a9a9")
+    } else {
+        ("i3i4", "a6a5")
+    };
+    format!(
+        "while read -r line; do case \"$line\" in \
+         uci) echo 'id name {name}'; echo uciok;; isready) echo readyok;; \
+         position*) n=${{#line}}; case \"$line\" in *' w '*) m={red};; *) m={black};; esac;; \
+         go*) echo \"info depth 3 score cp $(( (n % 7) * 10 )) pv $m\"; echo \"bestmove $m\";; \
+         ucinewgame|setoption*) ;; quit) exit 0;; *) echo \"Unknown command: '$line'\";; esac; done"
+    )
+}
+
+#[test]
+fn quality_takes_another_program_as_its_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "j.xqb", "3");
+    let journal = dir.path().join("fake.journal");
+    let judge = |engine: &str| {
+        bookgen(&[
+            "quality",
+            "--depth",
+            "3",
+            "--max-ply",
+            "3",
+            "--threads",
+            "2",
+            "--judge",
+            engine,
+            "--journal",
+            s(&journal),
+            s(&book_path),
+        ])
+    };
+    let first = stdout(&judge(&fake_judge("Fake", false)));
+    assert!(first.starts_with("judged by Fake at depth 3,"), "{first}");
+    let by_weight = first.lines().nth(1).unwrap();
+    assert!(by_weight.starts_with("by weight: "), "{first}");
+    // The fake's scores differ from position to position: some moves lose.
+    assert!(
+        !by_weight.contains("loss per move (by share) 0.0 cp"),
+        "{first}"
+    );
+    let journal_text = String::from_utf8_lossy(&std::fs::read(&journal).unwrap()).into_owned();
+    assert!(
+        journal_text.contains("engine Fake\n"),
+        "the journal is kept under its name"
+    );
+    let searched = std::fs::metadata(&journal).unwrap().len();
+    let again = stdout(&judge(&fake_judge("Fake", false)));
+    let judgement = |text: &str| text.lines().take(2).collect::<Vec<_>>().join("\n");
+    assert_eq!(judgement(&again), judgement(&first));
+    assert_eq!(std::fs::metadata(&journal).unwrap().len(), searched);
+    // Another program's journal is refused; an illegal answer names the program.
+    let other = judge(&fake_judge("Other", false));
+    assert!(!other.status.success());
+    let failing = judge(&fake_judge("Broken", true));
+    assert!(!failing.status.success());
+    let why = String::from_utf8_lossy(&failing.stderr);
+    assert!(why.contains("Other") || why.contains("Broken"), "{why}");
+    let fresh = dir.path().join("broken.journal");
+    let broken = bookgen(&[
+        "quality",
+        "--depth",
+        "3",
+        "--judge",
+        &fake_judge("Broken", true),
+        "--journal",
+        s(&fresh),
+        s(&book_path),
+    ]);
+    let why = String::from_utf8_lossy(&broken.stderr);
+    assert!(
+        why.contains("Broken: illegal best move a0a0, searching ") && why.contains(" w - - "),
+        "{why}"
+    );
+}

@@ -1,0 +1,97 @@
+//! Searches by another program (UCCI or UCI, spoken to through
+//! [`xqmatch::EngineProcess`]): `bookgen quality` judges a book with an
+//! engine other than the one that analysed it.
+
+use std::time::Duration;
+
+use xqbook::analysis::{Searched, DECIDED, MATE};
+use xqbook::book_key;
+use xqcore::{Move, Position};
+use xqmatch::{Answer, EngineProcess, EngineScore};
+
+use crate::analyse::{AnalyseError, Budget};
+
+/// The longest a single search may take before the program is given up on.
+const SEARCH_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// `engine`'s search of `met` at `budget` (a new game first, so that each
+/// result depends on the position alone), as `met`'s book key stores it.
+///
+/// # Errors
+///
+/// The program cannot be talked to, or answers with no move, an illegal
+/// move or no score; a budget in time, which another program's searches
+/// would not repeat.
+pub(crate) fn search(
+    engine: &mut EngineProcess,
+    met: &Position,
+    budget: Budget,
+) -> Result<Searched, AnalyseError> {
+    let fen = met.fen();
+    let name = engine.name.clone();
+    let answer_error = |reason: String| AnalyseError::EngineAnswer {
+        engine: name.clone(),
+        fen: fen.clone(),
+        reason,
+    };
+    let go = match budget {
+        Budget::Depth(depth) => format!("go depth {depth}"),
+        Budget::Nodes(nodes) => format!("go nodes {nodes}"),
+        Budget::Millis(_) => return Err(answer_error("only depth and node budgets".into())),
+    };
+    let pos = Position::from_fen(&fen).expect("a position's own FEN");
+    if pos.legal_moves().is_empty() {
+        return Ok(Searched {
+            score: -MATE,
+            best: Move::NULL,
+            depth: 0,
+        });
+    }
+    engine.new_game()?;
+    let thought = engine.think(&format!("position fen {fen}"), &go, SEARCH_TIMEOUT)?;
+    let best = match &thought.answer {
+        Answer::Move { mv, .. } => pos
+            .parse_move(mv)
+            .map_err(|_| answer_error(format!("illegal best move {mv}")))?,
+        Answer::NoMove => return Err(answer_error("no best move".into())),
+    };
+    let score = thought
+        .score
+        .ok_or_else(|| answer_error("no score before its best move".into()))?;
+    let mirrored = book_key(&pos).1;
+    Ok(Searched {
+        score: score_as_stored(score),
+        best: if mirrored { best.mirror() } else { best },
+        depth: thought.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as u8,
+    })
+}
+
+/// A program's score as analyses store scores: centipawns short of
+/// [`DECIDED`], a mate in n moves as [`MATE`] less its plies (beyond
+/// [`DECIDED`] however far).
+fn score_as_stored(score: EngineScore) -> i16 {
+    let (decided, mate) = (i32::from(DECIDED), i32::from(MATE));
+    let stored = match score {
+        EngineScore::Cp(cp) => cp.clamp(1 - decided, decided - 1),
+        EngineScore::Mate(n) if n > 0 => (mate - (2 * n - 1)).max(decided + 1),
+        EngineScore::Mate(n) => (-mate - 2 * n).min(-decided - 1),
+    };
+    stored as i16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_stored_as_ours() {
+        assert_eq!(score_as_stored(EngineScore::Cp(37)), 37);
+        assert_eq!(score_as_stored(EngineScore::Cp(-99_999)), 1 - DECIDED);
+        assert_eq!(score_as_stored(EngineScore::Mate(1)), MATE - 1);
+        assert_eq!(score_as_stored(EngineScore::Mate(3)), MATE - 5);
+        assert_eq!(score_as_stored(EngineScore::Mate(-2)), -(MATE - 4));
+        assert_eq!(score_as_stored(EngineScore::Mate(0)), -MATE);
+        assert_eq!(score_as_stored(EngineScore::Mate(5000)), DECIDED + 1);
+        assert_eq!(score_as_stored(EngineScore::Mate(-5000)), -DECIDED - 1);
+    }
+}
