@@ -100,13 +100,27 @@ pub struct PositionAnalysis {
     /// The search of the position itself.
     pub search: Searched,
     /// Its backed-up value: the best of its moves' scores, and of the
-    /// search's score when the search's best move is not among them.
+    /// search's score when the search's best move is not among them; or
+    /// the search's score alone when that search looked deeper than the
+    /// one the best line's value comes from.
     pub value: i16,
     /// Its moves, best score first.
     pub moves: Vec<ScoredMove>,
 }
 
 impl PositionAnalysis {
+    /// The moves scored within `margin` centipawns of the best the
+    /// analysis knows: the best move's score, or the value when that is
+    /// higher (the search's own best move is not in the book, or the
+    /// position's own search looked deeper than its moves' lines).
+    pub fn within(&self, margin: i16) -> impl Iterator<Item = &ScoredMove> {
+        let best = self.moves.first().map_or(self.value, |m| m.score);
+        let floor = i32::from(self.value.max(best)) - i32::from(margin);
+        self.moves
+            .iter()
+            .filter(move |m| i32::from(m.score) >= floor)
+    }
+
     /// The same analysis for the mirror image of the position.
     pub fn mirror(&self) -> PositionAnalysis {
         PositionAnalysis {

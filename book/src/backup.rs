@@ -40,6 +40,7 @@ pub fn back_up(graph: &BookGraph, roots: &[Position]) -> HashMap<u64, PositionAn
     let mut walk = Negamax {
         graph,
         done: HashMap::new(),
+        leaf_depth: HashMap::new(),
         path: Vec::new(),
     };
     for root in roots {
@@ -72,24 +73,31 @@ fn book_behind(a: &PositionAnalysis) -> u8 {
     }
 }
 
+/// The depth given to values that no search can improve on: the rules'
+/// (a repetition) and the endgame tables'.
+const EXACT: u8 = u8::MAX;
+
 struct Negamax<'a> {
     graph: &'a BookGraph,
     done: HashMap<u64, PositionAnalysis>,
+    /// The depth of the search each done position's value comes from.
+    leaf_depth: HashMap<u64, u8>,
     /// Book keys of the line being walked, the root first.
     path: Vec<u64>,
 }
 
 impl Negamax<'_> {
-    /// The value of `pos` for its side to move and the plies of book behind
-    /// it; `None` when it is neither in the book nor searched.
-    fn value(&mut self, pos: &Position) -> Option<(i16, u8)> {
+    /// The value of `pos` for its side to move, the plies of book behind it
+    /// and the depth of the search its value comes from; `None` when it is
+    /// neither in the book nor searched.
+    fn value(&mut self, pos: &Position) -> Option<(i16, u8, u8)> {
         let (key, mirrored) = book_key(pos);
         if let Some(done) = self.done.get(&key) {
-            return Some((done.value, book_behind(done)));
+            return Some((done.value, book_behind(done), self.leaf_depth[&key]));
         }
         let search = self.graph.searched.get(&key).copied();
         let Some(stored_moves) = self.graph.nodes.get(&key) else {
-            return search.map(|s| (s.score, 0));
+            return search.map(|s| (s.score, 0, s.depth));
         };
         self.path.push(key);
         let legal = pos.legal_moves();
@@ -102,34 +110,43 @@ impl Negamax<'_> {
             let mut child = pos.clone();
             child.make_move(mv);
             let scored = match self.by_rules(&child, pos) {
-                Some(score) => Some((score, 1)),
+                Some(score) => Some((score, 1, EXACT)),
                 None => self
                     .value(&child)
-                    .map(|(v, d)| (one_ply_up(v), d.saturating_add(1))),
+                    .map(|(v, d, leaf)| (one_ply_up(v), d.saturating_add(1), leaf)),
             };
-            if let Some((score, depth)) = scored {
-                moves.push(ScoredMove {
+            if let Some((score, depth, leaf)) = scored {
+                let scored = ScoredMove {
                     mv: stored,
                     score,
                     depth,
                     in_book,
-                });
+                };
+                moves.push((scored, leaf));
             }
         }
         self.path.pop();
-        moves.sort_by(|a, b| {
+        moves.sort_by(|(a, _), (b, _)| {
             (b.score, b.in_book, b.depth)
                 .cmp(&(a.score, a.in_book, a.depth))
                 .then(a.mv.cmp(&b.mv))
         });
         let best_known = search.is_some_and(|s| stored_moves.iter().any(|m| m.0 == s.best));
-        let mut value = moves.first().map(|m| m.score);
+        let mut value = moves.first().map(|(m, leaf)| (m.score, *leaf));
         if let Some(s) = search.filter(|_| !best_known) {
-            value = Some(value.map_or(s.score, |v| v.max(s.score)));
+            if value.is_none_or(|(v, _)| s.score > v) {
+                value = Some((s.score, s.depth));
+            }
         }
-        let value = value?;
+        let (mut value, mut leaf) = value?;
+        // A search of this position that looked deeper than the one the
+        // book line's value comes from is the better judge of it.
+        if let Some(s) = search.filter(|s| s.depth > leaf) {
+            (value, leaf) = (s.score, s.depth);
+        }
+        let moves: Vec<ScoredMove> = moves.into_iter().map(|(m, _)| m).collect();
         let Some(first) = moves.first() else {
-            return Some((value, 0));
+            return Some((value, 0, leaf));
         };
         let search = search.unwrap_or(Searched {
             score: value,
@@ -143,7 +160,8 @@ impl Negamax<'_> {
         };
         let depth = book_behind(&done);
         self.done.insert(key, done);
-        Some((value, depth))
+        self.leaf_depth.insert(key, leaf);
+        Some((value, depth, leaf))
     }
 
     /// The score of the move that reached `child` from `parent` when it
@@ -319,6 +337,51 @@ mod tests {
         let root = &back_up(&graph, &[start])[&key];
         assert_eq!(root.moves[0].score, -10);
         assert_eq!(root.value, 40);
+    }
+
+    #[test]
+    fn a_deeper_search_of_a_position_outweighs_shallower_leaves_below_it() {
+        // start -h2e2-> A -h9g7-> B (a leaf): A's own search is at `depth_a`,
+        // B's at 12.
+        let start = Position::start();
+        let h2e2 = start.parse_move("h2e2").unwrap();
+        let mut a = start.clone();
+        a.make_move(h2e2);
+        let h9g7 = a.parse_move("h9g7").unwrap();
+        let mut b = a.clone();
+        b.make_move(h9g7);
+        let graph_with = |depth_a: u8| {
+            let mut graph = BookGraph::default();
+            graph.nodes.insert(book_key(&start).0, vec![(h2e2, true)]);
+            graph.nodes.insert(book_key(&a).0, vec![(h9g7, true)]);
+            let searched = |score, best, depth| Searched { score, best, depth };
+            graph
+                .searched
+                .insert(book_key(&start).0, searched(30, h2e2, 20));
+            graph
+                .searched
+                .insert(book_key(&a).0, searched(-60, h9g7, depth_a));
+            graph
+                .searched
+                .insert(book_key(&b).0, searched(20, Move::NULL, 12));
+            graph
+        };
+        let roots = [start.clone()];
+        // A searched deeper than B: A's value is its own search, and the
+        // start's move is scored by it.
+        let deeper = back_up(&graph_with(20), &roots);
+        let at_a = &deeper[&book_key(&a).0];
+        assert_eq!((at_a.value, at_a.moves[0].score), (-60, -20));
+        assert_eq!(deeper[&book_key(&start).0].moves[0].score, 60);
+        assert_eq!(deeper[&book_key(&start).0].moves[0].depth, 1);
+        // No deeper than B: the book line's value.
+        let level = back_up(&graph_with(12), &roots);
+        assert_eq!(level[&book_key(&a).0].value, -20);
+        assert_eq!(level[&book_key(&start).0].moves[0].score, 20);
+        assert_eq!(level[&book_key(&start).0].moves[0].depth, 2);
+        // The engine's choice is still among A's moves, within the margin of
+        // the best of them.
+        assert_eq!(at_a.within(0).count(), 1);
     }
 
     #[test]

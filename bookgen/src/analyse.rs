@@ -476,10 +476,7 @@ impl Work {
                 child.make_move(mv);
                 self.meet(&child);
                 changes += usize::from(self.require(book_key(&child).0, refine.budget));
-                let within = a
-                    .moves
-                    .iter()
-                    .any(|m| m.mv == stored && m.score >= a.value.saturating_sub(refine.margin));
+                let within = a.within(refine.margin).any(|m| m.mv == stored);
                 if within {
                     queue.push_back(child);
                 }
@@ -775,11 +772,21 @@ impl Worker {
 
     /// The search of `met` at `budget`, as its book key stores it, and the
     /// nodes it took (0 when another program searched).
+    ///
+    /// The position is searched as its book key stores it (a mirror image
+    /// turned round): a search's move ordering is not mirror-symmetric, so
+    /// this makes the result a function of the key alone, whichever of
+    /// the two images a run happened to meet first.
     fn search(&mut self, met: &Position, budget: Budget) -> Result<(Searched, u64), AnalyseError> {
+        let stored = if book_key(met).1 {
+            met.mirror()
+        } else {
+            met.clone()
+        };
         match self {
-            Worker::Ours(searcher) => Ok(search_one(searcher, met, budget)),
+            Worker::Ours(searcher) => Ok(search_one(searcher, &stored, budget)),
             Worker::External(engine) => {
-                crate::external::search(engine, met, budget).map(|searched| (searched, 0))
+                crate::external::search(engine, &stored, budget).map(|searched| (searched, 0))
             }
         }
     }

@@ -164,7 +164,8 @@ struct AnalyseArgs {
     /// Nodes a position of the refined lines.
     #[arg(long, requires = "refine_plies")]
     refine_nodes: Option<u64>,
-    /// The margin the refined lines follow (the engine's bookmargin).
+    /// The margin the refined lines follow (the engine's bookmargin, or
+    /// more, so that every move it may play is refined).
     #[arg(long, default_value_t = 20)]
     refine_margin: i16,
     /// Searches at once [default: every core].
@@ -256,6 +257,10 @@ struct QualityArgs {
     /// Repeat for more.
     #[arg(long, value_name = "NAME=VALUE", requires = "judge")]
     judge_option: Vec<xqmatch::EngineOption>,
+    /// Judge the book with its analysis only, not also by weight (fewer
+    /// searches: by weight, far more moves pass --min-share).
+    #[arg(long)]
+    analysed_only: bool,
     /// Also list every move 50 cp or more below the best, with its line.
     #[arg(long)]
     list: bool,
@@ -579,6 +584,9 @@ fn quality(args: &QualityArgs) -> Outcome {
     if let AnyBook::Eleeye(_) = xqbook::open(&args.book)? {
         return Err(format!("{}: judge books of ours", args.book.display()).into());
     }
+    if args.analysed_only && !xqbook::analysis_path(&args.book).is_file() {
+        return Err(format!("{}: no analysis beside it to judge", args.book.display()).into());
+    }
     let net = net_option(&args.net)?;
     let external = args.judge.as_ref().map(|command| xqmatch::EngineSpec {
         options: args.judge_option.clone(),
@@ -603,6 +611,7 @@ fn quality(args: &QualityArgs) -> Outcome {
         max_ply: args.max_ply,
         min_share: args.min_share,
         margin: args.margin,
+        analysed_only: args.analysed_only,
         searches: Searches {
             threads: all_cores(args.threads),
             net: net.clone(),
@@ -621,7 +630,10 @@ fn quality(args: &QualityArgs) -> Outcome {
         args.max_ply,
         args.min_share
     );
-    let mut rows = vec![("by weight".to_string(), by_weight)];
+    let mut rows: Vec<(String, _)> = by_weight
+        .map(|j| ("by weight".to_string(), j))
+        .into_iter()
+        .collect();
     if let Some(a) = analysed {
         rows.push((format!("analysed, margin {}", args.margin), a));
     }

@@ -35,6 +35,8 @@ pub struct QualityConfig {
     pub min_share: f64,
     /// The engine's `bookmargin`.
     pub margin: i16,
+    /// Judge the book with its analysis only, not also by weight.
+    pub analysed_only: bool,
     pub searches: Searches,
     /// A journal keeping the judging searches, so that a long judgement
     /// stopped midway goes on where it stopped (results are taken from it
@@ -86,38 +88,43 @@ impl Judgement {
     }
 }
 
-/// The book by weight, then with its analysis (`None` when it has none).
+/// The book by weight (`None` when [`QualityConfig::analysed_only`]), then
+/// with its analysis (`None` when it has none).
 ///
 /// # Errors
 ///
-/// The book cannot be copied aside, or the journal cannot be used.
+/// The book cannot be copied aside, the journal cannot be used, or an
+/// external judge fails.
 pub fn judge(
     book: &Path,
     cfg: &QualityConfig,
-) -> Result<(Judgement, Option<Judgement>), AnalyseError> {
+) -> Result<(Option<Judgement>, Option<Judgement>), AnalyseError> {
     // The book alone: a copy without the analysis beside it.
     let plain_dir = tempfile_dir()?;
     let plain = plain_dir.join("plain.xqb");
     std::fs::copy(book, &plain).map_err(|e| io_error(book, e))?;
-    let by_weight = played(&plain, cfg);
+    let by_weight = if cfg.analysed_only {
+        Vec::new()
+    } else {
+        played(&plain, cfg)
+    };
     let analysed = analysis_path(book).is_file().then(|| played(book, cfg));
     let _ = std::fs::remove_dir_all(&plain_dir);
-    let mut todo: HashMap<u64, (Position, Budget)> = HashMap::new();
-    let mut ask = |pos: &Position, depth: u32| {
-        let entry = todo
-            .entry(book_key(pos).0)
-            .or_insert_with(|| (pos.clone(), Budget::Depth(depth)));
-        if entry.1 == Budget::Depth(depth.saturating_sub(1)) {
-            entry.1 = Budget::Depth(depth);
-        }
-    };
+    // Every judged position at the judging depth, every move's position one
+    // ply less deep: a position both judged and reached by a move is
+    // searched both ways, so that each move is scored alike.
+    let (at_position, after_move) = (
+        Budget::Depth(cfg.depth),
+        Budget::Depth(cfg.depth.saturating_sub(1)),
+    );
+    let mut todo: Todo = HashMap::new();
     for lines in std::iter::once(&by_weight).chain(analysed.as_ref()) {
         for (pos, moves) in lines {
-            ask(pos, cfg.depth);
+            todo.insert((book_key(pos).0, at_position), pos.clone());
             for (mv, _) in moves {
                 let mut child = pos.clone();
                 child.make_move(*mv);
-                ask(&child, cfg.depth.saturating_sub(1));
+                todo.insert((book_key(&child).0, after_move), child);
             }
         }
     }
@@ -125,26 +132,23 @@ pub fn judge(
         Some(path) => {
             let settings = format!("engine {}\nnet {}\n", cfg.engine_name, cfg.net_name);
             let (journal, results) = Journal::open(path, &settings)?;
-            let known: HashMap<(u64, Budget), Searched> =
-                results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();
+            let known: Found = results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();
             Some((journal, known))
         }
         None => None,
     };
-    let mut found: HashMap<u64, Searched> = HashMap::new();
-    let mut search = |todo: HashMap<u64, (Position, Budget)>,
-                      found: &mut HashMap<u64, Searched>|
-     -> Result<(), AnalyseError> {
+    let mut found: Found = HashMap::new();
+    let mut search = |todo: Todo, found: &mut Found| -> Result<(), AnalyseError> {
         let mut list: Vec<(u64, Position, Budget)> = Vec::new();
-        for (key, (pos, budget)) in todo {
+        for ((key, budget), pos) in todo {
             match journal.as_ref().and_then(|j| j.1.get(&(key, budget))) {
                 Some(&searched) => {
-                    found.insert(key, searched);
+                    found.insert((key, budget), searched);
                 }
                 None => list.push((key, pos, budget)),
             }
         }
-        list.sort_unstable_by_key(|t| t.0);
+        list.sort_unstable_by_key(|t| (t.0, t.2.encode()));
         let never = AtomicBool::new(false);
         search_all(
             &list,
@@ -154,7 +158,7 @@ pub fn judge(
                 if let Some((j, _)) = journal.as_mut() {
                     j.append(key, searched, budget)?;
                 }
-                found.insert(key, searched);
+                found.insert((key, budget), searched);
                 Ok(())
             },
         )?;
@@ -163,27 +167,31 @@ pub fn judge(
     search(todo, &mut found)?;
     // The search's best move in each judged position, scored as the book's
     // moves are: by the search one ply less deep after it.
-    let mut best_after: HashMap<u64, (Position, Budget)> = HashMap::new();
+    let mut best_after: Todo = HashMap::new();
     for (pos, _) in by_weight.iter().chain(analysed.iter().flatten()) {
         let (key, mirrored) = book_key(pos);
-        let best = found[&key].best;
+        let best = found[&(key, at_position)].best;
         if best == Move::NULL {
             continue;
         }
         let mut child = pos.clone();
         child.make_move(if mirrored { best.mirror() } else { best });
-        let child_key = book_key(&child).0;
+        let child_key = (book_key(&child).0, after_move);
         if !found.contains_key(&child_key) {
-            best_after.insert(
-                child_key,
-                (child, Budget::Depth(cfg.depth.saturating_sub(1))),
-            );
+            best_after.insert(child_key, child);
         }
     }
     search(best_after, &mut found)?;
-    let judged = |lines: &Played| judgement(lines, &found);
-    Ok((judged(&by_weight), analysed.as_ref().map(judged)))
+    let judged = |lines: &Played| judgement(lines, &found, at_position, after_move);
+    let by_weight = (!cfg.analysed_only).then(|| judged(&by_weight));
+    Ok((by_weight, analysed.as_ref().map(judged)))
 }
+
+/// Positions to search, under their book key and budget.
+type Todo = HashMap<(u64, Budget), Position>;
+
+/// Searches made, under their position's book key and budget.
+type Found = HashMap<(u64, Budget), Searched>;
 
 /// Positions met with the moves played there and their shares.
 type Played = Vec<(Position, Vec<(Move, f64)>)>;
@@ -225,16 +233,16 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
 /// Each played move's loss: how far its score (the negated score of the
 /// search after it) falls below the best of the played moves' and the
 /// judging search's best move's, all scored alike.
-fn judgement(lines: &Played, found: &HashMap<u64, Searched>) -> Judgement {
+fn judgement(lines: &Played, found: &Found, at_position: Budget, after_move: Budget) -> Judgement {
     let mut judged = Judgement::default();
     for (pos, moves) in lines {
         let (key, mirrored) = book_key(pos);
         let score_of = |mv: Move| {
             let mut child = pos.clone();
             child.make_move(mv);
-            -i32::from(found[&book_key(&child).0].score)
+            -i32::from(found[&(book_key(&child).0, after_move)].score)
         };
-        let own_best = found[&key].best;
+        let own_best = found[&(key, at_position)].best;
         let own_best = (own_best != Move::NULL).then(|| {
             score_of(if mirrored {
                 own_best.mirror()

@@ -417,24 +417,21 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
     run.push(s(&book_path));
     stdout(&bookgen(&run));
     let journal = dir.path().join("judge.journal");
-    let judge = || {
-        stdout(&bookgen(&[
-            "quality",
-            "--depth",
-            "3",
-            "--max-ply",
-            "3",
-            "--net",
-            "hce",
-            "--journal",
-            s(&journal),
-            s(&book_path),
-        ]))
+    let quality = |extra: &str| {
+        let mut args = vec!["quality", "--depth", "3", "--max-ply", "3", "--net", "hce"];
+        args.extend_from_slice(&[extra, s(&book_path)]);
+        stdout(&bookgen(&args))
     };
+    let journal_flag = format!("--journal={}", s(&journal));
+    let judge = || quality(&journal_flag);
     let first = judge();
     let lines: Vec<&str> = first.lines().collect();
     assert!(lines[1].starts_with("by weight: "), "{first}");
     assert!(lines[2].starts_with("analysed, margin 20: "), "{first}");
+    // The analysed book alone is judged as it is beside the book by weight.
+    let only = quality("--analysed-only");
+    assert_eq!(only.lines().nth(1), Some(lines[2]), "{only}");
+    assert!(!only.contains("by weight"), "{only}");
     let searched = std::fs::metadata(&journal).unwrap().len();
     // Again: every search is in the journal, the same judgement.
     let second = judge();
@@ -512,6 +509,10 @@ fn quality_takes_another_program_as_its_judge() {
     assert!(!failing.status.success());
     let why = String::from_utf8_lossy(&failing.stderr);
     assert!(why.contains("Other") || why.contains("Broken"), "{why}");
+    // Nothing to judge with --analysed-only: this book has no analysis.
+    let none = bookgen(&["quality", "--analysed-only", s(&book_path)]);
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no analysis beside it to judge"));
     let fresh = dir.path().join("broken.journal");
     let broken = bookgen(&[
         "quality",

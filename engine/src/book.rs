@@ -161,11 +161,8 @@ fn candidates(
             })
             .collect());
     };
-    let floor = i32::from(analysed.value) - i32::from(margin);
     Ok(analysed
-        .moves
-        .iter()
-        .filter(|m| i32::from(m.score) >= floor)
+        .within(margin)
         .map(|m| {
             let known = moves.iter().find(|b| b.mv == m.mv);
             BookCandidate {
