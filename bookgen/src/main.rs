@@ -235,7 +235,7 @@ struct QualityArgs {
     #[arg(long, default_value_t = 0.05)]
     min_share: f64,
     /// The engine's bookmargin for the analysed book.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 15)]
     margin: i16,
     /// Searches at once [default: every core].
     #[arg(long)]

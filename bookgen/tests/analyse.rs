@@ -427,7 +427,7 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
     let first = judge();
     let lines: Vec<&str> = first.lines().collect();
     assert!(lines[1].starts_with("by weight: "), "{first}");
-    assert!(lines[2].starts_with("analysed, margin 20: "), "{first}");
+    assert!(lines[2].starts_with("analysed, margin 15: "), "{first}");
     // The analysed book alone is judged as it is beside the book by weight.
     let only = quality("--analysed-only");
     assert_eq!(only.lines().nth(1), Some(lines[2]), "{only}");

@@ -89,7 +89,7 @@ impl Default for EngineOptions {
             knowledge: Knowledge::Large,
             randomness: 0,
             book_variety: BookVariety::None,
-            book_margin: 20,
+            book_margin: 15,
             contempt: 10,
             multipv: 1,
             evaluation: Evaluation::Nnue,

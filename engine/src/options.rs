@@ -160,7 +160,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         ucci: Some("bookmargin"),
         uci: Some("BookMargin"),
         kind: OptionKind::Spin {
-            default: 20,
+            default: 15,
             min: 0,
             max: 1_000,
         },
