@@ -410,9 +410,13 @@ impl Work {
             .or_insert_with(|| (pos.clone(), pos.ply()));
     }
 
-    /// Positions met and not yet searched at the budget their ply asks,
-    /// in key order, with that budget.
-    fn unsearched(&self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
+    /// Positions met and not yet searched at the budget asked of them (their
+    /// ply's, or a refining's), in key order, with that budget. A result
+    /// the journal already holds at that budget is taken in here, when
+    /// the analysis asks for it, and not before: a resumed run then decides
+    /// what to grow and refine on the same results, in the same order, as
+    /// an unbroken one did, however much deeper searching its journal knows.
+    fn to_search(&mut self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
         let mut out: Vec<(u64, Position, Budget)> = self
             .positions
             .iter()
@@ -425,8 +429,20 @@ impl Work {
             .filter(|(key, _, asked)| !self.budgets.get(key).is_some_and(|b| b.covers(*asked)))
             .map(|(key, pos, asked)| (key, pos.clone(), asked))
             .collect();
+        out.retain(|&(key, _, asked)| match self.by_budget.get(&(key, asked)) {
+            Some(&known) => {
+                self.found(key, known, asked);
+                false
+            }
+            None => true,
+        });
         out.sort_unstable_by_key(|p| p.0);
         out
+    }
+
+    /// Keeps a result from the journal, to be taken in when asked for.
+    fn known(&mut self, key: u64, searched: Searched, budget: Budget) {
+        self.by_budget.insert((key, budget), searched);
     }
 
     /// Takes in a search's result, unless one at a larger budget is known.
@@ -566,7 +582,7 @@ pub fn analyse(
         merge_shards(&output, &settings, &mut journal, &mut done)?;
     }
     for (key, searched, budget) in done {
-        work.found(key, searched, budget);
+        work.known(key, searched, budget);
     }
     let mut summary = AnalyseSummary::default();
     let mut report = Progress::default();
@@ -576,7 +592,7 @@ pub fn analyse(
     // refining a resumed run already knows.
     let mut refining = false;
     loop {
-        let mut todo = work.unsearched(cfg);
+        let mut todo = work.to_search(cfg);
         if let Some(shard) = cfg.shard {
             todo.retain(|(key, _, _)| shard.holds(*key));
         }

@@ -530,3 +530,35 @@ fn quality_takes_another_program_as_its_judge() {
         "{why}"
     );
 }
+
+#[test]
+fn a_journal_holding_deeper_searches_gives_the_unbroken_runs_analysis() {
+    let refine = |margin| {
+        let mut cfg = config();
+        cfg.refine = Some(bookgen::analyse::Refine {
+            plies: 3,
+            budget: Budget::Depth(5),
+            margin,
+        });
+        cfg
+    };
+    let never = AtomicBool::new(false);
+    let analysed = |dir: &Path, margins: &[i16]| {
+        let book_path = small_book(dir, "r.xqb", "3");
+        let book = Book::open(&book_path).unwrap();
+        for &margin in margins {
+            analyse(&book, None, &refine(margin), &never, &|_| {}).unwrap();
+        }
+        std::fs::read(book_path.with_extension("xqa")).unwrap()
+    };
+    let unbroken = tempfile::tempdir().unwrap();
+    let resumed = tempfile::tempdir().unwrap();
+    // The journal of a run refining more lines (a wider margin) holds
+    // deeper searches than the narrower refining asks for at first; they
+    // are taken in only when asked for, so the narrower run decides as it
+    // would alone.
+    assert_eq!(
+        analysed(resumed.path(), &[200, 30]),
+        analysed(unbroken.path(), &[30])
+    );
+}
