@@ -416,7 +416,7 @@ impl Work {
     /// the analysis asks for it, and not before: a resumed run then decides
     /// what to grow and refine on the same results, in the same order, as
     /// an unbroken one did, however much deeper searching its journal knows.
-    fn to_search(&mut self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
+    fn take_known_or_list(&mut self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
         let mut out: Vec<(u64, Position, Budget)> = self
             .positions
             .iter()
@@ -592,7 +592,7 @@ pub fn analyse(
     // refining a resumed run already knows.
     let mut refining = false;
     loop {
-        let mut todo = work.to_search(cfg);
+        let mut todo = work.take_known_or_list(cfg);
         if let Some(shard) = cfg.shard {
             todo.retain(|(key, _, _)| shard.holds(*key));
         }
