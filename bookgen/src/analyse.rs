@@ -790,15 +790,24 @@ impl Worker {
     /// nodes it took (0 when another program searched).
     ///
     /// The position is searched as its book key stores it (a mirror image
-    /// turned round): a search's move ordering is not mirror-symmetric, so
-    /// this makes the result a function of the key alone, whichever of
-    /// the two images a run happened to meet first.
+    /// turned round) and without the line that reached it: a search's move
+    /// ordering is not mirror-symmetric, so this makes the result a
+    /// function of the key alone, whichever image and line a run met first.
     fn search(&mut self, met: &Position, budget: Budget) -> Result<(Searched, u64), AnalyseError> {
-        let stored = if book_key(met).1 {
+        let image = if book_key(met).1 {
             met.mirror()
         } else {
             met.clone()
         };
+        let stored = Position::from_fen(&image.fen()).expect("a position's own FEN");
+        if stored.legal_moves().is_empty() {
+            let lost = Searched {
+                score: -MATE,
+                best: Move::NULL,
+                depth: 0,
+            };
+            return Ok((lost, 0));
+        }
         match self {
             Worker::Ours(searcher) => Ok(search_one(searcher, &stored, budget)),
             Worker::External(engine) => {
@@ -836,30 +845,14 @@ fn from_tables(tb: &xqegtb::Tablebase, met: &Position) -> Option<Searched> {
     })
 }
 
-/// The search of one position, as its book key stores it, and its nodes.
-fn search_one(searcher: &mut Searcher, met: &Position, budget: Budget) -> (Searched, u64) {
-    let mirrored = book_key(met).1;
-    // Searched without the line that reached it, so that a position has
-    // one result however it is reached.
-    let pos = Position::from_fen(&met.fen()).expect("a position's own FEN");
-    if pos.legal_moves().is_empty() {
-        let lost = Searched {
-            score: -MATE,
-            best: Move::NULL,
-            depth: 0,
-        };
-        return (lost, 0);
-    }
+/// Our search of `pos`, a position as its book key stores it with a legal
+/// move, and its nodes.
+fn search_one(searcher: &mut Searcher, pos: &Position, budget: Budget) -> (Searched, u64) {
     searcher.new_game();
-    let r = searcher.search(&pos, &budget.limits(), &Silent);
-    let best = r.best.unwrap_or(Move::NULL);
+    let r = searcher.search(pos, &budget.limits(), &Silent);
     let searched = Searched {
         score: r.score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
-        best: if mirrored && best != Move::NULL {
-            best.mirror()
-        } else {
-            best
-        },
+        best: r.best.unwrap_or(Move::NULL),
         depth: r.depth.clamp(0, 255) as u8,
     };
     (searched, r.nodes)

@@ -5,8 +5,7 @@
 use std::time::Duration;
 
 use xqbook::analysis::{Searched, DECIDED, MATE};
-use xqbook::book_key;
-use xqcore::{Move, Position};
+use xqcore::Position;
 use xqmatch::{Answer, EngineProcess, EngineScore};
 
 use crate::analyse::{AnalyseError, Budget};
@@ -14,8 +13,9 @@ use crate::analyse::{AnalyseError, Budget};
 /// The longest a single search may take before the program is given up on.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(3600);
 
-/// `engine`'s search of `met` at `budget` (a new game first, so that each
-/// result depends on the position alone), as `met`'s book key stores it.
+/// `engine`'s search of `pos`, a position as its book key stores it with a
+/// legal move, at `budget` (a new game first, so that each result depends
+/// on the position alone).
 ///
 /// # Errors
 ///
@@ -24,10 +24,10 @@ const SEARCH_TIMEOUT: Duration = Duration::from_secs(3600);
 /// would not repeat.
 pub(crate) fn search(
     engine: &mut EngineProcess,
-    met: &Position,
+    pos: &Position,
     budget: Budget,
 ) -> Result<Searched, AnalyseError> {
-    let fen = met.fen();
+    let fen = pos.fen();
     let name = engine.name.clone();
     let answer_error = |reason: String| AnalyseError::EngineAnswer {
         engine: name.clone(),
@@ -39,14 +39,6 @@ pub(crate) fn search(
         Budget::Nodes(nodes) => format!("go nodes {nodes}"),
         Budget::Millis(_) => return Err(answer_error("only depth and node budgets".into())),
     };
-    let pos = Position::from_fen(&fen).expect("a position's own FEN");
-    if pos.legal_moves().is_empty() {
-        return Ok(Searched {
-            score: -MATE,
-            best: Move::NULL,
-            depth: 0,
-        });
-    }
     engine.new_game()?;
     let thought = engine.think(&format!("position fen {fen}"), &go, SEARCH_TIMEOUT)?;
     let best = match &thought.answer {
@@ -58,10 +50,9 @@ pub(crate) fn search(
     let score = thought
         .score
         .ok_or_else(|| answer_error("no score before its best move".into()))?;
-    let mirrored = book_key(&pos).1;
     Ok(Searched {
         score: score_as_stored(score),
-        best: if mirrored { best.mirror() } else { best },
+        best,
         depth: thought.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as u8,
     })
 }

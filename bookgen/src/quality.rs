@@ -99,17 +99,18 @@ pub fn judge(
     book: &Path,
     cfg: &QualityConfig,
 ) -> Result<(Option<Judgement>, Option<Judgement>), AnalyseError> {
-    // The book alone: a copy without the analysis beside it.
-    let plain_dir = tempfile_dir()?;
-    let plain = plain_dir.join("plain.xqb");
-    std::fs::copy(book, &plain).map_err(|e| io_error(book, e))?;
     let by_weight = if cfg.analysed_only {
         Vec::new()
     } else {
-        played(&plain, cfg)
+        // The book alone: a copy without the analysis beside it.
+        let plain_dir = tempfile_dir()?;
+        let plain = plain_dir.join("plain.xqb");
+        std::fs::copy(book, &plain).map_err(|e| io_error(book, e))?;
+        let lines = played(&plain, cfg);
+        let _ = std::fs::remove_dir_all(&plain_dir);
+        lines
     };
     let analysed = analysis_path(book).is_file().then(|| played(book, cfg));
-    let _ = std::fs::remove_dir_all(&plain_dir);
     // Every judged position at the judging depth, every move's position one
     // ply less deep: a position both judged and reached by a move is
     // searched both ways, so that each move is scored alike.
