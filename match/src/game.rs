@@ -125,12 +125,13 @@ impl ScoreAdjudication {
         stats: &[MoveStats],
     ) -> Option<(GameResult, Termination)> {
         if let Some(rule) = self.resign {
-            let red_view = last_scores_for_red(stats, last_mover, 2 * rule.moves)?;
-            if red_view.iter().all(|&cp| cp >= rule.score_cp) {
-                return Some((GameResult::RedWins, Termination::ResignAdjudication));
-            }
-            if red_view.iter().all(|&cp| cp <= -rule.score_cp) {
-                return Some((GameResult::BlackWins, Termination::ResignAdjudication));
+            if let Some(red_view) = last_scores_for_red(stats, last_mover, 2 * rule.moves) {
+                if red_view.iter().all(|&cp| cp >= rule.score_cp) {
+                    return Some((GameResult::RedWins, Termination::ResignAdjudication));
+                }
+                if red_view.iter().all(|&cp| cp <= -rule.score_cp) {
+                    return Some((GameResult::BlackWins, Termination::ResignAdjudication));
+                }
             }
         }
         if let Some(rule) = self.draw {
