@@ -99,10 +99,11 @@ pub struct ScoredMove {
 pub struct PositionAnalysis {
     /// The search of the position itself.
     pub search: Searched,
-    /// Its backed-up value: the best of its moves' scores, and of the
-    /// search's score when the search's best move is not among them; or
-    /// the search's score alone when that search looked deeper than the
-    /// one the best line's value comes from.
+    /// Its backed-up value (see [`back_up`](crate::back_up)): the best of
+    /// its moves' scores, and of the search's score when the search's best
+    /// move is not among them, moved towards the position's own search by
+    /// up to the searches' noise; the search's score alone when that
+    /// search looked deeper than the one the best line's value comes from.
     pub value: i16,
     /// Its moves, best score first.
     pub moves: Vec<ScoredMove>,
@@ -110,12 +111,17 @@ pub struct PositionAnalysis {
 
 impl PositionAnalysis {
     /// The moves scored within `margin` centipawns of the best the
-    /// analysis knows: the best move's score, or the value when that is
-    /// higher (the search's own best move is not in the book, or the
-    /// position's own search looked deeper than its moves' lines).
+    /// analysis knows: the best move's score, or the search's own when
+    /// that is higher and its best move is not in the book. (Not the
+    /// position's value: a search of the position and the searches of the
+    /// positions its moves lead to disagree by their noise, and the moves
+    /// are weighed against each other.)
     pub fn within(&self, margin: i16) -> impl Iterator<Item = &ScoredMove> {
-        let best = self.moves.first().map_or(self.value, |m| m.score);
-        let floor = i32::from(self.value.max(best)) - i32::from(margin);
+        let mut best = self.moves.first().map_or(self.value, |m| m.score);
+        if self.moves.iter().all(|m| m.mv != self.search.best) {
+            best = best.max(self.search.score);
+        }
+        let floor = i32::from(best) - i32::from(margin);
         self.moves
             .iter()
             .filter(move |m| i32::from(m.score) >= floor)
@@ -506,6 +512,36 @@ impl AnalysisCursor for Cursor<'_> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn within_the_margin_of_the_best_move_or_of_a_better_search_outside_the_book() {
+        let mv = |s: &str| Position::start().parse_move(s).unwrap();
+        let scored = |m: &str, score| ScoredMove {
+            mv: mv(m),
+            score,
+            depth: 1,
+            in_book: true,
+        };
+        let mut a = PositionAnalysis {
+            search: Searched {
+                score: 80,
+                best: mv("h2e2"),
+                depth: 20,
+            },
+            value: 80,
+            moves: vec![scored("h2e2", 40), scored("c3c4", 25), scored("g3g4", 20)],
+        };
+        // The position's own search thinks more of it than of any move's
+        // line: the moves are still weighed against the best of them.
+        let picked =
+            |a: &PositionAnalysis, margin| a.within(margin).map(|m| m.mv).collect::<Vec<_>>();
+        assert_eq!(picked(&a, 15), [mv("h2e2"), mv("c3c4")]);
+        assert_eq!(picked(&a, 0), [mv("h2e2")]);
+        // Its best move is not in the book: the book's are held to it.
+        a.search.best = mv("b0c2");
+        assert_eq!(picked(&a, 15), []);
+        assert_eq!(picked(&a, 40), [mv("h2e2")]);
+    }
 
     #[test]
     fn zigzag_round_trips_every_score() {

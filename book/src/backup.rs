@@ -5,7 +5,11 @@
 //! is worth the best of its moves, each worth the negated value of the
 //! position it leads to, and of the search's own score when the search's
 //! best move is not among the book's (the book does not know that line,
-//! but the position is worth at least that). Positions reached by several
+//! but the position is worth at least that), moved towards the position's
+//! own search by up to [`SEARCH_NOISE`]: each move is scored by searches of
+//! its own, and the best of several noisy scores is the luckiest, so a
+//! plain maximum would make a position with many book moves worth more to
+//! its side than one with few. Positions reached by several
 //! move orders are one node (their book key), and a move that brings back
 //! a position of the line above it is scored by the rules: a draw, unless
 //! one side checked or chased throughout the cycle, which loses.
@@ -66,11 +70,32 @@ pub fn one_ply_up(score: i16) -> i16 {
 /// it is the search's own.
 fn book_behind(a: &PositionAnalysis) -> u8 {
     let first = a.moves[0];
-    if first.score == a.value {
+    if first.score == a.value || a.value != a.search.score {
         first.depth
     } else {
         0
     }
+}
+
+/// How far apart two of our searches' scores of one position may lie by
+/// chance, in centipawns: a book line's value nearer the position's own
+/// search than this tells nothing the search did not.
+pub const SEARCH_NOISE: i16 = 30;
+
+/// `line`, the value a book line backs up, moved towards `own`, the
+/// position's own search, by up to [`SEARCH_NOISE`]: the line counts only
+/// for what it differs by beyond the noise. The maximum over several
+/// moves each scored by its own search picks the luckiest of them; without
+/// this a position with many book moves would be worth more to its side
+/// than one with few, and the book would steer into its thinnest lines.
+fn shrunk_towards(own: i16, line: i16) -> i16 {
+    let diff = i32::from(line) - i32::from(own);
+    let beyond = (diff.abs() - i32::from(SEARCH_NOISE)).max(0) * diff.signum();
+    (i32::from(own) + beyond) as i16
+}
+
+fn decided(score: i16) -> bool {
+    score.abs() > DECIDED
 }
 
 /// The depth given to values that no search can improve on: the rules'
@@ -143,6 +168,10 @@ impl Negamax<'_> {
         // book line's value comes from is the better judge of it.
         if let Some(s) = search.filter(|s| s.depth > leaf) {
             (value, leaf) = (s.score, s.depth);
+        } else if let Some(s) =
+            search.filter(|s| !decided(s.score) && !decided(value) && leaf != EXACT)
+        {
+            value = shrunk_towards(s.score, value);
         }
         let moves: Vec<ScoredMove> = moves.into_iter().map(|(m, _)| m).collect();
         let Some(first) = moves.first() else {
@@ -255,7 +284,7 @@ mod tests {
         if moves.iter().all(|m| m.0 != search.best) {
             best = best.max(search.score);
         }
-        best
+        shrunk_towards(search.score, best)
     }
 
     #[test]
@@ -374,14 +403,63 @@ mod tests {
         assert_eq!((at_a.value, at_a.moves[0].score), (-60, -20));
         assert_eq!(deeper[&book_key(&start).0].moves[0].score, 60);
         assert_eq!(deeper[&book_key(&start).0].moves[0].depth, 1);
-        // No deeper than B: the book line's value.
+        // No deeper than B: the book line's value, for what it differs
+        // from A's own search by beyond the searches' noise.
         let level = back_up(&graph_with(12), &roots);
-        assert_eq!(level[&book_key(&a).0].value, -20);
-        assert_eq!(level[&book_key(&start).0].moves[0].score, 20);
+        assert_eq!(level[&book_key(&a).0].value, -60 + (40 - SEARCH_NOISE));
+        assert_eq!(
+            level[&book_key(&start).0].moves[0].score,
+            60 - (40 - SEARCH_NOISE)
+        );
         assert_eq!(level[&book_key(&start).0].moves[0].depth, 2);
         // The engine's choice is still among A's moves, within the margin of
         // the best of them.
         assert_eq!(at_a.within(0).count(), 1);
+    }
+
+    #[test]
+    fn a_book_line_counts_for_what_it_differs_beyond_the_noise() {
+        assert_eq!(shrunk_towards(0, SEARCH_NOISE), 0);
+        assert_eq!(shrunk_towards(0, -SEARCH_NOISE), 0);
+        assert_eq!(shrunk_towards(0, SEARCH_NOISE + 20), 20);
+        assert_eq!(shrunk_towards(0, -SEARCH_NOISE - 20), -20);
+        assert_eq!(shrunk_towards(100, 90), 100);
+        assert_eq!(shrunk_towards(-20_000, 20_000), 20_000 - SEARCH_NOISE);
+    }
+
+    #[test]
+    fn many_book_moves_scored_about_the_search_leave_its_value() {
+        // The start searched at 0; each of its book moves leads to a leaf
+        // scored a little either side of that: the best of them is luck.
+        let start = Position::start();
+        let mut graph = BookGraph::default();
+        let mut moves = Vec::new();
+        for (i, m) in ["h2e2", "b0c2", "c3c4", "g3g4", "h0g2"].iter().enumerate() {
+            let mv = start.parse_move(m).unwrap();
+            moves.push((mv, true));
+            let mut child = start.clone();
+            child.make_move(mv);
+            let score = [-25, -10, 0, 10, 25][i];
+            let searched = Searched {
+                score,
+                best: Move::NULL,
+                depth: 12,
+            };
+            graph.searched.insert(book_key(&child).0, searched);
+        }
+        let h2e2 = moves[0].0;
+        graph.nodes.insert(book_key(&start).0, moves);
+        let own = Searched {
+            score: 0,
+            best: h2e2,
+            depth: 12,
+        };
+        graph.searched.insert(book_key(&start).0, own);
+        let root = &back_up(&graph, std::slice::from_ref(&start))[&book_key(&start).0];
+        assert_eq!(root.value, 0);
+        // The moves keep their own scores, the best first.
+        assert_eq!(root.moves[0].score, 25);
+        assert_eq!(root.moves.len(), 5);
     }
 
     #[test]
