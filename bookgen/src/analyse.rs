@@ -97,8 +97,10 @@ pub struct AnalyseConfig {
     /// lines every game plays, searched deeper.
     pub deep: Option<(usize, Budget)>,
     /// The lines the engine itself plays from the analysed book, searched
-    /// deeper still (see [`Refine`]).
-    pub refine: Option<Refine>,
+    /// deeper still (see [`Refine`]); tiers of them, each deeper than the
+    /// one before over fewer plies, where more depth costs least and the
+    /// choices matter most.
+    pub refine: Vec<Refine>,
     /// Searches at once, each on one thread.
     pub threads: usize,
     /// The net to evaluate with; `None`: the hand-crafted evaluation.
@@ -243,7 +245,7 @@ impl AnalyseConfig {
         if let Some((plies, deep)) = self.deep {
             text.push_str(&format!(", {deep} before ply {plies}"));
         }
-        if let Some(r) = self.refine {
+        for r in &self.refine {
             text.push_str(&format!(
                 ", {} along the moves within {} cp before ply {}",
                 r.budget, r.margin, r.plies
@@ -501,12 +503,15 @@ impl Work {
         changes
     }
 
-    /// Asks for `key` searched at `budget` at least; whether that is new.
+    /// Asks for `key` searched at `budget` at least; whether that is new
+    /// (neither searched nor asked for at that budget or more).
     fn require(&mut self, key: u64, budget: Budget) -> bool {
-        if self.budgets.get(&key).is_some_and(|b| b.covers(budget)) {
+        let covered = |b: Option<&Budget>| b.is_some_and(|b| b.covers(budget));
+        if covered(self.budgets.get(&key)) || covered(self.required.get(&key)) {
             return false;
         }
-        self.required.insert(key, budget) != Some(budget)
+        self.required.insert(key, budget);
+        true
     }
 
     /// Adds the search's best move (at the budget of the position's ply)
@@ -628,7 +633,10 @@ pub fn analyse(
             }
             refining = true;
         }
-        if cfg.refine.is_none_or(|r| work.refine(r) == 0) {
+        // Every tier on the same analysis, again until none asks for more:
+        // a deeper tier's results move the lines a shallower one follows.
+        let changes: usize = cfg.refine.iter().map(|&r| work.refine(r)).sum();
+        if changes == 0 {
             break;
         }
     }

@@ -158,12 +158,14 @@ struct AnalyseArgs {
     /// sides playing every move within --refine-margin of the best, each
     /// position and the positions its moves lead to searched at
     /// --refine-nodes, the best move added where missing, until the moves
-    /// within the margin stay the same.
+    /// within the margin stay the same. Repeat with --refine-nodes for
+    /// tiers: e.g. 30 plies at 4M nodes, and the first 10 at 10M.
     #[arg(long, requires = "refine_nodes")]
-    refine_plies: Option<usize>,
-    /// Nodes a position of the refined lines.
+    refine_plies: Vec<usize>,
+    /// Nodes a position of the refined lines (one for each --refine-plies,
+    /// in order).
     #[arg(long, requires = "refine_plies")]
-    refine_nodes: Option<u64>,
+    refine_nodes: Vec<u64>,
     /// The margin the refined lines follow (the engine's bookmargin, or
     /// more, so that every move it may play is refined).
     #[arg(long, default_value_t = 20)]
@@ -417,6 +419,14 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
             .into())
         }
     };
+    if args.refine_plies.len() != args.refine_nodes.len() {
+        return Err(format!(
+            "--refine-plies given {} times and --refine-nodes {}: one of each a tier",
+            args.refine_plies.len(),
+            args.refine_nodes.len()
+        )
+        .into());
+    }
     let budget = match (args.nodes, args.depth, args.movetime) {
         (_, Some(d), _) => Budget::Depth(d),
         (_, _, Some(ms)) => Budget::Millis(ms),
@@ -430,12 +440,14 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         deep: args.deep_plies.zip(args.deep_nodes.map(Budget::Nodes)),
         refine: args
             .refine_plies
-            .zip(args.refine_nodes)
-            .map(|(plies, nodes)| Refine {
+            .iter()
+            .zip(&args.refine_nodes)
+            .map(|(&plies, &nodes)| Refine {
                 plies,
                 budget: Budget::Nodes(nodes),
                 margin: args.refine_margin,
-            }),
+            })
+            .collect(),
         threads,
         net,
         tables,
@@ -543,11 +555,11 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
     if let (Some(plies), Some(nodes)) = (args.deep_plies, args.deep_nodes) {
         options.push(format!("--deep-plies {plies} --deep-nodes {nodes}"));
     }
-    if let (Some(plies), Some(nodes)) = (args.refine_plies, args.refine_nodes) {
-        options.push(format!(
-            "--refine-plies {plies} --refine-nodes {nodes} --refine-margin {}",
-            args.refine_margin
-        ));
+    for (plies, nodes) in args.refine_plies.iter().zip(&args.refine_nodes) {
+        options.push(format!("--refine-plies {plies} --refine-nodes {nodes}"));
+    }
+    if !args.refine_plies.is_empty() {
+        options.push(format!("--refine-margin {}", args.refine_margin));
     }
     options.push(format!("--net {}", args.net.display()));
     if let Some(t) = &args.tables {

@@ -36,7 +36,7 @@ fn config() -> AnalyseConfig {
     AnalyseConfig {
         budget: Budget::Depth(3),
         deep: None,
-        refine: None,
+        refine: Vec::new(),
         threads: 2,
         net: None,
         tables: None,
@@ -378,11 +378,11 @@ fn the_engines_own_lines_are_refined_deeper() {
     let book = Book::open(&book_path).unwrap();
     let never = AtomicBool::new(false);
     let mut cfg = config();
-    cfg.refine = Some(bookgen::analyse::Refine {
+    cfg.refine = vec![bookgen::analyse::Refine {
         plies: 2,
         budget: Budget::Depth(5),
         margin: 30,
-    });
+    }];
     analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
     // Run again, it finds every search in the journal and writes the same.
     let xqa = book_path.with_extension("xqa");
@@ -411,6 +411,52 @@ fn the_engines_own_lines_are_refined_deeper() {
         deeper += 1;
     }
     assert!(deeper >= 1);
+}
+
+/// Tiers of refining: each searches its own plies at its own budget, the
+/// deeper tier's budget wins where they overlap, and a rerun finds all of
+/// it in the journal.
+#[test]
+fn refining_tiers_search_the_first_plies_deepest() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "tiers.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let mut cfg = config();
+    let tier = |plies, depth| bookgen::analyse::Refine {
+        plies,
+        budget: Budget::Depth(depth),
+        margin: 30,
+    };
+    cfg.refine = vec![tier(2, 5), tier(1, 6)];
+    analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    let again = analyse(&book, None, &cfg, &never, &|_| {}).unwrap();
+    assert_eq!(again.searched_now, 0);
+    let analysis = Analysis::open(&book_path.with_extension("xqa"), &book).unwrap();
+    assert_eq!(
+        analysis.header().budget,
+        "depth 3, depth 5 along the moves within 30 cp before ply 2, \
+         depth 6 along the moves within 30 cp before ply 1"
+    );
+    let start = analysis.probe(&Position::start()).unwrap();
+    assert_eq!(start.search.depth, 6);
+    let mut grandchildren = 0;
+    for m in start.moves.iter().filter(|m| m.score >= start.value - 30) {
+        let mut child = Position::start();
+        child.make_move(m.mv);
+        let a = analysis.probe(&child).unwrap();
+        // Reached by a move of the first tier's position: its budget.
+        assert_eq!(a.search.depth, 6, "{}", m.mv);
+        for r in a.moves.iter().filter(|r| r.score >= a.value - 30) {
+            let mut grandchild = child.clone();
+            grandchild.make_move(r.mv);
+            if let Some(g) = analysis.probe(&grandchild) {
+                assert_eq!(g.search.depth, 5, "{} {}", m.mv, r.mv);
+                grandchildren += 1;
+            }
+        }
+    }
+    assert!(grandchildren >= 1);
 }
 
 #[test]
@@ -542,11 +588,11 @@ fn quality_takes_another_program_as_its_judge() {
 fn a_journal_holding_deeper_searches_gives_the_unbroken_runs_analysis() {
     let refine = |margin| {
         let mut cfg = config();
-        cfg.refine = Some(bookgen::analyse::Refine {
+        cfg.refine = vec![bookgen::analyse::Refine {
             plies: 3,
             budget: Budget::Depth(5),
             margin,
-        });
+        }];
         cfg
     };
     let never = AtomicBool::new(false);
@@ -596,11 +642,11 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
     let cfg = AnalyseConfig {
         budget: Budget::Nodes(200_000),
         deep: Some((9, Budget::Nodes(1_000_000))),
-        refine: Some(bookgen::analyse::Refine {
+        refine: vec![bookgen::analyse::Refine {
             plies: 30,
             budget: Budget::Nodes(4_000_000),
             margin: 20,
-        }),
+        }],
         threads: 2,
         net: Some(std::sync::Arc::new(xqnnue::Network::embedded().clone())),
         tables,
