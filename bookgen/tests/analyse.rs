@@ -642,11 +642,18 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
     let cfg = AnalyseConfig {
         budget: Budget::Nodes(200_000),
         deep: Some((9, Budget::Nodes(1_000_000))),
-        refine: vec![bookgen::analyse::Refine {
-            plies: 30,
-            budget: Budget::Nodes(4_000_000),
-            margin: 20,
-        }],
+        refine: vec![
+            bookgen::analyse::Refine {
+                plies: 30,
+                budget: Budget::Nodes(4_000_000),
+                margin: 20,
+            },
+            bookgen::analyse::Refine {
+                plies: 10,
+                budget: Budget::Nodes(10_000_000),
+                margin: 20,
+            },
+        ],
         threads: 2,
         net: Some(std::sync::Arc::new(xqnnue::Network::embedded().clone())),
         tables,
