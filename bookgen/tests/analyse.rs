@@ -629,16 +629,12 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
         std::fs::copy(data.join(name), dir.path().join(name)).unwrap();
     }
     let book = Book::open(&dir.path().join("book.xqb")).unwrap();
-    // As the command does: data/egtb when it is there (the README's first
+    // The command's default: data/egtb when it is there (the README's first
     // command builds it; a clean clone has none). No book position has few
     // enough pieces for a table, so the file is the same either way.
-    let egtb = data.join("egtb");
-    let tables = match egtb.is_dir() {
-        true => xqengine::open_tables_option(Some(&egtb))
-            .unwrap()
-            .map(|(tables, _)| tables),
-        false => None,
-    };
+    let tables = xqengine::open_tables_option(None)
+        .unwrap()
+        .map(|(tables, _)| tables);
     let cfg = AnalyseConfig {
         budget: Budget::Nodes(200_000),
         deep: Some((9, Budget::Nodes(1_000_000))),
