@@ -34,6 +34,25 @@ pub struct BookGraph {
     /// The search of every position searched: book positions and the
     /// positions their moves lead to.
     pub searched: HashMap<u64, Searched>,
+    /// Book moves scored together in one search of their position (a line
+    /// each, MultiPV), under [`move_key`]: the score from the position's
+    /// side to move, the move, the search's depth. Such a score stands in
+    /// for the value of the position the move leads to unless a deeper
+    /// search (or the tables, or the rules) gave that value, so that the
+    /// moves are compared alike rather than by searches apart, whose scores
+    /// differ by chance.
+    pub move_scores: HashMap<u64, Searched>,
+}
+
+/// The key a book move's score is kept under: its position's book key and
+/// the move as that key stores it (a mirror image's moves mirrored), mixed
+/// so that it meets a position's key no more than by chance.
+pub fn move_key(key: u64, stored: Move) -> u64 {
+    let mut x = key ^ (u64::from(stored.to_u16()) << 48 | 0x5EED);
+    // splitmix64's finaliser.
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 /// Backs the searched scores up from every position of `roots` (the start
@@ -136,9 +155,20 @@ impl Negamax<'_> {
             child.make_move(mv);
             let scored = match self.by_rules(&child, pos) {
                 Some(score) => Some((score, 1, EXACT)),
-                None => self
-                    .value(&child)
-                    .map(|(v, d, leaf)| (one_ply_up(v), d.saturating_add(1), leaf)),
+                None => {
+                    let line = self
+                        .value(&child)
+                        .map(|(v, d, leaf)| (one_ply_up(v), d.saturating_add(1), leaf));
+                    // Scored with its position's other moves, unless the
+                    // line's value comes from a deeper search (or the
+                    // tables').
+                    let together = self.graph.move_scores.get(&move_key(key, stored));
+                    match (line, together) {
+                        (Some((_, _, leaf)), Some(t)) if leaf == EXACT || leaf > t.depth => line,
+                        (_, Some(t)) => Some((t.score, 1, t.depth.saturating_sub(1))),
+                        (line, None) => line,
+                    }
+                }
             };
             if let Some((score, depth, leaf)) = scored {
                 let scored = ScoredMove {
@@ -460,6 +490,56 @@ mod tests {
         // The moves keep their own scores, the best first.
         assert_eq!(root.moves[0].score, 25);
         assert_eq!(root.moves.len(), 5);
+    }
+
+    #[test]
+    fn moves_scored_together_stand_in_for_shallower_lines_only() {
+        // The start's two book moves lead to leaves searched apart at depth
+        // 12, one lucky (+40 for the mover) and one not (-10); one search of
+        // the start scored them together at `depth`: +12 and +15.
+        let start = Position::start();
+        let key = book_key(&start).0;
+        let (h2e2, b0c2) = (
+            start.parse_move("h2e2").unwrap(),
+            start.parse_move("b0c2").unwrap(),
+        );
+        let graph_with = |depth: u8| {
+            let mut graph = BookGraph::default();
+            graph.nodes.insert(key, vec![(h2e2, true), (b0c2, true)]);
+            for (mv, apart, together) in [(h2e2, -40, 12), (b0c2, 10, 15)] {
+                let mut child = start.clone();
+                child.make_move(mv);
+                let leaf = Searched {
+                    score: apart,
+                    best: Move::NULL,
+                    depth: 12,
+                };
+                graph.searched.insert(book_key(&child).0, leaf);
+                let scored = Searched {
+                    score: together,
+                    best: mv,
+                    depth,
+                };
+                graph.move_scores.insert(move_key(key, mv), scored);
+            }
+            graph
+        };
+        let scores = |depth: u8| {
+            let analysis = back_up(&graph_with(depth), std::slice::from_ref(&start));
+            let moves = &analysis[&key].moves;
+            moves
+                .iter()
+                .map(|m| (m.mv, m.score, m.depth))
+                .collect::<Vec<_>>()
+        };
+        // As deep as the leaves or deeper: compared alike, b0c2 is better.
+        assert_eq!(scores(12), [(b0c2, 15, 1), (h2e2, 12, 1)]);
+        assert_eq!(scores(20), [(b0c2, 15, 1), (h2e2, 12, 1)]);
+        // Shallower than the leaves: the lines' values.
+        assert_eq!(scores(11), [(h2e2, 40, 1), (b0c2, -10, 1)]);
+        // Keys of moves are the position's and the move's alone.
+        assert_ne!(move_key(key, h2e2), move_key(key, b0c2));
+        assert_ne!(move_key(key, h2e2), key);
     }
 
     #[test]

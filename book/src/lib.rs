@@ -25,7 +25,7 @@ mod reader;
 
 pub use analysis::{analysis_path, Analysis, AnalysisError, PositionAnalysis, ScoredMove};
 pub use any::{open, AnyBook, BookFile, BookFormat, OpenError, WeightedMove};
-pub use backup::{back_up, one_ply_up, BookGraph, SEARCH_NOISE};
+pub use backup::{back_up, move_key, one_ply_up, BookGraph, SEARCH_NOISE};
 pub use builder::{
     game_fingerprint, retain_unique, write_book, BookBuilder, BuildConfig, BuildSummary,
     GameResult, SideFilter,

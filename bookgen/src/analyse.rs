@@ -22,7 +22,7 @@ use xqbook::analysis::{
     analysis_path, write_analysis, AnalysisHeader, BookId, PositionAnalysis, Searched, MATE,
 };
 use xqbook::convert::walk;
-use xqbook::{back_up, book_key, Book, BookGraph, BookMove};
+use xqbook::{back_up, book_key, move_key, Book, BookGraph, BookMove, SEARCH_NOISE};
 use xqcore::{Move, Position};
 use xqengine::{Limits, SearchConfig, Searcher, Silent};
 
@@ -37,6 +37,10 @@ pub enum Budget {
     Depth(u32),
     /// Milliseconds a position (not reproducible: the other two are).
     Millis(u64),
+    /// Plies of depth, each of the moves a [`Job`] names scored in the one
+    /// search (MultiPV), so that they are compared alike: a result a move,
+    /// under [`move_key`], its score from the side to move's view.
+    EachMove(u32),
 }
 
 impl std::fmt::Display for Budget {
@@ -45,6 +49,7 @@ impl std::fmt::Display for Budget {
             Budget::Nodes(n) => write!(f, "nodes {n}"),
             Budget::Depth(d) => write!(f, "depth {d}"),
             Budget::Millis(ms) => write!(f, "movetime {ms}"),
+            Budget::EachMove(d) => write!(f, "depth {d}, each move"),
         }
     }
 }
@@ -57,6 +62,7 @@ impl Budget {
             Budget::Nodes(n) => (0, clamp(n)),
             Budget::Depth(d) => (1, d),
             Budget::Millis(ms) => (2, clamp(ms)),
+            Budget::EachMove(d) => (3, d),
         }
     }
 
@@ -66,6 +72,7 @@ impl Budget {
             0 => Budget::Nodes(u64::from(amount)),
             1 => Budget::Depth(amount),
             2 => Budget::Millis(u64::from(amount)),
+            3 => Budget::EachMove(amount),
             _ => return None,
         })
     }
@@ -75,7 +82,9 @@ impl Budget {
     fn covers(self, asked: Budget) -> bool {
         match (self, asked) {
             (Budget::Nodes(a), Budget::Nodes(b)) | (Budget::Millis(a), Budget::Millis(b)) => a >= b,
-            (Budget::Depth(a), Budget::Depth(b)) => a >= b,
+            (Budget::Depth(a), Budget::Depth(b)) | (Budget::EachMove(a), Budget::EachMove(b)) => {
+                a >= b
+            }
             _ => false,
         }
     }
@@ -83,7 +92,7 @@ impl Budget {
     fn limits(self) -> Limits {
         match self {
             Budget::Nodes(n) => Limits::nodes(n),
-            Budget::Depth(d) => Limits::depth(d),
+            Budget::Depth(d) | Budget::EachMove(d) => Limits::depth(d),
             Budget::Millis(ms) => Limits::movetime(Duration::from_millis(ms)),
         }
     }
@@ -120,7 +129,28 @@ pub struct AnalyseConfig {
     /// match games: lines the engine meets), from their start up to
     /// `grow_plies`.
     pub grow_from: Vec<(Position, Vec<Move>)>,
+    /// The engine's lines, once refined, with each position's candidate
+    /// moves scored together in one search (see [`Together`]).
+    pub together: Option<Together>,
 }
+
+/// Where the engine's own lines (followed as [`Refine`] follows them, at
+/// `margin`) have each position's moves scored in one search to `depth`
+/// with a line each (MultiPV): every book move within
+/// [`TOGETHER_WINDOW`] of the best and the position's own best move. Moves
+/// compared in one search are compared alike; searches apart, one after
+/// each move, differ by chance by about 30 cp, more than the engine's
+/// margin. Again until the moves within the margin no longer change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Together {
+    pub plies: usize,
+    pub depth: u32,
+    pub margin: i16,
+}
+
+/// How far below a position's best move a book move is still scored with
+/// it (see [`Together`]): twice what searches apart differ by.
+pub const TOGETHER_WINDOW: i16 = 2 * SEARCH_NOISE;
 
 /// Where the engine's own play from the book is searched again, deeper:
 /// from the start, both sides playing every move within `margin` of the
@@ -251,6 +281,12 @@ impl AnalyseConfig {
                 r.budget, r.margin, r.plies
             ));
         }
+        if let Some(t) = self.together {
+            text.push_str(&format!(
+                ", moves scored together at depth {} along the moves within {} cp before ply {}",
+                t.depth, t.margin, t.plies
+            ));
+        }
         text
     }
 }
@@ -344,6 +380,15 @@ struct Work {
     /// Positions to start backing up from (every book position).
     roots: Vec<Position>,
     grown: usize,
+    /// The moves of each position scored together so far (see
+    /// [`Together`]), as stored.
+    scored_together: HashMap<u64, Vec<Move>>,
+    /// The key of each move's score from a search of moves together (its
+    /// position's, its company's and its own) to the key
+    /// [`BookGraph::move_scores`] keeps it under.
+    together_keys: HashMap<u64, u64>,
+    /// The searches of moves together asked for in this run, by key.
+    together_asked: std::collections::HashSet<u64>,
 }
 
 impl Work {
@@ -359,6 +404,9 @@ impl Work {
             positions: HashMap::new(),
             roots: Vec::new(),
             grown: 0,
+            scored_together: HashMap::new(),
+            together_keys: HashMap::new(),
+            together_asked: std::collections::HashSet::new(),
         };
         for (pos, moves) in walked {
             work.add_node(&pos, &moves);
@@ -418,7 +466,7 @@ impl Work {
     /// the analysis asks for it, and not before: a resumed run then decides
     /// what to grow and refine on the same results, in the same order, as
     /// an unbroken one did, however much deeper searching its journal knows.
-    fn take_known_or_list(&mut self, cfg: &AnalyseConfig) -> Vec<(u64, Position, Budget)> {
+    fn take_known_or_list(&mut self, cfg: &AnalyseConfig) -> Vec<Job> {
         let mut out: Vec<(u64, Position, Budget)> = self
             .positions
             .iter()
@@ -439,7 +487,9 @@ impl Work {
             None => true,
         });
         out.sort_unstable_by_key(|p| p.0);
-        out
+        out.into_iter()
+            .map(|(key, pos, budget)| Job::position(key, pos, budget))
+            .collect()
     }
 
     /// Keeps a result from the journal, to be taken in when asked for.
@@ -447,9 +497,15 @@ impl Work {
         self.by_budget.insert((key, budget), searched);
     }
 
-    /// Takes in a search's result, unless one at a larger budget is known.
+    /// Takes in a search's result, unless one at a larger budget is known
+    /// (a move's score from [`Together`]: always, the last search's).
     fn found(&mut self, key: u64, searched: Searched, budget: Budget) {
         self.by_budget.insert((key, budget), searched);
+        if let Budget::EachMove(_) = budget {
+            let move_key = self.together_keys.get(&key).copied().unwrap_or(key);
+            self.graph.move_scores.insert(move_key, searched);
+            return;
+        }
         if self
             .budgets
             .get(&key)
@@ -501,6 +557,110 @@ impl Work {
             }
         }
         changes
+    }
+
+    /// The searches [`Together`] asks for, as the analysis stands: each
+    /// position of the engine's lines whose candidate moves were not all
+    /// scored together at its depth (those the journal holds are taken in
+    /// here, as [`Work::take_known_or_list`] takes them), and how many
+    /// scores and moves that took in or added. A position's own best move
+    /// joins the book where it is missing, as refining adds it.
+    fn together(&mut self, t: Together) -> (Vec<Job>, usize) {
+        let budget = Budget::EachMove(t.depth);
+        let analysis = back_up(&self.graph, &self.roots);
+        let (mut jobs, mut changes) = (Vec::new(), 0);
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = std::collections::VecDeque::from([Position::start()]);
+        while let Some(pos) = queue.pop_front() {
+            let (key, mirrored) = book_key(&pos);
+            if pos.ply() >= t.plies || !seen.insert(key) {
+                continue;
+            }
+            let Some(a) = analysis.get(&key) else {
+                continue;
+            };
+            let met = |m: Move| if mirrored { m.mirror() } else { m };
+            let best = self.graph.searched.get(&key).map_or(Move::NULL, |s| s.best);
+            if best != Move::NULL {
+                let known = self.graph.nodes.entry(key).or_default();
+                if known.iter().all(|m| m.0 != best) {
+                    known.push((best, false));
+                    self.grown += 1;
+                    changes += 1;
+                    let mut child = pos.clone();
+                    child.make_move(met(best));
+                    self.meet(&child);
+                }
+            }
+            // The moves scored together here before stay in (so that the
+            // moves a position compares only grow, and the rounds end), and
+            // in a symmetric position each move's mirror image joins it.
+            let mut set = self.scored_together.get(&key).cloned().unwrap_or_default();
+            let symmetric = pos.mirror().fen() == pos.fen();
+            let near = a.within(TOGETHER_WINDOW).map(|m| m.mv);
+            for m in near.chain((best != Move::NULL).then_some(best)) {
+                let images = [Some(m), symmetric.then(|| m.mirror())];
+                for m in images.into_iter().flatten() {
+                    if !set.contains(&m) {
+                        set.push(m);
+                    }
+                }
+            }
+            set.sort_unstable();
+            if set.len() >= 2 {
+                match self.scored_together_job(key, &set, budget) {
+                    Ok(taken) => changes += taken,
+                    // Searched once already (a line it did not report is
+                    // not searched for again and again).
+                    Err(job_key) if !self.together_asked.insert(job_key) => {}
+                    Err(job_key) => jobs.push(Job {
+                        key: job_key,
+                        pos: pos.clone(),
+                        budget,
+                        moves: set.iter().map(|&m| met(m)).collect(),
+                    }),
+                }
+                self.scored_together.insert(key, set);
+            }
+            for m in a.within(t.margin) {
+                let mut child = pos.clone();
+                child.make_move(if mirrored { m.mv.mirror() } else { m.mv });
+                queue.push_back(child);
+            }
+        }
+        jobs.sort_unstable_by_key(|job| job.key);
+        (jobs, changes)
+    }
+
+    /// The scores of `set`, the stored moves of position `key`, from one
+    /// search at `budget`: taken in from the journal when it holds them
+    /// (how many changed), or the key that search's results are kept under
+    /// (the position's and the moves', so that the same moves scored in
+    /// another company are not taken for these).
+    fn scored_together_job(
+        &mut self,
+        key: u64,
+        set: &[Move],
+        budget: Budget,
+    ) -> Result<usize, u64> {
+        let job_key = set.iter().fold(key, |k, &m| move_key(k, m));
+        let mut changes = 0;
+        for &m in set {
+            self.together_keys
+                .insert(move_key(job_key, m), move_key(key, m));
+        }
+        let known: Option<Vec<Searched>> = set
+            .iter()
+            .map(|&m| self.by_budget.get(&(move_key(job_key, m), budget)).copied())
+            .collect();
+        let known = known.ok_or(job_key)?;
+        for (&m, searched) in set.iter().zip(known) {
+            if self.graph.move_scores.get(&move_key(key, m)) != Some(&searched) {
+                self.found(move_key(job_key, m), searched, budget);
+                changes += 1;
+            }
+        }
+        Ok(changes)
     }
 
     /// Asks for `key` searched at `budget` at least; whether that is new
@@ -596,10 +756,12 @@ pub fn analyse(
     // results at each ply's own budget, grows the same book however much
     // refining a resumed run already knows.
     let mut refining = false;
+    let mut together = Vec::new();
     loop {
         let mut todo = work.take_known_or_list(cfg);
+        todo.append(&mut together);
         if let Some(shard) = cfg.shard {
-            todo.retain(|(key, _, _)| shard.holds(*key));
+            todo.retain(|job| shard.holds(job.key));
         }
         report.to_search = todo.len() + report.searched;
         report.grown = work.grown;
@@ -636,7 +798,15 @@ pub fn analyse(
         // Every tier on the same analysis, again until none asks for more:
         // a deeper tier's results move the lines a shallower one follows.
         let changes: usize = cfg.refine.iter().map(|&r| work.refine(r)).sum();
-        if changes == 0 {
+        if changes > 0 {
+            continue;
+        }
+        // Then the refined lines' moves scored together, again until that
+        // changes nothing (refining again on the way).
+        let Some(t) = cfg.together else { break };
+        let changes;
+        (together, changes) = work.together(t);
+        if together.is_empty() && changes == 0 {
             break;
         }
     }
@@ -694,12 +864,34 @@ impl AnalyseConfig {
     }
 }
 
-/// Searches each position of `todo` at its budget on `how.threads`
-/// threads, handing each result (under the position's book key, as
-/// stored) to `record` as it comes. Returns the positions searched and the
-/// nodes.
+/// One search to make: a position met, under its book key, at a budget;
+/// or with [`Budget::EachMove`], the moves of `pos` (legal there) it
+/// scores together, each result kept under [`move_key`] of `key` and the
+/// move as the book key stores it.
+pub(crate) struct Job {
+    pub key: u64,
+    pub pos: Position,
+    pub budget: Budget,
+    pub moves: Vec<Move>,
+}
+
+impl Job {
+    /// The search of a position at `budget`.
+    pub(crate) fn position(key: u64, pos: Position, budget: Budget) -> Job {
+        Job {
+            key,
+            pos,
+            budget,
+            moves: Vec::new(),
+        }
+    }
+}
+
+/// Makes each job of `todo` on `how.threads` threads, handing each result
+/// (under the position's book key, as stored, or a move's key) to
+/// `record` as it comes. Returns the jobs done and the nodes.
 pub(crate) fn search_all(
-    todo: &[(u64, Position, Budget)],
+    todo: &[Job],
     how: &Searches,
     stop: &AtomicBool,
     record: &mut dyn FnMut(u64, Searched, Budget) -> Result<(), JournalError>,
@@ -709,7 +901,8 @@ pub(crate) fn search_all(
     }
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = channel::<Result<(u64, Searched, Budget, u64), AnalyseError>>();
+    type Done = (Vec<(u64, Searched)>, Budget, u64);
+    let (tx, rx) = channel::<Result<Done, AnalyseError>>();
     let mut outcome = Ok((0usize, 0u64));
     std::thread::scope(|scope| {
         for _ in 0..how.threads.max(1) {
@@ -733,14 +926,10 @@ pub(crate) fn search_all(
                         {
                             break;
                         }
-                        let (key, pos, budget) = &todo[i];
-                        let from_tables = how.tables.as_deref().and_then(|tb| from_tables(tb, pos));
-                        let result = match from_tables {
-                            Some(exact) => Ok((exact, 0)),
-                            None => worker.search(pos, *budget),
-                        };
-                        let message =
-                            result.map(|(searched, nodes)| (*key, searched, *budget, nodes));
+                        let job = &todo[i];
+                        let message = worker
+                            .make(job, how.tables.as_deref())
+                            .map(|(results, nodes)| (results, job.budget, nodes));
                         let failing = message.is_err();
                         if tx.send(message).is_err() || failing {
                             break;
@@ -752,8 +941,10 @@ pub(crate) fn search_all(
         drop(tx);
         let (mut count, mut nodes) = (0, 0);
         for message in rx {
-            let recorded = message.and_then(|(key, searched, budget, n)| {
-                record(key, searched, budget)?;
+            let recorded = message.and_then(|(results, budget, n)| {
+                for (key, searched) in results {
+                    record(key, searched, budget)?;
+                }
                 Ok(n)
             });
             match recorded {
@@ -794,6 +985,24 @@ impl Worker {
         Ok(Worker::Ours(Box::new(Searcher::new(config, how.hash_mb))))
     }
 
+    /// `job`'s results, under their keys, and the nodes they took (0 when
+    /// another program searched): a position the tables hold takes their
+    /// value.
+    fn make(
+        &mut self,
+        job: &Job,
+        tables: Option<&xqegtb::Tablebase>,
+    ) -> Result<(Vec<(u64, Searched)>, u64), AnalyseError> {
+        if let Budget::EachMove(depth) = job.budget {
+            return self.score_moves(job.key, &job.pos, &job.moves, depth);
+        }
+        let result = match tables.and_then(|tb| from_tables(tb, &job.pos)) {
+            Some(exact) => (exact, 0),
+            None => self.search(&job.pos, job.budget)?,
+        };
+        Ok((vec![(job.key, result.0)], result.1))
+    }
+
     /// The search of `met` at `budget`, as its book key stores it, and the
     /// nodes it took (0 when another program searched).
     ///
@@ -802,12 +1011,7 @@ impl Worker {
     /// ordering is not mirror-symmetric, so this makes the result a
     /// function of the key alone, whichever image and line a run met first.
     fn search(&mut self, met: &Position, budget: Budget) -> Result<(Searched, u64), AnalyseError> {
-        let image = if book_key(met).1 {
-            met.mirror()
-        } else {
-            met.clone()
-        };
-        let stored = Position::from_fen(&image.fen()).expect("a position's own FEN");
+        let stored = stored_image(met);
         if stored.legal_moves().is_empty() {
             let lost = Searched {
                 score: -MATE,
@@ -823,6 +1027,48 @@ impl Worker {
             }
         }
     }
+
+    /// `moves` of `met` scored in one search to `depth`, each under
+    /// [`move_key`] of `key` and the move as stored, with the nodes it
+    /// took; searched as the book key stores the position, as
+    /// [`Worker::search`] does.
+    fn score_moves(
+        &mut self,
+        key: u64,
+        met: &Position,
+        moves: &[Move],
+        depth: u32,
+    ) -> Result<(Vec<(u64, Searched)>, u64), AnalyseError> {
+        let mirrored = book_key(met).1;
+        let stored = stored_image(met);
+        let moves: Vec<Move> = moves
+            .iter()
+            .map(|&m| if mirrored { m.mirror() } else { m })
+            .collect();
+        let (scores, nodes) = match self {
+            Worker::Ours(searcher) => score_moves_ours(searcher, &stored, &moves, depth),
+            Worker::External(engine) => (
+                crate::external::score_moves(engine, &stored, &moves, depth)?,
+                0,
+            ),
+        };
+        let results = scores
+            .into_iter()
+            .map(|(mv, searched)| (move_key(key, mv), searched))
+            .collect();
+        Ok((results, nodes))
+    }
+}
+
+/// `met` as its book key stores it: a mirror image turned round, without
+/// the line that reached it.
+fn stored_image(met: &Position) -> Position {
+    let image = if book_key(met).1 {
+        met.mirror()
+    } else {
+        met.clone()
+    };
+    Position::from_fen(&image.fen()).expect("a position's own FEN")
 }
 
 /// The depth recorded for a position the endgame tables hold: their value
@@ -864,6 +1110,59 @@ fn search_one(searcher: &mut Searcher, pos: &Position, budget: Budget) -> (Searc
         depth: r.depth.clamp(0, 255) as u8,
     };
     (searched, r.nodes)
+}
+
+/// The lines of a MultiPV search as it reports them at the end of each
+/// iteration: depth, line, score and first move.
+#[derive(Default)]
+struct Lines(std::sync::Mutex<Vec<(i32, usize, i32, Move)>>);
+
+impl xqengine::Reporter for Lines {
+    fn info(&self, info: &xqengine::SearchInfo) {
+        if let Some(&mv) = info.pv.first() {
+            let mut lines = self.0.lock().expect("no panic while held");
+            lines.push((info.depth, info.multipv, info.raw_score, mv));
+        }
+    }
+}
+
+/// Our one search of `pos` (as its book key stores it) among `moves`, to
+/// `depth`, with a line for each (MultiPV): each move's score at the last
+/// iteration, and the nodes.
+fn score_moves_ours(
+    searcher: &mut Searcher,
+    pos: &Position,
+    moves: &[Move],
+    depth: u32,
+) -> (Vec<(Move, Searched)>, u64) {
+    let single = searcher.config().clone();
+    searcher.set_config(SearchConfig {
+        multipv: moves.len(),
+        ..single.clone()
+    });
+    searcher.new_game();
+    let limits = Limits {
+        search_moves: moves.to_vec(),
+        ..Limits::depth(depth)
+    };
+    let lines = Lines::default();
+    let r = searcher.search(pos, &limits, &lines);
+    searcher.set_config(single);
+    let lines = lines.0.into_inner().expect("no panic while held");
+    let mut scores: Vec<(Move, Searched)> = Vec::new();
+    // Each move's line from the last iteration that reported it: the last
+    // one for all of them, unless a line was cut short.
+    for &(d, _, score, mv) in lines.iter().rev() {
+        if scores.iter().all(|s| s.0 != mv) {
+            let searched = Searched {
+                score: score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
+                best: mv,
+                depth: d.clamp(0, 255) as u8,
+            };
+            scores.push((mv, searched));
+        }
+    }
+    (scores, r.nodes)
 }
 
 /// A Makefile analysing `book` in `shards` jobs and a merge: one target a
@@ -918,6 +1217,55 @@ pub fn slurm(book: &Path, output: &Path, shards: u32, args: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn moves_scored_in_one_search_are_kept_by_position_and_move_whichever_image() {
+        // Red's rook takes Black's, or leaves its own to be taken.
+        let pos = Position::from_fen("3k5/9/9/9/r8/9/9/9/9/R3K4 w").unwrap();
+        let (take, wait) = (
+            pos.parse_move("a0a5").unwrap(),
+            pos.parse_move("e0e1").unwrap(),
+        );
+        let how = Searches {
+            threads: 1,
+            net: None,
+            tables: None,
+            hash_mb: 1,
+            external: None,
+        };
+        let scored = |met: &Position, moves: Vec<Move>| {
+            let job = Job {
+                key: book_key(met).0,
+                pos: met.clone(),
+                budget: Budget::EachMove(5),
+                moves,
+            };
+            let mut found = HashMap::new();
+            let never = AtomicBool::new(false);
+            search_all(&[job], &how, &never, &mut |key, searched, budget| {
+                assert_eq!(budget, Budget::EachMove(5));
+                found.insert(key, searched);
+                Ok(())
+            })
+            .unwrap();
+            found
+        };
+        let found = scored(&pos, vec![take, wait]);
+        let (key, mirrored) = book_key(&pos);
+        let stored = |m: Move| if mirrored { m.mirror() } else { m };
+        let (took, waited) = (
+            found[&move_key(key, stored(take))],
+            found[&move_key(key, stored(wait))],
+        );
+        assert_eq!(found.len(), 2);
+        assert_eq!((took.best, waited.best), (stored(take), stored(wait)));
+        assert_eq!((took.depth, waited.depth), (5, 5));
+        assert!(took.score > waited.score + 800, "{took:?} {waited:?}");
+        // The mirror image, its moves mirrored: the same results.
+        let mirror = scored(&pos.mirror(), vec![take.mirror(), wait.mirror()]);
+        assert_eq!(mirror, found);
+        assert_ne!(move_key(key, take), key);
+    }
 
     #[test]
     fn positions_the_tables_hold_take_their_exact_value() {

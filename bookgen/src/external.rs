@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use xqbook::analysis::{Searched, DECIDED, MATE};
-use xqcore::Position;
-use xqmatch::{Answer, EngineProcess, EngineScore};
+use xqcore::{Move, Position};
+use xqmatch::{Answer, EngineOption, EngineProcess, EngineScore};
 
 use crate::analyse::{AnalyseError, Budget};
 
@@ -27,20 +27,16 @@ pub(crate) fn search(
     pos: &Position,
     budget: Budget,
 ) -> Result<Searched, AnalyseError> {
-    let fen = pos.fen();
-    let name = engine.name.clone();
-    let answer_error = |reason: String| AnalyseError::EngineAnswer {
-        engine: name.clone(),
-        fen: fen.clone(),
-        reason,
-    };
+    let answer_error = answer_error(engine, pos);
     let go = match budget {
         Budget::Depth(depth) => format!("go depth {depth}"),
         Budget::Nodes(nodes) => format!("go nodes {nodes}"),
-        Budget::Millis(_) => return Err(answer_error("only depth and node budgets".into())),
+        Budget::Millis(_) | Budget::EachMove(_) => {
+            return Err(answer_error("only depth and node budgets".into()))
+        }
     };
     engine.new_game()?;
-    let thought = engine.think(&format!("position fen {fen}"), &go, SEARCH_TIMEOUT)?;
+    let thought = engine.think(&format!("position fen {}", pos.fen()), &go, SEARCH_TIMEOUT)?;
     let best = match &thought.answer {
         Answer::Move { mv, .. } => pos
             .parse_move(mv)
@@ -55,6 +51,58 @@ pub(crate) fn search(
         best,
         depth: thought.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as u8,
     })
+}
+
+/// `engine`'s one search of `pos` (as its book key stores it) among
+/// `moves`, to `depth`, with a line for each (UCI `MultiPV` and `go
+/// searchmoves`): each move's score from its last line.
+///
+/// # Errors
+///
+/// The program cannot be talked to, or reports no scored line for one of
+/// the moves.
+pub(crate) fn score_moves(
+    engine: &mut EngineProcess,
+    pos: &Position,
+    moves: &[Move],
+    depth: u32,
+) -> Result<Vec<(Move, Searched)>, AnalyseError> {
+    let answer_error = answer_error(engine, pos);
+    engine.new_game()?;
+    engine.set_option(&EngineOption {
+        name: "MultiPV".into(),
+        value: Some(moves.len().to_string()),
+    })?;
+    let listed: Vec<String> = moves.iter().map(Move::to_string).collect();
+    let go = format!("go depth {depth} searchmoves {}", listed.join(" "));
+    let thought = engine.think(&format!("position fen {}", pos.fen()), &go, SEARCH_TIMEOUT)?;
+    moves
+        .iter()
+        .map(|&mv| {
+            let line = thought
+                .lines
+                .iter()
+                .find(|l| pos.parse_move(&l.pv[0]).ok() == Some(mv))
+                .ok_or_else(|| answer_error(format!("no line for {mv} among {go}")))?;
+            let score = line.score.expect("lines are kept with their score");
+            let searched = Searched {
+                score: score_as_stored(score),
+                best: mv,
+                depth: line.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as u8,
+            };
+            Ok((mv, searched))
+        })
+        .collect()
+}
+
+/// The error of a bad answer of `engine` searching `pos`, for a reason.
+fn answer_error(engine: &EngineProcess, pos: &Position) -> impl Fn(String) -> AnalyseError {
+    let (name, fen) = (engine.name.clone(), pos.fen());
+    move |reason| AnalyseError::EngineAnswer {
+        engine: name.clone(),
+        fen: fen.clone(),
+        reason,
+    }
 }
 
 /// A program's score as analyses store scores: centipawns short of

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use bookgen::analyse::{AnalyseConfig, Budget, Refine, Searches, Shard};
+use bookgen::analyse::{AnalyseConfig, Budget, Refine, Searches, Shard, Together};
 use bookgen::db::GameDb;
 use bookgen::obk::{write_obk, ObkBook, ObkKeys};
-use bookgen::quality::QualityConfig;
+use bookgen::quality::{QualityConfig, Scoring};
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -170,6 +170,16 @@ struct AnalyseArgs {
     /// more, so that every move it may play is refined).
     #[arg(long, default_value_t = 20)]
     refine_margin: i16,
+    /// Then, along the same lines before this ply, score each position's
+    /// moves together: those within 60 cp of the best and the position's
+    /// own best move, in one search to --together-depth with a line each
+    /// (MultiPV), so that they are compared alike rather than by searches
+    /// apart; again until the moves within the margin stay the same.
+    #[arg(long, requires = "together_depth")]
+    together_plies: Option<usize>,
+    /// Depth of the searches that score moves together.
+    #[arg(long, requires = "together_plies")]
+    together_depth: Option<u32>,
     /// Searches at once [default: every core].
     #[arg(long)]
     threads: Option<usize>,
@@ -270,6 +280,13 @@ struct QualityArgs {
     /// midway goes on where it stopped when run again.
     #[arg(long)]
     journal: Option<PathBuf>,
+    /// Score each move by its own search, one ply less deep, of the
+    /// position it leads to, instead of all of a position's moves in one
+    /// search with a line each (MultiPV; the judge program must take UCI's
+    /// MultiPV and searchmoves). Searches apart differ by chance, so this
+    /// finds losses that are noise.
+    #[arg(long)]
+    separate: bool,
 }
 
 /// Book formats `export` writes.
@@ -456,6 +473,14 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         hash_mb: args.hash,
         shard: args.shard,
         grow_from: games_to_grow_from(&args.grow_from, args.quiet)?,
+        together: args
+            .together_plies
+            .zip(args.together_depth)
+            .map(|(plies, depth)| Together {
+                plies,
+                depth,
+                margin: args.refine_margin,
+            }),
     };
     if let Some(shards) = args.plan {
         return plan_analysis(args, shards.max(1));
@@ -558,7 +583,10 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
     for (plies, nodes) in args.refine_plies.iter().zip(&args.refine_nodes) {
         options.push(format!("--refine-plies {plies} --refine-nodes {nodes}"));
     }
-    if !args.refine_plies.is_empty() {
+    if let (Some(plies), Some(depth)) = (args.together_plies, args.together_depth) {
+        options.push(format!("--together-plies {plies} --together-depth {depth}"));
+    }
+    if !args.refine_plies.is_empty() || args.together_plies.is_some() {
         options.push(format!("--refine-margin {}", args.refine_margin));
     }
     options.push(format!("--net {}", args.net.display()));
@@ -634,13 +662,22 @@ fn quality(args: &QualityArgs) -> Outcome {
         journal: args.journal.clone(),
         engine_name: engine_name.clone(),
         net_name,
+        scoring: if args.separate {
+            Scoring::Separate
+        } else {
+            Scoring::MultiPv
+        },
     };
     let (by_weight, analysed) = bookgen::quality::judge(&args.book, &cfg)?;
     out!(
-        "judged by {engine_name} at depth {}, positions before ply {}, moves with a share of at least {}",
+        "judged by {engine_name} at depth {}, positions before ply {}, moves with a share of at least {}, {}",
         args.depth,
         args.max_ply,
-        args.min_share
+        args.min_share,
+        match cfg.scoring {
+            Scoring::MultiPv => "each position's moves scored in one search (MultiPV)",
+            Scoring::Separate => "each move scored by a search after it",
+        }
     );
     let mut rows: Vec<(String, _)> = by_weight
         .map(|j| ("by weight".to_string(), j))
@@ -663,10 +700,11 @@ fn quality(args: &QualityArgs) -> Outcome {
             for m in j.moves.iter().filter(|m| m.loss >= 50) {
                 let line: Vec<String> = m.line.iter().map(|m| m.to_string()).collect();
                 out!(
-                    "  {} {} loses {} cp (share {:.0} %)",
+                    "  {} {} loses {} cp to {} (share {:.0} %)",
                     line.join(" "),
                     m.mv,
                     m.loss,
+                    m.best,
                     m.share * 100.0
                 );
             }

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use xqbook::analysis::{analysis_path, Searched, DECIDED};
-use xqbook::book_key;
+use xqbook::{book_key, move_key};
 use xqcore::{Move, Position};
 
-use crate::analyse::{search_all, AnalyseError, Budget, Searches};
+use crate::analyse::{search_all, AnalyseError, Budget, Job, Searches};
 use crate::journal::Journal;
 
 /// How to judge.
@@ -47,6 +47,8 @@ pub struct QualityConfig {
     pub engine_name: String,
     /// The evaluation's name, for the journal.
     pub net_name: String,
+    /// How a position's moves are scored against each other.
+    pub scoring: Scoring,
 }
 
 /// A book move the engine plays, judged.
@@ -59,6 +61,8 @@ pub struct JudgedMove {
     pub share: f64,
     /// Centipawns below the best move at the judging depth (0 or more).
     pub loss: i32,
+    /// That best move.
+    pub best: Move,
 }
 
 /// The judgement of one way of playing a book.
@@ -111,52 +115,138 @@ pub fn judge(
         lines
     };
     let analysed = analysis_path(book).is_file().then(|| played(book, cfg));
-    // Every judged position at the judging depth, every move's position one
-    // ply less deep: a position both judged and reached by a move is
-    // searched both ways, so that each move is scored alike.
-    let (at_position, after_move) = (
-        Budget::Depth(cfg.depth),
-        Budget::Depth(cfg.depth.saturating_sub(1)),
-    );
+    let all = || by_weight.iter().chain(analysed.iter().flatten());
+    let mut searches = Searching::open(cfg)?;
+    // Every judged position at the judging depth, for its best move.
+    let at_position = Budget::Depth(cfg.depth);
     let mut todo: Todo = HashMap::new();
-    for lines in std::iter::once(&by_weight).chain(analysed.as_ref()) {
-        for (pos, moves) in lines {
-            todo.insert((book_key(pos).0, at_position), pos.clone());
-            for (mv, _) in moves {
-                let mut child = pos.clone();
-                child.make_move(*mv);
-                todo.insert((book_key(&child).0, after_move), child);
+    for (pos, _) in all() {
+        todo.insert((book_key(pos).0, at_position), (pos.clone(), Vec::new()));
+    }
+    searches.make(todo)?;
+    // Then each move played and that best move, scored alike.
+    let scoring = match cfg.scoring {
+        Scoring::MultiPv => Budget::EachMove(cfg.depth),
+        Scoring::Separate => Budget::Depth(cfg.depth.saturating_sub(1)),
+    };
+    let mut todo: Todo = HashMap::new();
+    for (pos, moves) in all() {
+        let (key, mirrored) = book_key(pos);
+        let best = searches.found[&(key, at_position)].best;
+        let best = (best != Move::NULL).then(|| if mirrored { best.mirror() } else { best });
+        let scored = moves.iter().map(|m| m.0).chain(best);
+        match scoring {
+            Budget::EachMove(_) => {
+                let job = todo
+                    .entry((key, scoring))
+                    .or_insert((pos.clone(), Vec::new()));
+                for mv in scored {
+                    if !job.1.contains(&mv) {
+                        job.1.push(mv);
+                    }
+                }
+            }
+            _ => {
+                for mv in scored {
+                    let mut child = pos.clone();
+                    child.make_move(mv);
+                    todo.insert((book_key(&child).0, scoring), (child, Vec::new()));
+                }
             }
         }
     }
-    let mut journal = match &cfg.journal {
-        Some(path) => {
-            let settings = format!("engine {}\nnet {}\n", cfg.engine_name, cfg.net_name);
-            let (journal, results) = Journal::open(path, &settings)?;
-            let known: Found = results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();
-            Some((journal, known))
-        }
-        None => None,
-    };
-    let mut found: Found = HashMap::new();
-    let mut search = |todo: Todo, found: &mut Found| -> Result<(), AnalyseError> {
-        let mut list: Vec<(u64, Position, Budget)> = Vec::new();
-        for ((key, budget), pos) in todo {
-            match journal.as_ref().and_then(|j| j.1.get(&(key, budget))) {
-                Some(&searched) => {
-                    found.insert((key, budget), searched);
+    searches.make(todo)?;
+    let judged = |lines: &Played| judgement(lines, &searches.found, at_position, scoring);
+    let by_weight = (!cfg.analysed_only).then(|| judged(&by_weight));
+    Ok((by_weight, analysed.as_ref().map(judged)))
+}
+
+/// How a position's moves are scored against each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// In one search of the position to the judging depth, a line for
+    /// each move (MultiPV): every move searched alike, on one hash table.
+    MultiPv,
+    /// Each by its own search, one ply less deep, of the position it
+    /// leads to: searches apart, whose scores differ by chance.
+    Separate,
+}
+
+/// Searches to make: a position's (under its book key) or, with
+/// [`Budget::EachMove`], its moves' (listed).
+type Todo = HashMap<(u64, Budget), (Position, Vec<Move>)>;
+
+/// Searches made, under their position's book key (or a move's
+/// [`move_key`]) and budget.
+type Found = HashMap<(u64, Budget), Searched>;
+
+/// The judge's searches: those made, with the journal they are kept in.
+struct Searching<'a> {
+    cfg: &'a QualityConfig,
+    journal: Option<Journal>,
+    /// What the journal held when opened.
+    known: Found,
+    found: Found,
+}
+
+impl<'a> Searching<'a> {
+    fn open(cfg: &'a QualityConfig) -> Result<Searching<'a>, AnalyseError> {
+        let (journal, known) = match &cfg.journal {
+            Some(path) => {
+                let settings = format!("engine {}\nnet {}\n", cfg.engine_name, cfg.net_name);
+                let (journal, results) = Journal::open(path, &settings)?;
+                let known = results.into_iter().map(|(k, s, b)| ((k, b), s)).collect();
+                (Some(journal), known)
+            }
+            None => (None, HashMap::new()),
+        };
+        Ok(Searching {
+            cfg,
+            journal,
+            known,
+            found: HashMap::new(),
+        })
+    }
+
+    /// Makes the searches of `todo` that the journal does not hold (a
+    /// position's moves: unless it holds them all).
+    fn make(&mut self, todo: Todo) -> Result<(), AnalyseError> {
+        let mut list: Vec<Job> = Vec::new();
+        for ((key, budget), (pos, moves)) in todo {
+            let keys: Vec<u64> = if moves.is_empty() {
+                vec![key]
+            } else {
+                let mirrored = book_key(&pos).1;
+                let stored = |m: &Move| if mirrored { m.mirror() } else { *m };
+                moves.iter().map(|m| move_key(key, stored(m))).collect()
+            };
+            let known: Option<Vec<Searched>> = keys
+                .iter()
+                .map(|&k| self.known.get(&(k, budget)).copied())
+                .collect();
+            match known {
+                Some(known) => {
+                    for (k, searched) in keys.into_iter().zip(known) {
+                        self.found.insert((k, budget), searched);
+                    }
                 }
-                None => list.push((key, pos, budget)),
+                None => list.push(Job {
+                    key,
+                    pos,
+                    budget,
+                    moves,
+                }),
             }
         }
-        list.sort_unstable_by_key(|t| (t.0, t.2.encode()));
+        list.sort_unstable_by_key(|job| (job.key, job.budget.encode()));
         let never = AtomicBool::new(false);
+        let (journal, found) = (&mut self.journal, &mut self.found);
         search_all(
             &list,
-            &cfg.searches,
+            &self.cfg.searches,
             &never,
             &mut |key, searched, budget| {
-                if let Some((j, _)) = journal.as_mut() {
+                if let Some(j) = journal.as_mut() {
                     j.append(key, searched, budget)?;
                 }
                 found.insert((key, budget), searched);
@@ -164,35 +254,8 @@ pub fn judge(
             },
         )?;
         Ok(())
-    };
-    search(todo, &mut found)?;
-    // The search's best move in each judged position, scored as the book's
-    // moves are: by the search one ply less deep after it.
-    let mut best_after: Todo = HashMap::new();
-    for (pos, _) in by_weight.iter().chain(analysed.iter().flatten()) {
-        let (key, mirrored) = book_key(pos);
-        let best = found[&(key, at_position)].best;
-        if best == Move::NULL {
-            continue;
-        }
-        let mut child = pos.clone();
-        child.make_move(if mirrored { best.mirror() } else { best });
-        let child_key = (book_key(&child).0, after_move);
-        if !found.contains_key(&child_key) {
-            best_after.insert(child_key, child);
-        }
     }
-    search(best_after, &mut found)?;
-    let judged = |lines: &Played| judgement(lines, &found, at_position, after_move);
-    let by_weight = (!cfg.analysed_only).then(|| judged(&by_weight));
-    Ok((by_weight, analysed.as_ref().map(judged)))
 }
-
-/// Positions to search, under their book key and budget.
-type Todo = HashMap<(u64, Budget), Position>;
-
-/// Searches made, under their position's book key and budget.
-type Found = HashMap<(u64, Budget), Searched>;
 
 /// Positions met with the moves played there and their shares.
 type Played = Vec<(Position, Vec<(Move, f64)>)>;
@@ -231,32 +294,42 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
     out
 }
 
-/// Each played move's loss: how far its score (the negated score of the
-/// search after it) falls below the best of the played moves' and the
-/// judging search's best move's, all scored alike.
-fn judgement(lines: &Played, found: &Found, at_position: Budget, after_move: Budget) -> Judgement {
+/// Each played move's loss: how far its score falls below the best of the
+/// played moves' and the judging search's best move's, all scored alike
+/// (at `scoring`: in one search of the position, or as the negated score
+/// of the search after each).
+fn judgement(lines: &Played, found: &Found, at_position: Budget, scoring: Budget) -> Judgement {
     let mut judged = Judgement::default();
     for (pos, moves) in lines {
         let (key, mirrored) = book_key(pos);
-        let score_of = |mv: Move| {
-            let mut child = pos.clone();
-            child.make_move(mv);
-            -i32::from(found[&(book_key(&child).0, after_move)].score)
+        let score_of = |mv: Move| match scoring {
+            Budget::EachMove(_) => {
+                let stored = if mirrored { mv.mirror() } else { mv };
+                i32::from(found[&(move_key(key, stored), scoring)].score)
+            }
+            _ => {
+                let mut child = pos.clone();
+                child.make_move(mv);
+                -i32::from(found[&(book_key(&child).0, scoring)].score)
+            }
         };
         let own_best = found[&(key, at_position)].best;
         let own_best = (own_best != Move::NULL).then(|| {
-            score_of(if mirrored {
+            if mirrored {
                 own_best.mirror()
             } else {
                 own_best
-            })
+            }
         });
-        let best = moves
+        let Some((best, best_move)) = moves
             .iter()
-            .map(|&(m, _)| score_of(m))
+            .map(|&(m, _)| m)
             .chain(own_best)
-            .max()
-            .unwrap_or(0);
+            .map(|m| (score_of(m), m))
+            .max_by_key(|&(score, _)| score)
+        else {
+            continue;
+        };
         judged.positions += 1;
         for &(mv, share) in moves {
             // A mate score's distance is no loss in centipawns.
@@ -266,6 +339,7 @@ fn judgement(lines: &Played, found: &Found, at_position: Budget, after_move: Bud
                 mv,
                 share,
                 loss,
+                best: best_move,
             });
         }
     }

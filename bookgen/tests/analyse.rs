@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use bookgen::analyse::{analyse, journal_path, AnalyseConfig, AnalyseError, Budget};
+use bookgen::analyse::{
+    analyse, journal_path, AnalyseConfig, AnalyseError, Budget, Together, TOGETHER_WINDOW,
+};
 use common::{bookgen, s, stdout};
 use xqbook::analysis::{Analysis, AnalysisError, PositionAnalysis};
 use xqbook::{book_key, Book};
@@ -45,6 +47,7 @@ fn config() -> AnalyseConfig {
         hash_mb: 1,
         shard: None,
         grow_from: Vec::new(),
+        together: None,
     }
 }
 
@@ -459,6 +462,71 @@ fn refining_tiers_search_the_first_plies_deepest() {
     assert!(grandchildren >= 1);
 }
 
+/// The engine's lines scored together: the moves near the best at the
+/// start take their scores from one search of it, not from the searches
+/// after them; a run cut inside those searches resumes to the same file,
+/// and a rerun finds them all in the journal.
+#[test]
+fn moves_scored_together_take_the_place_of_searches_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let book_path = small_book(dir.path(), "t.xqb", "3");
+    let book = Book::open(&book_path).unwrap();
+    let never = AtomicBool::new(false);
+    let mut cfg = config();
+    // One thread: the journal ends with the last search of moves together.
+    cfg.threads = 1;
+    cfg.together = Some(Together {
+        plies: 2,
+        depth: 4,
+        margin: 30,
+    });
+    let whole = dir.path().join("whole.xqa");
+    analyse(&book, Some(&whole), &cfg, &never, &|_| {}).unwrap();
+    let analysis = Analysis::open(&whole, &book).unwrap();
+    assert_eq!(
+        analysis.header().budget,
+        "depth 3, moves scored together at depth 4 along the moves within 30 cp before ply 2"
+    );
+    let start = analysis.probe(&Position::start()).unwrap();
+    let best = start.moves[0].score;
+    let near: Vec<_> = start
+        .moves
+        .iter()
+        .filter(|m| m.score >= best - TOGETHER_WINDOW)
+        .collect();
+    assert!(near.len() >= 2, "{start:?}");
+    // Scored by the start's own search: one ply of book behind them.
+    assert!(near.iter().all(|m| m.depth == 1), "{near:?}");
+    let plain = analyse(
+        &book,
+        Some(&dir.path().join("plain.xqa")),
+        &config(),
+        &never,
+        &|_| {},
+    );
+    plain.unwrap();
+    let plain = Analysis::open(&dir.path().join("plain.xqa"), &book).unwrap();
+    let plain_start = plain.probe(&Position::start()).unwrap();
+    assert_ne!(plain_start.moves, start.moves);
+    // Cut inside the last search of moves together (its records half
+    // written): the resumed run searches it again and writes the same.
+    let journal = journal_path(&whole);
+    let cut = dir.path().join("cut.xqa");
+    std::fs::copy(&journal, journal_path(&cut)).unwrap();
+    let len = std::fs::metadata(&journal).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(journal_path(&cut))
+        .unwrap()
+        .set_len(len - 24 - 7)
+        .unwrap();
+    let resumed = analyse(&book, Some(&cut), &cfg, &never, &|_| {}).unwrap();
+    assert_eq!(resumed.searched_now, 1, "{resumed:?}");
+    assert_eq!(std::fs::read(&cut).unwrap(), std::fs::read(&whole).unwrap());
+    let again = analyse(&book, Some(&whole), &cfg, &never, &|_| {}).unwrap();
+    assert_eq!(again.searched_now, 0, "{again:?}");
+}
+
 #[test]
 fn quality_judges_both_ways_and_resumes_from_its_journal() {
     let dir = tempfile::tempdir().unwrap();
@@ -497,7 +565,9 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
 
 /// A UCI engine that plays the edge pawn of the side to move (legal in the
 /// small book's positions) and scores each position by the length of the
-/// `position` line it was sent; it names itself `name`. With `bad`, it
+/// `position` line it was sent; asked to search some moves, it gives each
+/// a line (MultiPV) scored by that length and the line's number, and
+/// plays the first; it names itself `name`. With `bad`, it
 /// answers a move that is never legal. It refuses UCCI at once, as
 /// Pikafish does.
 fn fake_judge(name: &str, bad: bool) -> String {
@@ -510,6 +580,9 @@ fn fake_judge(name: &str, bad: bool) -> String {
         "while read -r line; do case \"$line\" in \
          uci) echo 'id name {name}'; echo uciok;; isready) echo readyok;; \
          position*) n=${{#line}}; case \"$line\" in *' w '*) m={red};; *) m={black};; esac;; \
+         go*searchmoves*) set -- $line; shift 4; i=1; for x in \"$@\"; do \
+           echo \"info depth 3 multipv $i score cp $(( ((n + i) % 7) * 10 )) pv $x\"; i=$((i + 1)); done; \
+           echo \"bestmove $1\";; \
          go*) echo \"info depth 3 score cp $(( (n % 7) * 10 )) pv $m\"; echo \"bestmove $m\";; \
          ucinewgame|setoption*) ;; quit) exit 0;; *) echo \"Unknown command: '$line'\";; esac; done"
     )
@@ -579,7 +652,9 @@ fn quality_takes_another_program_as_its_judge() {
     ]);
     let why = String::from_utf8_lossy(&broken.stderr);
     assert!(
-        why.contains("Broken: illegal best move a0a0, searching ") && why.contains(" w - - "),
+        why.contains("Broken: illegal best move a0a0, searching ") && why.contains(" w - - ")
+            || why.contains("Broken: illegal best move a9a9, searching ")
+                && why.contains(" b - - "),
         "{why}"
     );
 }
@@ -658,6 +733,7 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
         hash_mb: 16,
         shard: None,
         grow_from: Vec::new(),
+        together: None,
     };
     // A search asked for stops the run at once: none should be.
     let stop = AtomicBool::new(false);

@@ -7,7 +7,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use crate::protocol::{
-    read_answer, read_info, refuses_command, Answer, EngineOption, EngineScore, Protocol,
+    read_answer, read_info, refuses_command, Answer, EngineOption, EngineScore, InfoLine, Protocol,
 };
 
 /// How long an engine may take to answer the handshake, and `isready`.
@@ -55,6 +55,10 @@ pub struct Thought {
     /// The last depth and score reported before the answer.
     pub depth: Option<u32>,
     pub score: Option<EngineScore>,
+    /// The last `info` line with a score and a line of moves for each
+    /// line of a multi-line search (UCI `MultiPV`), in the order the lines
+    /// were first reported; one for a single-line search.
+    pub lines: Vec<InfoLine>,
 }
 
 /// A running engine.
@@ -241,6 +245,17 @@ impl EngineProcess {
         memory_of_tree(self.child.id())
     }
 
+    /// Sets an option of the engine (in its protocol's words) and waits
+    /// until it is ready.
+    ///
+    /// # Errors
+    ///
+    /// The engine has gone, or is not ready in time.
+    pub fn set_option(&mut self, option: &EngineOption) -> Result<(), EngineError> {
+        self.send(&self.protocol.set_option(option))?;
+        self.wait_ready()
+    }
+
     /// Tells the engine a new game starts and waits until it is ready.
     ///
     /// # Errors
@@ -324,6 +339,7 @@ impl EngineProcess {
         self.send(go_command)?;
         let deadline = started + wait;
         let (mut depth, mut score) = (None, None);
+        let mut lines: Vec<InfoLine> = Vec::new();
         loop {
             let line = self
                 .next_line(deadline)
@@ -334,11 +350,19 @@ impl EngineProcess {
                     took: started.elapsed(),
                     depth,
                     score,
+                    lines,
                 });
             }
             if let Some(info) = read_info(self.protocol, &line) {
                 depth = info.depth.or(depth);
                 score = info.score.or(score);
+                if info.score.is_some() && !info.pv.is_empty() {
+                    let index = info.multipv.unwrap_or(1);
+                    match lines.iter_mut().find(|l| l.multipv.unwrap_or(1) == index) {
+                        Some(known) => *known = info,
+                        None => lines.push(info),
+                    }
+                }
             }
         }
     }
@@ -467,6 +491,49 @@ mod tests {
                 draw: false,
                 resign: false
             }
+        );
+        assert_eq!(thought.lines.len(), 1);
+        assert_eq!(thought.lines[0].depth, Some(2));
+    }
+
+    #[test]
+    fn each_line_of_a_multi_line_search_keeps_its_last_report() {
+        let engine = "while read -r line; do case \"$line\" in \
+            uci) echo uciok;; isready) echo readyok;; setoption*) ;; \
+            go*) echo 'info depth 1 multipv 1 score cp 30 pv h2e2 h9g7'; \
+            echo 'info depth 1 multipv 2 score cp 10 pv b2e2'; \
+            echo 'info depth 2 multipv 1 score cp 25 pv b2e2 h9g7'; \
+            echo 'info depth 2 multipv 2 score cp 20 pv h2e2'; \
+            echo 'info depth 2 currmove c3c4 currmovenumber 3'; \
+            echo 'bestmove b2e2';; quit) exit 0;; esac; done";
+        let spec = EngineSpec {
+            protocol: Some(Protocol::Uci),
+            ..EngineSpec::new(engine)
+        };
+        let mut e = EngineProcess::start(&spec).unwrap();
+        e.set_option(&EngineOption {
+            name: "MultiPV".into(),
+            value: Some("2".into()),
+        })
+        .unwrap();
+        let thought = e
+            .think(
+                "position startpos",
+                "go depth 2 searchmoves h2e2 b2e2",
+                Duration::from_secs(10),
+            )
+            .unwrap();
+        let lines: Vec<(Option<u32>, Option<EngineScore>, &str)> = thought
+            .lines
+            .iter()
+            .map(|l| (l.multipv, l.score, l.pv[0].as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (Some(1), Some(EngineScore::Cp(25)), "b2e2"),
+                (Some(2), Some(EngineScore::Cp(20)), "h2e2"),
+            ]
         );
     }
 }

@@ -489,6 +489,7 @@ mod tests {
             took: Duration::ZERO,
             depth: None,
             score: None,
+            lines: Vec::new(),
         }
     }
 
