@@ -733,7 +733,11 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
         hash_mb: 16,
         shard: None,
         grow_from: Vec::new(),
-        together: None,
+        together: Some(Together {
+            plies: 10,
+            depth: 24,
+            margin: 20,
+        }),
     };
     // A search asked for stops the run at once: none should be.
     let stop = AtomicBool::new(false);
