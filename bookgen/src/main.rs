@@ -170,11 +170,13 @@ struct AnalyseArgs {
     /// more, so that every move it may play is refined).
     #[arg(long, default_value_t = 20)]
     refine_margin: i16,
-    /// Then, along the same lines before this ply, score each position's
-    /// moves together: those within 60 cp of the best and the position's
-    /// own best move, in one search to --together-depth with a line each
-    /// (MultiPV), so that they are compared alike rather than by searches
-    /// apart; again until the moves within the margin stay the same.
+    /// Then, along the engine's own lines before this ply (both sides
+    /// playing every move within --refine-margin of the best, as refining
+    /// follows them), score each position's moves together: those within
+    /// 60 cp of the best and the position's own best move, in one search to
+    /// --together-depth with a line each (MultiPV), so that they are
+    /// compared alike rather than by searches apart; again until the moves
+    /// within the margin stay the same.
     #[arg(long, requires = "together_depth")]
     together_plies: Option<usize>,
     /// Depth of the searches that score moves together.
