@@ -643,7 +643,7 @@ impl Work {
         set: &[Move],
         budget: Budget,
     ) -> Result<usize, u64> {
-        let job_key = set.iter().fold(key, |k, &m| move_key(k, m));
+        let job_key = company_key(key, set);
         let mut changes = 0;
         for &m in set {
             self.together_keys
@@ -885,6 +885,14 @@ impl Job {
             moves: Vec::new(),
         }
     }
+}
+
+/// The key of a search scoring `set` (moves of position `key`, as
+/// stored, in order) together: its results are kept under [`move_key`] of
+/// it and each move, so that a move scored in other company is not taken
+/// for one scored in this.
+pub(crate) fn company_key(key: u64, set: &[Move]) -> u64 {
+    set.iter().fold(key, |k, &m| move_key(k, m))
 }
 
 /// Makes each job of `todo` on `how.threads` threads, handing each result

@@ -20,7 +20,7 @@ use xqbook::analysis::{analysis_path, Searched, DECIDED};
 use xqbook::{book_key, move_key};
 use xqcore::{Move, Position};
 
-use crate::analyse::{search_all, AnalyseError, Budget, Job, Searches};
+use crate::analyse::{company_key, search_all, AnalyseError, Budget, Job, Searches};
 use crate::journal::Journal;
 
 /// How to judge.
@@ -209,16 +209,25 @@ impl<'a> Searching<'a> {
     }
 
     /// Makes the searches of `todo` that the journal does not hold (a
-    /// position's moves: unless it holds them all).
+    /// position's moves: unless it holds them all, scored together).
     fn make(&mut self, todo: Todo) -> Result<(), AnalyseError> {
         let mut list: Vec<Job> = Vec::new();
+        // A move's result is kept under its company's key (the position's
+        // and all the moves'), and found under the position's and its own.
+        let mut found_as: HashMap<u64, u64> = HashMap::new();
         for ((key, budget), (pos, moves)) in todo {
-            let keys: Vec<u64> = if moves.is_empty() {
-                vec![key]
+            let (job_key, keys) = if moves.is_empty() {
+                (key, vec![key])
             } else {
                 let mirrored = book_key(&pos).1;
                 let stored = |m: &Move| if mirrored { m.mirror() } else { *m };
-                moves.iter().map(|m| move_key(key, stored(m))).collect()
+                let mut set: Vec<Move> = moves.iter().map(stored).collect();
+                set.sort_unstable();
+                let company = company_key(key, &set);
+                for &m in &set {
+                    found_as.insert(move_key(company, m), move_key(key, m));
+                }
+                (company, set.iter().map(|&m| move_key(company, m)).collect())
             };
             let known: Option<Vec<Searched>> = keys
                 .iter()
@@ -227,11 +236,12 @@ impl<'a> Searching<'a> {
             match known {
                 Some(known) => {
                     for (k, searched) in keys.into_iter().zip(known) {
+                        let k = found_as.get(&k).copied().unwrap_or(k);
                         self.found.insert((k, budget), searched);
                     }
                 }
                 None => list.push(Job {
-                    key,
+                    key: job_key,
                     pos,
                     budget,
                     moves,
@@ -249,6 +259,7 @@ impl<'a> Searching<'a> {
                 if let Some(j) = journal.as_mut() {
                     j.append(key, searched, budget)?;
                 }
+                let key = found_as.get(&key).copied().unwrap_or(key);
                 found.insert((key, budget), searched);
                 Ok(())
             },
