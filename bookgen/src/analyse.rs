@@ -536,13 +536,7 @@ impl Work {
                 continue;
             };
             changes += usize::from(self.require(key, refine.budget));
-            let best = self.graph.searched.get(&key).map_or(Move::NULL, |s| s.best);
-            let known = self.graph.nodes.get(&key);
-            if best != Move::NULL && known.is_some_and(|m| m.iter().all(|x| x.0 != best)) {
-                self.graph.nodes.entry(key).or_default().push((best, false));
-                self.grown += 1;
-                changes += 1;
-            }
+            changes += usize::from(self.add_search_best(&pos));
             let moves = self.graph.nodes[&key].clone();
             for (stored, _) in moves {
                 let mv = if mirrored { stored.mirror() } else { stored };
@@ -559,12 +553,32 @@ impl Work {
         changes
     }
 
+    /// Adds the search's best move of book position `pos` to its moves
+    /// where they lack it (as a move the analysis added), and meets the
+    /// position it leads to; whether it added it.
+    fn add_search_best(&mut self, pos: &Position) -> bool {
+        let (key, mirrored) = book_key(pos);
+        let best = self.graph.searched.get(&key).map_or(Move::NULL, |s| s.best);
+        let Some(known) = self.graph.nodes.get_mut(&key) else {
+            return false;
+        };
+        if best == Move::NULL || known.iter().any(|m| m.0 == best) {
+            return false;
+        }
+        known.push((best, false));
+        self.grown += 1;
+        let mut child = pos.clone();
+        child.make_move(if mirrored { best.mirror() } else { best });
+        self.meet(&child);
+        true
+    }
+
     /// The searches [`Together`] asks for, as the analysis stands: each
     /// position of the engine's lines whose candidate moves were not all
     /// scored together at its depth (those the journal holds are taken in
     /// here, as [`Work::take_known_or_list`] takes them), and how many
     /// scores and moves that took in or added. A position's own best move
-    /// joins the book where it is missing, as refining adds it.
+    /// joins the book where it is missing ([`Work::add_search_best`]).
     fn together(&mut self, t: Together) -> (Vec<Job>, usize) {
         let budget = Budget::EachMove(t.depth);
         let analysis = back_up(&self.graph, &self.roots);
@@ -580,18 +594,8 @@ impl Work {
                 continue;
             };
             let met = |m: Move| if mirrored { m.mirror() } else { m };
+            changes += usize::from(self.add_search_best(&pos));
             let best = self.graph.searched.get(&key).map_or(Move::NULL, |s| s.best);
-            if best != Move::NULL {
-                let known = self.graph.nodes.entry(key).or_default();
-                if known.iter().all(|m| m.0 != best) {
-                    known.push((best, false));
-                    self.grown += 1;
-                    changes += 1;
-                    let mut child = pos.clone();
-                    child.make_move(met(best));
-                    self.meet(&child);
-                }
-            }
             // The moves scored together here before stay in (so that the
             // moves a position compares only grow, and the rounds end), and
             // in a symmetric position each move's mirror image joins it.
@@ -624,7 +628,7 @@ impl Work {
             }
             for m in a.within(t.margin) {
                 let mut child = pos.clone();
-                child.make_move(if mirrored { m.mv.mirror() } else { m.mv });
+                child.make_move(met(m.mv));
                 queue.push_back(child);
             }
         }
@@ -1112,24 +1116,29 @@ fn from_tables(tb: &xqegtb::Tablebase, met: &Position) -> Option<Searched> {
 fn search_one(searcher: &mut Searcher, pos: &Position, budget: Budget) -> (Searched, u64) {
     searcher.new_game();
     let r = searcher.search(pos, &budget.limits(), &Silent);
-    let searched = Searched {
-        score: r.score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
-        best: r.best.unwrap_or(Move::NULL),
-        depth: r.depth.clamp(0, 255) as u8,
-    };
+    let searched = as_stored(r.score, r.best.unwrap_or(Move::NULL), r.depth);
     (searched, r.nodes)
 }
 
+/// Our search's score, move and depth as analyses store them.
+fn as_stored(score: i32, best: Move, depth: i32) -> Searched {
+    Searched {
+        score: score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
+        best,
+        depth: depth.clamp(0, 255) as u8,
+    }
+}
+
 /// The lines of a MultiPV search as it reports them at the end of each
-/// iteration: depth, line, score and first move.
+/// iteration: depth, score and first move.
 #[derive(Default)]
-struct Lines(std::sync::Mutex<Vec<(i32, usize, i32, Move)>>);
+struct Lines(std::sync::Mutex<Vec<(i32, i32, Move)>>);
 
 impl xqengine::Reporter for Lines {
     fn info(&self, info: &xqengine::SearchInfo) {
         if let Some(&mv) = info.pv.first() {
             let mut lines = self.0.lock().expect("no panic while held");
-            lines.push((info.depth, info.multipv, info.raw_score, mv));
+            lines.push((info.depth, info.raw_score, mv));
         }
     }
 }
@@ -1160,14 +1169,9 @@ fn score_moves_ours(
     let mut scores: Vec<(Move, Searched)> = Vec::new();
     // Each move's line from the last iteration that reported it: the last
     // one for all of them, unless a line was cut short.
-    for &(d, _, score, mv) in lines.iter().rev() {
+    for &(depth, score, mv) in lines.iter().rev() {
         if scores.iter().all(|s| s.0 != mv) {
-            let searched = Searched {
-                score: score.clamp(-i32::from(MATE), i32::from(MATE)) as i16,
-                best: mv,
-                depth: d.clamp(0, 255) as u8,
-            };
-            scores.push((mv, searched));
+            scores.push((mv, as_stored(score, mv, depth)));
         }
     }
     (scores, r.nodes)
