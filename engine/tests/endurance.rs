@@ -7,13 +7,14 @@
 //! About 10 minutes on 2 cores:
 //! `cargo test --release -p xqengine --test endurance -- --ignored --nocapture`.
 
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use egtbgen::build::{build, plan};
 use xqegtb::Material;
 use xqmatch::{
-    read_openings, run_match, EngineSpec, FinishedGame, MatchConfig, MatchSpec, Memory, MoveLimit,
-    Termination, BUNDLED_OPENINGS,
+    read_openings, run_tournament, EngineSpec, FinishedGame, Memory, MoveLimit, Termination,
+    TournamentSpec, BUNDLED_OPENINGS,
 };
 
 /// Games played; `XQ_ENDURANCE_GAMES` sets fewer for a quick look.
@@ -67,22 +68,19 @@ fn a_thousand_fast_games_with_book_and_tables() {
     };
     let openings = read_openings(BUNDLED_OPENINGS).unwrap();
     let total = games();
-    let spec = MatchSpec {
-        engines: [engine.clone(), engine],
-        openings,
-        games: total,
+    let limit = MoveLimit::clock(
+        Duration::from_millis(200),
+        Duration::from_millis(2),
+        Duration::from_millis(100),
+    );
+    let spec = TournamentSpec {
         concurrency: 2,
-        config: MatchConfig::new(MoveLimit::Clock {
-            base: Duration::from_millis(200),
-            increment: Duration::from_millis(2),
-            tolerance: Duration::from_millis(100),
-        }),
-        sprt: None,
         keep_engines: true,
+        ..TournamentSpec::head_to_head([engine.clone(), engine], limit, openings, total)
     };
     let started = Instant::now();
     let mut games: Vec<FinishedGame> = Vec::new();
-    let report = run_match(&spec, |game, _| {
+    let report = run_tournament(&spec, &[], &AtomicBool::new(false), |game, _| {
         games.push(game.clone());
         Ok(())
     });

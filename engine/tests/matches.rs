@@ -2,12 +2,13 @@
 //! library), spoken to in UCCI and in UCI: every game ends by the rules,
 //! every move replays legally, and the scores the engine reports are read.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use xqengine::MATE;
 use xqmatch::{
-    read_openings, run_match, EngineScore, EngineSpec, FinishedGame, MatchConfig, MatchSpec,
-    MoveLimit, Protocol, Termination, BUNDLED_OPENINGS,
+    read_openings, run_tournament, EngineScore, EngineSpec, FinishedGame, MatchConfig, MoveLimit,
+    Protocol, Termination, TournamentSpec, BUNDLED_OPENINGS,
 };
 
 fn engine(protocol: Option<Protocol>) -> EngineSpec {
@@ -24,22 +25,18 @@ fn engine(protocol: Option<Protocol>) -> EngineSpec {
 
 /// Plays `games` games of `spec`'s engines at `limit`, two at once.
 fn play(engines: [EngineSpec; 2], games: usize, limit: MoveLimit) -> Vec<FinishedGame> {
-    let spec = MatchSpec {
-        engines,
-        openings: read_openings(BUNDLED_OPENINGS).unwrap(),
-        games,
+    let openings = read_openings(BUNDLED_OPENINGS).unwrap();
+    let spec = TournamentSpec {
         concurrency: 2,
-        config: MatchConfig::new(limit),
-        sprt: None,
-        keep_engines: false,
+        ..TournamentSpec::head_to_head(engines, limit, openings, games)
     };
     let mut finished = Vec::new();
-    let report = run_match(&spec, |game, _| {
+    let report = run_tournament(&spec, &[], &AtomicBool::new(false), |game, _| {
         finished.push(game.clone());
         Ok(())
     });
     assert!(report.failure.is_none(), "{:?}", report.failure);
-    assert_eq!(report.tally.games() as usize, games);
+    assert_eq!(report.results.table.games() as usize, games);
     finished.sort_by_key(|g| g.number);
     finished
 }
@@ -55,10 +52,7 @@ fn check(game: &FinishedGame) {
     assert_eq!(game.record.stats.len(), game.record.moves.len());
     match &game.record.termination {
         Termination::Rules(outcome) => {
-            assert_eq!(
-                pos.outcome(&MatchConfig::new(MoveLimit::Depth(1)).rules),
-                Some(*outcome)
-            )
+            assert_eq!(pos.outcome(&MatchConfig::default().rules), Some(*outcome))
         }
         Termination::Resignation | Termination::LengthCap => {}
         other => panic!("game {}: {other}", game.number),
@@ -107,11 +101,11 @@ fn a_clock_game_is_played_in_time() {
     let games = play(
         [engine(Some(Protocol::Uci)), engine(None)],
         2,
-        MoveLimit::Clock {
-            base: Duration::from_millis(600),
-            increment: Duration::from_millis(20),
-            tolerance: Duration::from_millis(1000),
-        },
+        MoveLimit::clock(
+            Duration::from_millis(600),
+            Duration::from_millis(20),
+            Duration::from_millis(1000),
+        ),
     );
     for game in &games {
         check(game);
@@ -123,7 +117,7 @@ fn a_clock_game_is_played_in_time() {
         // Mates are reported to the UCI engine's side as mates, never as
         // huge centipawns. engine1 plays Red in odd games; the openings
         // are from the start position.
-        let uci_is_red = game.first_is_red;
+        let uci_is_red = game.red == 0;
         let opening = game.record.opening.moves.len();
         for (i, stats) in game.record.stats.iter().enumerate() {
             let red_moved = (opening + i) % 2 == 0;

@@ -161,17 +161,22 @@ impl EngineProcess {
     }
 
     fn spawn(command: &str, protocol: Protocol) -> Result<EngineProcess, EngineError> {
-        let mut child = Command::new("sh")
+        let mut shell = Command::new("sh");
+        shell
             .arg("-c")
             .arg(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|source| EngineError::Spawn {
-                command: command.to_string(),
-                source,
-            })?;
+            .stderr(Stdio::null());
+        // A process group of its own: Ctrl-C at the terminal reaches the
+        // runner alone (which then ends the games itself), and an engine
+        // that hangs is killed with everything it started.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut shell, 0);
+        let mut child = shell.spawn().map_err(|source| EngineError::Spawn {
+            command: command.to_string(),
+            source,
+        })?;
         let stdout = child.stdout.take().expect("piped");
         let stdin = child.stdin.take().expect("piped");
         let (tx, rx) = channel();
@@ -378,9 +383,22 @@ impl Drop for EngineProcess {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Kills the process group `id` leads (the engine's shell and whatever it
+/// started), where the system has groups.
+fn kill_group(id: u32) {
+    #[cfg(unix)]
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{id}")])
+        .stderr(Stdio::null())
+        .status();
+    #[cfg(not(unix))]
+    let _ = id;
 }
 
 /// The memory of process `pid` and its descendants, summed.

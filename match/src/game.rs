@@ -4,13 +4,18 @@
 //! engine that fails, the length cap).
 
 use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use xqcore::{Color, EndRules, GameResult, Move, Outcome, Position};
+use xqegtb::value::RULE_DTM;
+use xqegtb::{Repetitions, Tablebase, Value};
 use xqrecords::Opening;
 
 use crate::engine::{EngineProcess, Thought};
-use crate::protocol::{Answer, EngineScore};
+use crate::protocol::{Answer, ClockReading, EngineScore};
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +38,28 @@ pub enum Termination {
     /// Both engines' scores stayed near zero long enough
     /// ([`ScoreAdjudication::draw`]).
     DrawAdjudication,
+    /// The endgame tables hold the position ([`MatchConfig::tables`]).
+    TablesAdjudication,
 }
+
+/// Every kind of end ([`Termination::kind`]), and the words its text
+/// ([`Termination`]'s `Display`) starts with.
+const KINDS: [(&str, &str); 14] = [
+    ("checkmate or stalemate", "no legal move"),
+    ("perpetual check", "perpetual check"),
+    ("perpetual chase", "perpetual chase"),
+    ("repetition", "repetition"),
+    ("natural-move limit", "natural-move limit"),
+    ("length cap", "length cap"),
+    ("illegal move", "illegal move"),
+    ("resignation", "resignation"),
+    ("time forfeit", "time forfeit"),
+    ("engine failure", "engine failure"),
+    ("resign adjudication", "resign adjudication"),
+    ("draw adjudication", "draw adjudication"),
+    ("tables adjudication", "tables adjudication"),
+    ("rules", "rules"),
+];
 
 impl Termination {
     /// The kind of end, without its particulars (which side, which move):
@@ -53,7 +79,17 @@ impl Termination {
             Termination::EngineFailure(_) => "engine failure",
             Termination::ResignAdjudication => "resign adjudication",
             Termination::DrawAdjudication => "draw adjudication",
+            Termination::TablesAdjudication => "tables adjudication",
         }
+    }
+
+    /// The kind of end a termination's text (as `Display` writes it, in a
+    /// PGN's `Termination` tag) tells; `None` for other text.
+    pub fn kind_of_text(text: &str) -> Option<&'static str> {
+        KINDS
+            .iter()
+            .find(|(words, _)| text.starts_with(words))
+            .map(|&(_, kind)| kind)
     }
 }
 
@@ -66,9 +102,9 @@ impl fmt::Display for Termination {
             Termination::Resignation => f.write_str("resignation"),
             Termination::TimeForfeit => f.write_str("time forfeit"),
             Termination::EngineFailure(why) => write!(f, "engine failure: {why}"),
-            Termination::ResignAdjudication | Termination::DrawAdjudication => {
-                f.write_str(self.kind())
-            }
+            Termination::ResignAdjudication
+            | Termination::DrawAdjudication
+            | Termination::TablesAdjudication => f.write_str(self.kind()),
         }
     }
 }
@@ -168,39 +204,171 @@ fn last_scores_for_red(stats: &[MoveStats], last_mover: Color, count: usize) -> 
 /// A mate score, compared with centipawn bounds.
 const MATE_AS_CP: i32 = 1_000_000;
 
-/// What limits each move's search.
+/// What limits each move's search: an engine's time control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoveLimit {
-    /// A clock per side, base time plus an increment a move; a move that
-    /// takes longer than the clock plus `tolerance` loses on time.
+    /// A clock, `base` plus `increment` a move; with `moves`, `base` is
+    /// added again after every `moves` moves of the side (`40/60`). A move
+    /// that takes longer than the clock plus `tolerance` loses on time.
     Clock {
         base: Duration,
         increment: Duration,
+        moves: Option<u32>,
         tolerance: Duration,
     },
+    /// The same time for every move (`go movetime`); a move that takes
+    /// longer than `time` plus `tolerance` loses on time.
+    MoveTime { time: Duration, tolerance: Duration },
     /// `go depth N` on every move.
     Depth(u32),
     /// `go nodes N` on every move.
     Nodes(u64),
 }
 
+/// Text that is not a time control.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a time control ([MOVES/]BASE[+INC] in seconds, e.g. 10+0.1 or 40/60)")]
+pub struct BadTimeControl(pub String);
+
+impl MoveLimit {
+    /// A clock of `base` seconds and `increment` seconds a move.
+    pub fn clock(base: Duration, increment: Duration, tolerance: Duration) -> MoveLimit {
+        MoveLimit::Clock {
+            base,
+            increment,
+            moves: None,
+            tolerance,
+        }
+    }
+
+    /// Reads a clock as cutechess-cli writes it: `[MOVES/]BASE[+INC]`,
+    /// seconds (`10+0.1`, `40/60`, `40/60+0.5`, `300`).
+    ///
+    /// # Errors
+    ///
+    /// Anything else, a negative or non-finite time, or 0 moves.
+    pub fn parse_clock(text: &str, tolerance: Duration) -> Result<MoveLimit, BadTimeControl> {
+        let bad = || BadTimeControl(text.to_string());
+        let (moves, rest) = match text.split_once('/') {
+            Some((moves, rest)) => {
+                let moves = moves
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&m| m > 0)
+                    .ok_or_else(bad)?;
+                (Some(moves), rest)
+            }
+            None => (None, text),
+        };
+        let (base, increment) = rest.split_once('+').unwrap_or((rest, "0"));
+        Ok(MoveLimit::Clock {
+            base: seconds(base).ok_or_else(bad)?,
+            increment: seconds(increment).ok_or_else(bad)?,
+            moves,
+            tolerance,
+        })
+    }
+
+    /// The same limit with `tolerance` for a clock or a time a move.
+    pub fn with_tolerance(self, tolerance: Duration) -> MoveLimit {
+        match self {
+            MoveLimit::Clock {
+                base,
+                increment,
+                moves,
+                ..
+            } => MoveLimit::Clock {
+                base,
+                increment,
+                moves,
+                tolerance,
+            },
+            MoveLimit::MoveTime { time, .. } => MoveLimit::MoveTime { time, tolerance },
+            other => other,
+        }
+    }
+
+    /// Whether a clock runs (a game clock or a time a move).
+    fn is_timed(&self) -> bool {
+        matches!(self, MoveLimit::Clock { .. } | MoveLimit::MoveTime { .. })
+    }
+}
+
+/// A time in seconds, from 0 up to a billion.
+pub(crate) fn seconds(text: &str) -> Option<Duration> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && (0.0..1e9).contains(v))
+        .map(Duration::from_secs_f64)
+}
+
 impl fmt::Display for MoveLimit {
-    /// The PGN `TimeControl` text: `BASE+INC` in seconds, or `depth=N`, `nodes=N`.
+    /// The PGN `TimeControl` text: `[MOVES/]BASE+INC` in seconds (`40/60`
+    /// without an increment), or `st=T`, `depth=N`, `nodes=N`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveLimit::Clock {
-                base, increment, ..
-            } => write!(f, "{}+{}", base.as_secs_f64(), increment.as_secs_f64()),
+                base,
+                increment,
+                moves,
+                ..
+            } => {
+                if let Some(moves) = moves {
+                    write!(f, "{moves}/")?;
+                }
+                write!(f, "{}", base.as_secs_f64())?;
+                if moves.is_none() || !increment.is_zero() {
+                    write!(f, "+{}", increment.as_secs_f64())?;
+                }
+                Ok(())
+            }
+            MoveLimit::MoveTime { time, .. } => write!(f, "st={}", time.as_secs_f64()),
             MoveLimit::Depth(depth) => write!(f, "depth={depth}"),
             MoveLimit::Nodes(nodes) => write!(f, "nodes={nodes}"),
         }
     }
 }
 
-/// Game settings.
+impl FromStr for MoveLimit {
+    type Err = BadTimeControl;
+
+    /// A clock ([`MoveLimit::parse_clock`], with a 200 ms tolerance), or
+    /// `st=T` (seconds), `depth=N`, `nodes=N`.
+    fn from_str(text: &str) -> Result<MoveLimit, BadTimeControl> {
+        let bad = || BadTimeControl(text.to_string());
+        let tolerance = Duration::from_millis(DEFAULT_TOLERANCE_MS);
+        match text.split_once('=') {
+            Some(("st", time)) => Ok(MoveLimit::MoveTime {
+                time: seconds(time).filter(|t| !t.is_zero()).ok_or_else(bad)?,
+                tolerance,
+            }),
+            Some(("depth", depth)) => depth
+                .parse()
+                .ok()
+                .filter(|&d| d > 0)
+                .map(MoveLimit::Depth)
+                .ok_or_else(bad),
+            Some(("nodes", nodes)) => nodes
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(MoveLimit::Nodes)
+                .ok_or_else(bad),
+            Some(_) => Err(bad()),
+            None => MoveLimit::parse_clock(text, tolerance),
+        }
+    }
+}
+
+/// The milliseconds a timed move may run over before it is forfeited,
+/// unless set otherwise.
+pub const DEFAULT_TOLERANCE_MS: u64 = 200;
+
+/// Game settings shared by every engine (each has its own [`MoveLimit`]).
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
-    pub limit: MoveLimit,
     /// When the rules end a game: the third occurrence of a position, and
     /// the natural-move limit.
     pub rules: EndRules,
@@ -211,21 +379,46 @@ pub struct MatchConfig {
     pub move_timeout: Duration,
     /// Ending games on the engines' scores (off unless set).
     pub score_adjudication: ScoreAdjudication,
+    /// Endgame tables that end a game once they hold its position: a draw
+    /// at once, a win when its mate comes within the natural-move limit
+    /// (wins by the repetition rules are played out).
+    pub tables: Option<Arc<Tablebase>>,
 }
 
-impl MatchConfig {
+impl Default for MatchConfig {
     /// The rules' limits ([`EndRules::default`]: third occurrence, 120
-    /// plies without capture), 400 plies in all, and a 60 s per-move
-    /// timeout under depth and node limits.
-    pub fn new(limit: MoveLimit) -> MatchConfig {
+    /// plies without capture), 400 plies in all, a 60 s per-move timeout
+    /// under depth and node limits, no adjudication.
+    fn default() -> MatchConfig {
         MatchConfig {
-            limit,
             rules: EndRules::default(),
             max_plies: 400,
             move_timeout: Duration::from_secs(60),
             score_adjudication: ScoreAdjudication::default(),
+            tables: None,
         }
     }
+}
+
+/// The tables' ruling on `pos`, if they hold it and it is sure under
+/// `rules`: a draw, or a mate that comes before the natural-move limit.
+pub fn adjudicate_by_tables(
+    pos: &Position,
+    tables: &Tablebase,
+    rules: &EndRules,
+) -> Option<(GameResult, Termination)> {
+    let value = tables.under(Repetitions::CheckAndChase).value(pos).ok()??;
+    let in_time = |plies: u16| {
+        plies < RULE_DTM && pos.plies_since_capture() + u32::from(plies) <= rules.natural_move_limit
+    };
+    let side = pos.turn();
+    let result = match value {
+        Value::Draw => GameResult::Draw,
+        Value::Win(plies) if in_time(plies) => GameResult::win_for(side),
+        Value::Loss(plies) if in_time(plies) => GameResult::win_for(!side),
+        Value::Win(_) | Value::Loss(_) => return None,
+    };
+    Some((result, Termination::TablesAdjudication))
 }
 
 /// What an engine said about a move it played.
@@ -271,27 +464,34 @@ impl GameRecord {
 /// A game in progress.
 pub(crate) struct Game<'a> {
     cfg: &'a MatchConfig,
+    /// Red's and Black's time controls.
+    limits: [MoveLimit; 2],
     pub(crate) pos: Position,
     start: Opening,
     moves: Vec<Move>,
     stats: Vec<MoveStats>,
+    /// Red's and Black's time left, under a clock.
     pub(crate) clocks: [Duration; 2],
+    /// The moves each side has made, for clocks with periods of moves.
+    moves_made: [u32; 2],
     pub(crate) worst_overrun_ms: Option<i64>,
 }
 
 impl<'a> Game<'a> {
-    pub(crate) fn new(opening: &Opening, cfg: &'a MatchConfig) -> Game<'a> {
-        let base = match cfg.limit {
-            MoveLimit::Clock { base, .. } => base,
-            MoveLimit::Depth(_) | MoveLimit::Nodes(_) => Duration::ZERO,
+    pub(crate) fn new(opening: &Opening, limits: [MoveLimit; 2], cfg: &'a MatchConfig) -> Game<'a> {
+        let base = |limit: &MoveLimit| match limit {
+            MoveLimit::Clock { base, .. } => *base,
+            _ => Duration::ZERO,
         };
         Game {
             cfg,
+            limits,
             pos: opening.position(),
             start: opening.clone(),
             moves: Vec::new(),
             stats: Vec::new(),
-            clocks: [base, base],
+            clocks: limits.each_ref().map(base),
+            moves_made: [0, 0],
             worst_overrun_ms: None,
         }
     }
@@ -314,21 +514,49 @@ impl<'a> Game<'a> {
         self.start.moves.iter().chain(&self.moves)
     }
 
+    /// What the clocks read for a `go` command: each side's time and
+    /// increment (a side without a clock is shown the mover's), and the
+    /// mover's moves left in its period.
+    fn clock_reading(&self) -> ClockReading {
+        let side = self.pos.turn().index();
+        let increment = |limit: &MoveLimit| match limit {
+            MoveLimit::Clock { increment, .. } => Some(*increment),
+            _ => None,
+        };
+        let own = increment(&self.limits[side]).unwrap_or_default();
+        let mut times = self.clocks;
+        if !matches!(self.limits[1 - side], MoveLimit::Clock { .. }) {
+            times[1 - side] = times[side];
+        }
+        let moves_to_go = match self.limits[side] {
+            MoveLimit::Clock {
+                moves: Some(period),
+                ..
+            } => Some(period - self.moves_made[side] % period),
+            _ => None,
+        };
+        ClockReading {
+            times,
+            increments: self.limits.each_ref().map(|l| increment(l).unwrap_or(own)),
+            moves_to_go,
+        }
+    }
+
     /// The `go` command for `engine`, the side to move, and how long to
     /// wait for its answer.
     pub(crate) fn go_command(&self, engine: &EngineProcess) -> (String, Duration) {
-        match self.cfg.limit {
-            MoveLimit::Clock {
-                increment,
-                tolerance,
-                ..
-            } => {
-                let side = self.pos.turn();
+        let side = self.pos.turn();
+        let grace = Duration::from_secs(5);
+        match self.limits[side.index()] {
+            MoveLimit::Clock { tolerance, .. } => {
                 let go = engine
                     .protocol()
-                    .go_clock(side, self.clocks, increment, engine.millis());
-                let clock = self.clocks[side.index()];
-                (go, clock + tolerance + Duration::from_secs(5))
+                    .go_clock(side, &self.clock_reading(), engine.millis());
+                (go, self.clocks[side.index()] + tolerance + grace)
+            }
+            MoveLimit::MoveTime { time, tolerance } => {
+                let go = engine.protocol().go_move_time(time, engine.millis());
+                (go, time + tolerance + grace)
             }
             MoveLimit::Depth(depth) => (format!("go depth {depth}"), self.cfg.move_timeout),
             MoveLimit::Nodes(nodes) => (format!("go nodes {nodes}"), self.cfg.move_timeout),
@@ -337,25 +565,36 @@ impl<'a> Game<'a> {
 
     /// Charges `took` to the side to move's clock; a forfeit when it ran out.
     pub(crate) fn charge_clock(&mut self, took: Duration) -> Result<(), Termination> {
-        let MoveLimit::Clock {
-            increment,
-            tolerance,
-            ..
-        } = self.cfg.limit
-        else {
-            return Ok(());
-        };
         let side = self.pos.turn().index();
-        let clock = self.clocks[side];
-        let overrun_ms = took.as_millis() as i64 - clock.as_millis() as i64;
+        let limit = self.limits[side];
+        let (allowed, tolerance) = match limit {
+            MoveLimit::Clock { tolerance, .. } => (self.clocks[side], tolerance),
+            MoveLimit::MoveTime { time, tolerance } => (time, tolerance),
+            MoveLimit::Depth(_) | MoveLimit::Nodes(_) => return Ok(()),
+        };
+        debug_assert!(limit.is_timed());
+        let overrun_ms = took.as_millis() as i64 - allowed.as_millis() as i64;
         self.worst_overrun_ms = Some(
             self.worst_overrun_ms
                 .map_or(overrun_ms, |w| w.max(overrun_ms)),
         );
-        if took > clock + tolerance {
+        if took > allowed + tolerance {
             return Err(Termination::TimeForfeit);
         }
-        self.clocks[side] = clock.saturating_sub(took) + increment;
+        if let MoveLimit::Clock {
+            base,
+            increment,
+            moves,
+            ..
+        } = limit
+        {
+            self.moves_made[side] += 1;
+            let mut left = allowed.saturating_sub(took) + increment;
+            if moves.is_some_and(|period| self.moves_made[side].is_multiple_of(period)) {
+                left += base;
+            }
+            self.clocks[side] = left;
+        }
         Ok(())
     }
 
@@ -376,6 +615,22 @@ impl<'a> Game<'a> {
         });
         Ok(())
     }
+
+    /// The end of the game at this point, if it has come: by the rules or
+    /// the length cap, by the engines' scores, by the tables.
+    fn end(&self) -> Option<(GameResult, Termination)> {
+        let cfg = self.cfg;
+        adjudicate(&self.pos, &cfg.rules, cfg.max_plies)
+            .or_else(|| {
+                let last_mover = !self.pos.turn();
+                cfg.score_adjudication
+                    .judge(self.pos.ply(), last_mover, &self.stats)
+            })
+            .or_else(|| {
+                let tables = cfg.tables.as_deref()?;
+                adjudicate_by_tables(&self.pos, tables, &cfg.rules)
+            })
+    }
 }
 
 /// The move of an answer, or why the answer loses the game. A resignation
@@ -390,24 +645,25 @@ pub(crate) fn move_of(pos: &Position, thought: &Thought) -> Result<Move, Termina
     }
 }
 
-/// Plays one game from `opening`; the side to move after it is asked first.
+/// Plays one game from `opening`, Red's engine at `limits[0]` and Black's
+/// at `limits[1]`; the side to move after the opening is asked first.
+/// `None` when `stop` was set before the game ended (it is checked
+/// between moves): an abandoned game, not a result.
 pub fn play_game(
     red: &mut EngineProcess,
     black: &mut EngineProcess,
     opening: &Opening,
+    limits: [MoveLimit; 2],
     cfg: &MatchConfig,
-) -> GameRecord {
-    let mut game = Game::new(opening, cfg);
+    stop: &AtomicBool,
+) -> Option<GameRecord> {
+    let mut game = Game::new(opening, limits, cfg);
     let (result, termination) = loop {
-        if let Some(end) = adjudicate(&game.pos, &cfg.rules, cfg.max_plies) {
+        if let Some(end) = game.end() {
             break end;
         }
-        let last_mover = !game.pos.turn();
-        if let Some(end) = cfg
-            .score_adjudication
-            .judge(game.pos.ply(), last_mover, &game.stats)
-        {
-            break end;
+        if stop.load(Ordering::Relaxed) {
+            return None;
         }
         let side = game.pos.turn();
         let engine = if side == Color::Red {
@@ -419,7 +675,7 @@ pub fn play_game(
             break (GameResult::win_for(!side), why);
         }
     };
-    GameRecord {
+    Some(GameRecord {
         red: red.name.clone(),
         black: black.name.clone(),
         opening: opening.clone(),
@@ -428,7 +684,7 @@ pub fn play_game(
         result,
         termination,
         worst_overrun_ms: game.worst_overrun_ms,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -606,48 +862,175 @@ mod tests {
     #[test]
     fn positions_are_sent_from_the_opening() {
         let opening = Opening::parse("h2e2").unwrap();
-        let depth = MatchConfig::new(MoveLimit::Depth(3));
-        let game = Game::new(&opening, &depth);
+        let depth = MatchConfig::default();
+        let limits = [MoveLimit::Depth(3); 2];
+        let game = Game::new(&opening, limits, &depth);
         assert_eq!(game.position_command(), "position startpos moves h2e2");
         let start = Opening::parse("").unwrap();
         assert_eq!(
-            Game::new(&start, &depth).position_command(),
+            Game::new(&start, limits, &depth).position_command(),
             "position startpos"
         );
         let fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";
         let from_fen = Opening::parse(&format!("fen {fen} moves e1e2")).unwrap();
         assert_eq!(
-            Game::new(&from_fen, &depth).position_command(),
+            Game::new(&from_fen, limits, &depth).position_command(),
             format!("position fen {fen} moves e1e2")
         );
-        assert_eq!(MoveLimit::Nodes(5000).to_string(), "nodes=5000");
-        let clock = MoveLimit::Clock {
-            base: Duration::from_secs(10),
-            increment: Duration::from_millis(100),
-            tolerance: Duration::from_millis(200),
-        };
-        assert_eq!(clock.to_string(), "10+0.1");
+    }
+
+    #[test]
+    fn time_controls_read_and_write_as_cutechess_does() {
+        let ms = Duration::from_millis;
+        let tolerance = ms(DEFAULT_TOLERANCE_MS);
+        let read = |text: &str| text.parse::<MoveLimit>();
+        assert_eq!(
+            read("10+0.1"),
+            Ok(MoveLimit::clock(ms(10_000), ms(100), tolerance))
+        );
+        assert_eq!(
+            read("40/60"),
+            Ok(MoveLimit::Clock {
+                base: ms(60_000),
+                increment: Duration::ZERO,
+                moves: Some(40),
+                tolerance
+            })
+        );
+        assert_eq!(
+            read("st=0.5"),
+            Ok(MoveLimit::MoveTime {
+                time: ms(500),
+                tolerance
+            })
+        );
+        assert_eq!(read("depth=7"), Ok(MoveLimit::Depth(7)));
+        assert_eq!(read("nodes=5000"), Ok(MoveLimit::Nodes(5000)));
+        for text in [
+            "10+0.1",
+            "40/60",
+            "40/60+0.5",
+            "300+0",
+            "st=0.5",
+            "depth=7",
+            "nodes=5000",
+        ] {
+            assert_eq!(read(text).unwrap().to_string(), text);
+        }
+        assert_eq!(read("300").unwrap().to_string(), "300+0");
+        for bad in [
+            "", "x", "0/60", "-1+0", "10+", "st=0", "depth=0", "nodes=x", "tc=10", "inf",
+        ] {
+            let e = read(bad).unwrap_err();
+            assert_eq!(e, BadTimeControl(bad.to_string()));
+        }
+        assert!(read("10+x")
+            .unwrap_err()
+            .to_string()
+            .contains("e.g. 10+0.1"));
+    }
+
+    #[test]
+    fn every_kind_of_end_is_read_back_from_its_text() {
+        let ends = [
+            Termination::Rules(Outcome::NoLegalMove { loser: Color::Red }),
+            Termination::Rules(Outcome::PerpetualCheck { by: Color::Black }),
+            Termination::Rules(Outcome::PerpetualChase { by: Color::Red }),
+            Termination::Rules(Outcome::Repetition),
+            Termination::Rules(Outcome::NaturalMoveLimit),
+            Termination::LengthCap,
+            Termination::IllegalMove("a0a5".into()),
+            Termination::Resignation,
+            Termination::TimeForfeit,
+            Termination::EngineFailure("engine: exited".into()),
+            Termination::ResignAdjudication,
+            Termination::DrawAdjudication,
+            Termination::TablesAdjudication,
+        ];
+        for end in ends {
+            assert_eq!(
+                Termination::kind_of_text(&end.to_string()),
+                Some(end.kind()),
+                "{end}"
+            );
+        }
+        assert_eq!(Termination::kind_of_text("abandoned"), None);
     }
 
     #[test]
     fn clock_is_charged_and_forfeits() {
-        let clock = MatchConfig::new(MoveLimit::Clock {
-            base: Duration::from_secs(1),
-            increment: Duration::from_millis(100),
-            tolerance: Duration::from_millis(50),
-        });
+        let ms = Duration::from_millis;
+        let clock = MoveLimit::clock(ms(1_000), ms(100), ms(50));
+        let cfg = MatchConfig::default();
         let start = Opening::default();
-        let mut game = Game::new(&start, &clock);
-        assert_eq!(game.charge_clock(Duration::from_millis(400)), Ok(()));
-        assert_eq!(game.clocks[Color::Red.index()], Duration::from_millis(700));
+        let mut game = Game::new(&start, [clock, MoveLimit::Depth(2)], &cfg);
+        assert_eq!(game.charge_clock(ms(400)), Ok(()));
+        assert_eq!(game.clocks[Color::Red.index()], ms(700));
         assert_eq!(game.worst_overrun_ms, Some(-600));
-        assert_eq!(
-            game.charge_clock(Duration::from_millis(751)),
-            Err(Termination::TimeForfeit)
-        );
-        let depth = MatchConfig::new(MoveLimit::Depth(2));
-        let mut untimed = Game::new(&start, &depth);
+        assert_eq!(game.charge_clock(ms(751)), Err(Termination::TimeForfeit));
+        // Black searches to a depth: no clock is charged.
+        game.pos.make_move(game.pos.parse_move("h2e2").unwrap());
+        assert_eq!(game.charge_clock(Duration::from_secs(100)), Ok(()));
+        let mut untimed = Game::new(&start, [MoveLimit::Depth(2); 2], &cfg);
         assert_eq!(untimed.charge_clock(Duration::from_secs(100)), Ok(()));
         assert_eq!(untimed.worst_overrun_ms, None);
+    }
+
+    #[test]
+    fn periods_refill_the_clock_and_a_time_a_move_forfeits_alone() {
+        let ms = Duration::from_millis;
+        let period = MoveLimit::Clock {
+            base: ms(1_000),
+            increment: Duration::ZERO,
+            moves: Some(2),
+            tolerance: ms(50),
+        };
+        let per_move = MoveLimit::MoveTime {
+            time: ms(300),
+            tolerance: ms(50),
+        };
+        let cfg = MatchConfig::default();
+        let start = Opening::default();
+        let mut game = Game::new(&start, [period, per_move], &cfg);
+        let reading = game.clock_reading();
+        assert_eq!(reading.moves_to_go, Some(2));
+        assert_eq!(
+            reading.times,
+            [ms(1_000), ms(1_000)],
+            "Black is shown Red's clock"
+        );
+        for (red, black) in [("h2e2", "h9g7"), ("h0g2", "i9h9")] {
+            assert_eq!(game.charge_clock(ms(300)), Ok(()));
+            game.pos.make_move(game.pos.parse_move(red).unwrap());
+            assert_eq!(game.charge_clock(ms(340)), Ok(()), "within the tolerance");
+            game.pos.make_move(game.pos.parse_move(black).unwrap());
+            assert_eq!(
+                game.clock_reading().moves_to_go,
+                Some(if red == "h2e2" { 1 } else { 2 })
+            );
+        }
+        // Two moves of 300 ms, then the period's second second.
+        assert_eq!(game.clocks[Color::Red.index()], ms(1_400));
+        assert_eq!(game.worst_overrun_ms, Some(40));
+        game.pos.make_move(game.pos.parse_move("i0h0").unwrap());
+        assert_eq!(game.charge_clock(ms(351)), Err(Termination::TimeForfeit));
+    }
+
+    #[test]
+    fn tables_end_games_they_hold_when_sure() {
+        // No table is loaded: two bare kings are a draw by material alone.
+        let tables = Tablebase::new();
+        let rules = EndRules::default();
+        let kings = Position::from_fen("4k4/9/9/9/9/9/9/9/9/3K5 w").unwrap();
+        assert_eq!(
+            adjudicate_by_tables(&kings, &tables, &rules),
+            Some((GameResult::Draw, Termination::TablesAdjudication))
+        );
+        let rook = Position::from_fen("4k4/9/9/9/9/9/9/9/9/3K1R3 w").unwrap();
+        assert_eq!(
+            adjudicate_by_tables(&rook, &tables, &rules),
+            None,
+            "no KRK table here"
+        );
     }
 }

@@ -9,7 +9,10 @@ use std::fs::File;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::game::{GameRecord, MoveStats};
+use xqcore::GameResult;
+
+use crate::game::{GameRecord, MoveStats, Termination};
+use crate::run::PlayedGame;
 
 /// Longest movetext line written.
 const LINE_WIDTH: usize = 80;
@@ -22,8 +25,11 @@ pub struct PgnTags<'a> {
     pub date: &'a str,
     /// The game number.
     pub round: usize,
-    /// See [`crate::MoveLimit`]'s `Display`.
-    pub time_control: &'a str,
+    /// Red's and Black's time controls (see [`crate::MoveLimit`]'s
+    /// `Display`): one `TimeControl` tag when they are the same, else
+    /// `RedTimeControl` and `BlackTimeControl` (as cutechess writes
+    /// `WhiteTimeControl` and `BlackTimeControl`).
+    pub time_controls: [&'a str; 2],
 }
 
 /// The game as PGN text, ending with an empty line.
@@ -43,10 +49,14 @@ pub fn format_game(record: &GameRecord, tags: &PgnTags) -> String {
         // The notation of the moves: readers that do not detect it (the
         // Python `cchess` library) read no move of an ICCS game without it.
         ("Format", "ICCS"),
-        ("TimeControl", tags.time_control),
-        ("Termination", termination.as_str()),
-        ("Opening", &opening),
     ];
+    let [red_tc, black_tc] = tags.time_controls;
+    if red_tc == black_tc {
+        tag_pairs.push(("TimeControl", red_tc));
+    } else {
+        tag_pairs.extend([("RedTimeControl", red_tc), ("BlackTimeControl", black_tc)]);
+    }
+    tag_pairs.extend([("Termination", termination.as_str()), ("Opening", &opening)]);
     if let Some(fen) = &record.opening.fen {
         tag_pairs.extend([("SetUp", "1"), ("FEN", fen.as_str())]);
     }
@@ -170,6 +180,119 @@ pub fn append_game(file: &mut File, game_text: &str) -> std::io::Result<()> {
     file.flush()
 }
 
+/// The finished games of a PGN text that [`format_game`] wrote, as a
+/// resumed tournament needs them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedGames {
+    pub games: Vec<PlayedGame>,
+    /// The length in bytes of the text up to the end of its last complete
+    /// game: shorter than the text when the last game was cut off as it
+    /// was written (the runner killed).
+    pub complete_len: usize,
+}
+
+/// A game of a PGN text that cannot be taken as one of a tournament's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("game {index} (line {line}): {reason}")]
+pub struct UnreadableGame {
+    /// 1-based number of the game in the text.
+    pub index: usize,
+    /// 1-based line where it starts.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Reads back the games of a tournament's PGN: each game's number
+/// (`Round`), engines, result and kind of end. A last game without its
+/// result at the end of its move text is cut off and left out.
+///
+/// # Errors
+///
+/// A complete game without the tags this module writes, or a game cut off
+/// before the last.
+pub fn read_played_games(text: &str) -> Result<PlayedGames, UnreadableGame> {
+    let chunks = xqrecords::pgn::split(text);
+    let mut played = PlayedGames {
+        games: Vec::new(),
+        complete_len: 0,
+    };
+    for (i, chunk) in chunks.iter().enumerate() {
+        let unreadable = |reason: &str| UnreadableGame {
+            index: chunk.index,
+            line: chunk.line,
+            reason: reason.to_string(),
+        };
+        let tags = read_tags(chunk.text);
+        let tag = |name: &str| {
+            tags.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let result = tag("Result").and_then(|r| r.parse::<GameResult>().ok());
+        let complete = result.is_some_and(|r| {
+            r != GameResult::Unknown && chunk.text.trim_end().ends_with(&r.to_string())
+        });
+        if !complete {
+            if i + 1 == chunks.len() {
+                break;
+            }
+            return Err(unreadable("cut off before its result"));
+        }
+        let number = tag("Round")
+            .and_then(|r| r.parse::<usize>().ok())
+            .ok_or_else(|| unreadable("no game number (Round tag)"))?;
+        let (Some(red), Some(black)) = (tag("Red"), tag("Black")) else {
+            return Err(unreadable("no Red or Black tag"));
+        };
+        let ending = tag("Termination")
+            .and_then(Termination::kind_of_text)
+            .ok_or_else(|| unreadable("no Termination tag the runner writes"))?;
+        played.games.push(PlayedGame {
+            number,
+            result: result.expect("complete"),
+            ending: ending.to_string(),
+            players: Some([red.to_string(), black.to_string()]),
+        });
+        played.complete_len =
+            chunk.text.as_ptr() as usize - text.as_ptr() as usize + chunk.text.len();
+    }
+    Ok(played)
+}
+
+/// The tag pairs at the head of a game's text, values unescaped.
+fn read_tags(game: &str) -> Vec<(String, String)> {
+    let mut tags = Vec::new();
+    for line in game.lines().map(str::trim) {
+        let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
+            if line.is_empty() {
+                continue;
+            }
+            break;
+        };
+        let Some((name, quoted)) = inner.split_once(' ') else {
+            continue;
+        };
+        let Some(value) = quoted
+            .trim()
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let mut unescaped = String::with_capacity(value.len());
+        let mut chars = value.chars();
+        while let Some(c) = chars.next() {
+            unescaped.push(if c == '\\' {
+                chars.next().unwrap_or(c)
+            } else {
+                c
+            });
+        }
+        tags.push((name.to_string(), unescaped));
+    }
+    tags
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,7 +341,7 @@ mod tests {
             event: "xqmatch",
             date: "2024.02.29",
             round: 3,
-            time_control: "10+0.1",
+            time_controls: ["10+0.1"; 2],
         };
         let expected = "[Event \"xqmatch\"]\n\
                         [Site \"?\"]\n\
@@ -266,7 +389,7 @@ mod tests {
                 event: "e",
                 date: "2024.01.01",
                 round: 1,
-                time_control: "depth=3",
+                time_controls: ["depth=3"; 2],
             },
         );
         assert!(
@@ -294,7 +417,7 @@ mod tests {
             event: "e",
             date: "2024.01.01",
             round: 1,
-            time_control: "depth=3",
+            time_controls: ["depth=3"; 2],
         };
         let text = format_game(&game, &tags);
         let movetext: Vec<&str> = text.split("\n\n").nth(1).unwrap().lines().collect();
@@ -313,5 +436,57 @@ mod tests {
         assert_eq!(pgn_date(951_782_400), "2000.02.29");
         assert_eq!(pgn_date(1_700_000_000), "2023.11.14");
         assert_eq!(pgn_date(4_107_542_399), "2100.02.28");
+    }
+
+    #[test]
+    fn played_games_are_read_back_and_a_cut_game_left_out() {
+        let tags = |round| PgnTags {
+            event: "xqmatch",
+            date: "2026.11.28",
+            round,
+            time_controls: ["10+0.1"; 2],
+        };
+        let won = record(
+            "h2e2",
+            "h9g7",
+            GameResult::RedWins,
+            Termination::ResignAdjudication,
+        );
+        let illegal = record(
+            "",
+            "h2e2",
+            GameResult::RedWins,
+            Termination::IllegalMove("a0a5".into()),
+        );
+        let text = format_game(&won, &tags(3)) + &format_game(&illegal, &tags(1));
+        let played = read_played_games(&text).unwrap();
+        assert_eq!(played.complete_len, text.len());
+        assert_eq!(
+            played.games[0],
+            PlayedGame {
+                number: 3,
+                result: GameResult::RedWins,
+                ending: "resign adjudication".into(),
+                players: Some([
+                    "xqengine 0.1.0 (engine1)".into(),
+                    "Fairy-Stockfish \"wasm\"".into()
+                ]),
+            }
+        );
+        assert_eq!(played.games[1].ending, "illegal move");
+        // The runner killed while it wrote game 2: that game is left out.
+        let whole = format_game(&won, &tags(2));
+        let cut = format!("{text}{}", &whole[..whole.len() - 5]);
+        let played = read_played_games(&cut).unwrap();
+        assert_eq!(played.games.len(), 2);
+        assert_eq!(played.complete_len, text.len());
+        // A cut game followed by others is not the runner's writing.
+        let e = read_played_games(&format!("{cut}\n{whole}")).unwrap_err();
+        assert_eq!(e.index, 3);
+        assert_eq!(e.reason, "cut off before its result");
+        let untagged = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. h2e2 1-0\n";
+        let e = read_played_games(untagged).unwrap_err();
+        assert_eq!(e.to_string(), "game 1 (line 1): no game number (Round tag)");
+        assert_eq!(read_played_games("").unwrap().games, []);
     }
 }

@@ -57,35 +57,65 @@ impl Protocol {
         }
     }
 
-    /// The `go` command of a clock game for `side`, with both sides'
-    /// remaining time. UCCI engines are given their own clock only (`go
-    /// time T increment I`), in milliseconds when `millis` (the engine
-    /// took `usemillisec`), else in seconds; UCI engines both clocks in
-    /// milliseconds (`go wtime W btime B winc I binc I`).
-    pub fn go_clock(
-        self,
-        side: Color,
-        clocks: [Duration; 2],
-        increment: Duration,
-        millis: bool,
-    ) -> String {
+    /// The `go` command of a clock game for `side`. UCCI engines are given
+    /// their own clock only (`go time T increment I`, or `go time T
+    /// movestogo N` in a period of moves), in milliseconds when `millis`
+    /// (the engine took `usemillisec`), else in seconds; UCI engines both
+    /// clocks in milliseconds (`go wtime W btime B winc I binc J [movestogo
+    /// N]`).
+    pub fn go_clock(self, side: Color, clock: &ClockReading, millis: bool) -> String {
         match self {
-            Protocol::Ucci if millis => format!(
-                "go time {} increment {}",
-                clocks[side.index()].as_millis(),
-                increment.as_millis()
-            ),
-            Protocol::Ucci => format!(
-                "go time {:.3} increment {:.3}",
-                clocks[side.index()].as_secs_f64(),
-                increment.as_secs_f64()
-            ),
+            Protocol::Ucci => {
+                let time = ucci_time(clock.times[side.index()], millis);
+                match clock.moves_to_go {
+                    Some(moves) => format!("go time {time} movestogo {moves}"),
+                    None => {
+                        let increment = ucci_time(clock.increments[side.index()], millis);
+                        format!("go time {time} increment {increment}")
+                    }
+                }
+            }
             Protocol::Uci => {
-                let [red, black] = clocks.map(|c| c.as_millis());
-                let inc = increment.as_millis();
-                format!("go wtime {red} btime {black} winc {inc} binc {inc}")
+                let [red, black] = clock.times.map(|c| c.as_millis());
+                let [red_inc, black_inc] = clock.increments.map(|c| c.as_millis());
+                let mut go =
+                    format!("go wtime {red} btime {black} winc {red_inc} binc {black_inc}");
+                if let Some(moves) = clock.moves_to_go {
+                    go.push_str(&format!(" movestogo {moves}"));
+                }
+                go
             }
         }
+    }
+
+    /// The `go` command for a fixed time a move: UCI's `go movetime MS`;
+    /// UCCI has none, so its engines are told the move is the last of a
+    /// period (`go time T movestogo 1`).
+    pub fn go_move_time(self, time: Duration, millis: bool) -> String {
+        match self {
+            Protocol::Ucci => format!("go time {} movestogo 1", ucci_time(time, millis)),
+            Protocol::Uci => format!("go movetime {}", time.as_millis()),
+        }
+    }
+}
+
+/// The clocks of a game as a `go` command tells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    /// Red's and Black's time left.
+    pub times: [Duration; 2],
+    /// Red's and Black's increment a move.
+    pub increments: [Duration; 2],
+    /// Moves the side to move has left in its period, in a game of periods.
+    pub moves_to_go: Option<u32>,
+}
+
+/// A UCCI time: milliseconds, or seconds to the millisecond.
+fn ucci_time(time: Duration, millis: bool) -> String {
+    if millis {
+        time.as_millis().to_string()
+    } else {
+        format!("{:.3}", time.as_secs_f64())
     }
 }
 
@@ -325,19 +355,44 @@ mod tests {
 
     #[test]
     fn go_commands_follow_the_protocol() {
-        let clocks = [Duration::from_millis(9_500), Duration::from_millis(10_250)];
-        let inc = Duration::from_millis(100);
+        let ms = Duration::from_millis;
+        let mut clock = ClockReading {
+            times: [ms(9_500), ms(10_250)],
+            increments: [ms(100), ms(300)],
+            moves_to_go: None,
+        };
         assert_eq!(
-            Protocol::Ucci.go_clock(Color::Black, clocks, inc, true),
-            "go time 10250 increment 100"
+            Protocol::Ucci.go_clock(Color::Black, &clock, true),
+            "go time 10250 increment 300"
         );
         assert_eq!(
-            Protocol::Ucci.go_clock(Color::Red, clocks, inc, false),
+            Protocol::Ucci.go_clock(Color::Red, &clock, false),
             "go time 9.500 increment 0.100"
         );
         assert_eq!(
-            Protocol::Uci.go_clock(Color::Black, clocks, inc, true),
-            "go wtime 9500 btime 10250 winc 100 binc 100"
+            Protocol::Uci.go_clock(Color::Black, &clock, true),
+            "go wtime 9500 btime 10250 winc 100 binc 300"
+        );
+        clock.moves_to_go = Some(7);
+        assert_eq!(
+            Protocol::Ucci.go_clock(Color::Red, &clock, true),
+            "go time 9500 movestogo 7"
+        );
+        assert_eq!(
+            Protocol::Uci.go_clock(Color::Red, &clock, true),
+            "go wtime 9500 btime 10250 winc 100 binc 300 movestogo 7"
+        );
+        assert_eq!(
+            Protocol::Uci.go_move_time(ms(1_500), false),
+            "go movetime 1500"
+        );
+        assert_eq!(
+            Protocol::Ucci.go_move_time(ms(1_500), false),
+            "go time 1.500 movestogo 1"
+        );
+        assert_eq!(
+            Protocol::Ucci.go_move_time(ms(1_500), true),
+            "go time 1500 movestogo 1"
         );
     }
 

@@ -1,37 +1,44 @@
-//! The text lines `xqmatch` prints: one per game, the summary, the SPRT.
+//! The text `xqmatch` prints: a line a game, the standings with their
+//! crosstable, and for two engines the score, the game pairs and the SPRT.
 
-use crate::run::{FinishedGame, MatchReport};
-use crate::stats::{elo_estimate, likelihood_of_superiority, Sprt, Tally};
+use crate::rating::fit_ratings;
+use crate::run::{FinishedGame, Results, TournamentReport};
+use crate::stats::{elo_estimate, likelihood_of_superiority, Pentanomial, Sprt, Tally};
 
-/// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms];
-/// engine1 +W =D -L (S %)[; memory kB anon/peak A/P, A/P]`.
-pub fn game_line(game: &FinishedGame, tally: &Tally) -> String {
+/// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms]`,
+/// then for two engines `; engine1 +W =D -L (S %)`, and the memory when the
+/// system tells (`; memory kB anon/peak A/P, A/P`, Red's then Black's).
+pub fn game_line(game: &FinishedGame, results: &Results) -> String {
     let record = &game.record;
     let plies = record.plies();
     let overrun = record
         .worst_overrun_ms
         .map_or(String::new(), |ms| format!(", worst clock overrun {ms} ms"));
+    let score = if results.table.players() == 2 {
+        format!("; {}", tally_text(&results.first_engine()))
+    } else {
+        String::new()
+    };
     format!(
-        "game {:>3}: {} - {}: {} ({}) after {plies} plies{overrun}; {}{}",
+        "game {:>3}: {} - {}: {} ({}) after {plies} plies{overrun}{score}{}",
         game.number,
         record.red,
         record.black,
         record.result,
         record.termination,
-        tally_text(tally),
         memory_text(game),
     )
 }
 
-/// `; memory kB anon/peak A/P, A/P` for the first and the second engine, when
-/// the system tells.
+/// `; memory kB anon/peak A/P, A/P` for Red's and Black's engine, when the
+/// system tells.
 fn memory_text(game: &FinishedGame) -> String {
-    let [Some(first), Some(second)] = game.memory else {
+    let [Some(red), Some(black)] = game.memory else {
         return String::new();
     };
     format!(
         "; memory kB anon/peak {}/{}, {}/{}",
-        first.anon_kb, first.peak_kb, second.anon_kb, second.peak_kb
+        red.anon_kb, red.peak_kb, black.anon_kb, black.peak_kb
     )
 }
 
@@ -62,9 +69,108 @@ pub fn summary_line(tally: &Tally) -> String {
     )
 }
 
+/// `pentanomial: 0 a, 0.5 b, 1 c, 1.5 d, 2 e (N pairs of games, engine1's points a pair)`.
+pub fn pairs_line(pairs: &Pentanomial) -> String {
+    let counts: Vec<String> = pairs
+        .counts
+        .iter()
+        .enumerate()
+        .map(|(k, n)| format!("{} {n}", k as f64 / 2.0))
+        .collect();
+    format!(
+        "pentanomial: {} ({} pairs of games, engine1's points a pair)",
+        counts.join(", "),
+        pairs.pairs()
+    )
+}
+
+/// The standings: every engine by its rating fitted on all games (see
+/// [`crate::rating`]), with its 95 % margin, games, score and draws.
+pub fn standings(results: &Results) -> String {
+    let names = &results.names;
+    let ratings = fit_ratings(&results.table);
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| ratings[b].elo.total_cmp(&ratings[a].elo));
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let mut text = format!(
+        "{:>4}  {:<width$}  {:>7}  {:>6}  {:>5}  {:>7}  {:>7}\n",
+        "Rank", "Name", "Elo", "+/-", "Games", "Score", "Draws"
+    );
+    for (rank, &i) in order.iter().enumerate() {
+        let tally = results.table.total(i);
+        let draws = if tally.games() == 0 {
+            0.0
+        } else {
+            100.0 * f64::from(tally.draws) / f64::from(tally.games())
+        };
+        text.push_str(&format!(
+            "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>5}  {:>5.1} %  {:>5.1} %\n",
+            rank + 1,
+            names[i],
+            ratings[i].elo,
+            ratings[i].margin,
+            tally.games(),
+            tally.percent(),
+            draws,
+        ));
+    }
+    text
+}
+
+/// The crosstable: each engine's results against each other one, from the
+/// row's side, `+W =D -L`.
+pub fn crosstable(results: &Results) -> String {
+    let names = &results.names;
+    let n = names.len();
+    let cell = |i: usize, j: usize| {
+        if i == j {
+            return "-".to_string();
+        }
+        let t = results.table.against(i, j);
+        if t.games() == 0 {
+            String::new()
+        } else {
+            format!("+{} ={} -{}", t.wins, t.draws, t.losses)
+        }
+    };
+    let cells: Vec<Vec<String>> = (0..n)
+        .map(|i| (0..n).map(|j| cell(i, j)).collect())
+        .collect();
+    let column = cells
+        .iter()
+        .flatten()
+        .map(String::len)
+        .max()
+        .unwrap_or(1)
+        .max(3);
+    let width = names.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    let mut text = format!("{:>3}  {:<width$}", "", "");
+    for j in 0..n {
+        text.push_str(&format!("  {:>column$}", j + 1));
+    }
+    text.push('\n');
+    for (i, row) in cells.iter().enumerate() {
+        text.push_str(&format!("{:>3}  {:<width$}", i + 1, names[i]));
+        for c in row {
+            text.push_str(&format!("  {c:>column$}"));
+        }
+        text.push('\n');
+    }
+    text
+}
+
 /// `ended by: KIND N, KIND N, ...`, the most common first.
-pub fn endings_line(report: &MatchReport) -> String {
-    let mut endings: Vec<(&str, u32)> = report.endings.iter().map(|(&k, &n)| (k, n)).collect();
+pub fn endings_line(results: &Results) -> String {
+    let mut endings: Vec<(&str, u32)> = results
+        .endings
+        .iter()
+        .map(|(k, &n)| (k.as_str(), n))
+        .collect();
     endings.sort_by_key(|&(kind, n)| (std::cmp::Reverse(n), kind));
     let counts: Vec<String> = endings
         .iter()
@@ -73,16 +179,17 @@ pub fn endings_line(report: &MatchReport) -> String {
     format!("ended by: {}", counts.join(", "))
 }
 
-/// `SPRT: VERDICT, LLR x after N games (bounds a, b; elo0 e0, elo1 e1)`; when
-/// games finished after the decision, also the LLR over all of them.
-pub fn sprt_line(sprt: &Sprt, report: &MatchReport) -> String {
+/// `SPRT: VERDICT, LLR x after N games (bounds a, b; elo0 e0, elo1 e1;
+/// pentanomial)`; when games finished after the decision, also the LLR
+/// over all of them.
+pub fn sprt_line(sprt: &Sprt, report: &TournamentReport) -> String {
     let (lower, upper) = sprt.bounds();
     let hypotheses = format!(
-        "(bounds {lower:.2}, {upper:.2}; elo0 {}, elo1 {})",
+        "(bounds {lower:.2}, {upper:.2}; elo0 {}, elo1 {}; game pairs)",
         sprt.elo0, sprt.elo1
     );
-    let games = report.tally.games();
-    let final_llr = sprt.llr(&report.tally);
+    let games = report.results.table.games();
+    let final_llr = sprt.llr_pentanomial(&report.results.pairs_of(0, 1));
     match report.sprt_decision {
         None => format!("SPRT: inconclusive, LLR {final_llr:.2} after {games} games {hypotheses}"),
         Some(decision) => {
@@ -103,7 +210,8 @@ mod tests {
     use super::*;
     use crate::game::{GameRecord, Termination};
     use crate::run::SprtDecision;
-    use crate::stats::SprtVerdict;
+    use crate::stats::{GameScore, SprtVerdict};
+    use crate::tournament::{Format, OpeningOrder, Pairings};
     use xqcore::GameResult;
     use xqrecords::Opening;
 
@@ -115,11 +223,32 @@ mod tests {
         }
     }
 
+    /// The results of `players` engines' round robin of `games` games an
+    /// encounter, each result `result`.
+    fn results(players: usize, games: usize, result: impl Fn(usize) -> GameResult) -> Results {
+        let pairings = Pairings {
+            format: Format::RoundRobin,
+            rounds: 1,
+            games,
+            order: OpeningOrder::Sequential,
+        };
+        let names = ["Alpha", "Beta", "Gamma", "Delta"][..players]
+            .iter()
+            .map(|n| n.to_string());
+        let mut results = Results::new(names.collect());
+        for game in pairings.schedule(players, 0) {
+            results.add(&game, result(game.number), "resignation");
+        }
+        results
+    }
+
     #[test]
     fn game_line_names_result_and_reason() {
         let game = FinishedGame {
             number: 7,
-            first_is_red: false,
+            red: 1,
+            black: 0,
+            pair: Some(3),
             record: GameRecord {
                 red: "B".into(),
                 black: "A".into(),
@@ -132,10 +261,16 @@ mod tests {
             },
             memory: [None, None],
         };
+        let won = results(2, 1, |_| GameResult::RedWins);
         assert_eq!(
-            game_line(&game, &tally(1, 0, 0)),
+            game_line(&game, &won),
             "game   7: B - A: 0-1 (time forfeit) after 0 plies, worst clock overrun 312 ms; \
              engine1 +1 =0 -0 (100.0 %)"
+        );
+        let three = results(3, 1, |_| GameResult::RedWins);
+        assert_eq!(
+            game_line(&game, &three),
+            "game   7: B - A: 0-1 (time forfeit) after 0 plies, worst clock overrun 312 ms"
         );
     }
 
@@ -156,45 +291,94 @@ mod tests {
     }
 
     #[test]
-    fn endings_are_counted_most_common_first() {
-        let report = MatchReport {
-            endings: [
-                ("resignation", 3),
-                ("draw adjudication", 5),
-                ("length cap", 3),
-            ]
-            .into(),
-            ..MatchReport::default()
-        };
+    fn pairs_and_endings_are_counted() {
+        let mut pairs = Pentanomial::default();
+        pairs.add(GameScore::Win, GameScore::Draw);
+        pairs.add(GameScore::Loss, GameScore::Win);
         assert_eq!(
-            endings_line(&report),
+            pairs_line(&pairs),
+            "pentanomial: 0 0, 0.5 0, 1 1, 1.5 1, 2 0 (2 pairs of games, engine1's points a pair)"
+        );
+        let mut results = Results::default();
+        for (kind, n) in [
+            ("resignation", 3),
+            ("draw adjudication", 5),
+            ("length cap", 3),
+        ] {
+            results.endings.insert(kind.to_string(), n);
+        }
+        assert_eq!(
+            endings_line(&results),
             "ended by: draw adjudication 5, length cap 3, resignation 3"
+        );
+    }
+
+    #[test]
+    fn standings_rank_by_rating_and_the_crosstable_reads_by_row() {
+        // Games 1-2: engines 0 and 1 win a game each (as Red); 3-4: engine
+        // 0 beats 2 twice; 5-6: engines 1 and 2 draw twice.
+        let results = results(3, 2, |number| match number {
+            1..=3 => GameResult::RedWins,
+            4 => GameResult::BlackWins,
+            _ => GameResult::Draw,
+        });
+        let table = standings(&results);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[0].starts_with("Rank  Name"), "{table}");
+        assert!(lines[1].contains("Alpha"), "{table}");
+        assert!(lines[1].contains("75.0 %"), "{table}");
+        let cross = crosstable(&results);
+        let rows: Vec<&str> = cross.lines().collect();
+        assert_eq!(rows.len(), 4, "{cross}");
+        assert!(rows[1].starts_with("  1  Alpha"), "{cross}");
+        assert!(
+            rows[1].contains("+1 =0 -1") && rows[1].contains("+2 =0 -0"),
+            "{cross}"
+        );
+        assert!(
+            rows[3].contains("+0 =0 -2") && rows[3].contains("+0 =2 -0"),
+            "{cross}"
         );
     }
 
     #[test]
     fn sprt_line_reports_verdict_and_llr() {
         let sprt = Sprt::new(0.0, 10.0).unwrap();
-        let undecided = MatchReport {
-            tally: tally(2, 1, 1),
-            ..MatchReport::default()
+        let undecided = TournamentReport {
+            results: results(2, 4, |n| {
+                if n == 3 {
+                    GameResult::RedWins
+                } else {
+                    GameResult::Draw
+                }
+            }),
+            ..TournamentReport::default()
         };
-        assert_eq!(
-            sprt_line(&sprt, &undecided),
-            "SPRT: inconclusive, LLR 0.04 after 4 games (bounds -2.94, 2.94; elo0 0, elo1 10)"
+        let line = sprt_line(&sprt, &undecided);
+        assert!(line.starts_with("SPRT: inconclusive, LLR "), "{line}");
+        assert!(
+            line.ends_with(" after 4 games (bounds -2.94, 2.94; elo0 0, elo1 10; game pairs)"),
+            "{line}"
         );
-        let decided = MatchReport {
-            tally: tally(300, 20, 20),
+        let decided = TournamentReport {
+            results: results(2, 340, |n| {
+                if n % 2 == 1 {
+                    GameResult::RedWins
+                } else {
+                    GameResult::Draw
+                }
+            }),
             sprt_decision: Some(SprtDecision {
                 verdict: SprtVerdict::AcceptH1,
                 llr: 2.95,
-                games: 339,
+                games: 338,
             }),
-            ..MatchReport::default()
+            ..TournamentReport::default()
         };
         let line = sprt_line(&sprt, &decided);
         assert!(
-            line.starts_with("SPRT: H1 accepted, LLR 2.95 after 339 games (bounds"),
+            line.starts_with("SPRT: H1 accepted, LLR 2.95 after 338 games (bounds"),
             "{line}"
         );
         assert!(line.contains("over all 340 games"), "{line}");

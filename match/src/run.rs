@@ -1,10 +1,17 @@
-//! A match: games handed out to up to `concurrency` workers, each game
-//! with its own two engine processes (or a pair kept for all of a worker's
-//! games), results counted as they come in, and the SPRT consulted after
-//! each one.
+//! A tournament: its scheduled games handed out to up to `concurrency`
+//! workers, each game with its own two engine processes (or ones a worker
+//! keeps for all its games), results counted as they come in, and the
+//! SPRT consulted after each one.
+//!
+//! Every engine is started once before the first game, so that a command
+//! or an option that cannot work stops the tournament at once. After that
+//! an engine's faults are its own: one that crashes, hangs, answers with
+//! an illegal move or garbage, or cannot be restarted loses that game, and
+//! the tournament goes on with a fresh process.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
@@ -12,48 +19,183 @@ use xqcore::GameResult;
 use xqrecords::Opening;
 
 use crate::engine::{EngineError, EngineProcess, EngineSpec, Memory};
-use crate::game::{play_game, GameRecord, MatchConfig, Termination};
-use crate::stats::{GameScore, Sprt, SprtVerdict, Tally};
+use crate::game::{play_game, GameRecord, MatchConfig, MoveLimit, Termination};
+use crate::rating::Crosstable;
+use crate::stats::{GameScore, Pentanomial, Sprt, SprtVerdict, Tally};
+use crate::tournament::ScheduledGame;
 
-/// Everything a match needs.
+/// One engine of a tournament.
 #[derive(Clone, Debug)]
-pub struct MatchSpec {
-    /// The first and the second engine; scores are from the first's side.
-    pub engines: [EngineSpec; 2],
-    /// Opening lines; games 2k and 2k+1 play line k with colours swapped.
-    /// Empty means the start position.
+pub struct Player {
+    pub engine: EngineSpec,
+    /// Its name in results and PGN; `None` takes the name the engine gives.
+    pub name: Option<String>,
+    /// Its time control.
+    pub limit: MoveLimit,
+}
+
+impl Player {
+    /// An engine under its own name at `limit`.
+    pub fn new(engine: EngineSpec, limit: MoveLimit) -> Player {
+        Player {
+            engine,
+            name: None,
+            limit,
+        }
+    }
+}
+
+/// Everything a tournament needs.
+#[derive(Clone, Debug)]
+pub struct TournamentSpec {
+    pub players: Vec<Player>,
+    /// Where games start (see [`ScheduledGame::opening`]); empty means the
+    /// start position.
     pub openings: Vec<Opening>,
-    pub games: usize,
+    /// The games, from [`crate::Pairings::schedule`].
+    pub schedule: Vec<ScheduledGame>,
     /// Games played at once (at least 1).
     pub concurrency: usize,
     pub config: MatchConfig,
-    /// Stop starting games once this test reaches a verdict.
+    /// With two engines: stop starting games once this test, on the game
+    /// pairs, reaches a verdict.
     pub sprt: Option<Sprt>,
-    /// Keep each worker's two engine processes for all its games (telling
-    /// them a new game starts), instead of starting fresh ones every game:
-    /// a test of engines that run for hours.
+    /// Keep each worker's engine processes for all its games (telling them
+    /// a new game starts), instead of starting fresh ones every game: a
+    /// test of engines that run for hours.
     pub keep_engines: bool,
 }
 
-/// A game of a match.
+impl TournamentSpec {
+    /// A match of two engines at the same time control: `games` games, each
+    /// opening played with both colours in turn, the first engine Red
+    /// first; one game at a time, no adjudication beyond the rules.
+    pub fn head_to_head(
+        engines: [EngineSpec; 2],
+        limit: MoveLimit,
+        openings: Vec<Opening>,
+        games: usize,
+    ) -> TournamentSpec {
+        let pairings = crate::tournament::Pairings {
+            format: crate::tournament::Format::RoundRobin,
+            rounds: 1,
+            games,
+            order: crate::tournament::OpeningOrder::Sequential,
+        };
+        TournamentSpec {
+            schedule: pairings.schedule(2, openings.len()),
+            players: engines.map(|engine| Player::new(engine, limit)).to_vec(),
+            openings,
+            concurrency: 1,
+            config: MatchConfig::default(),
+            sprt: None,
+            keep_engines: false,
+        }
+    }
+}
+
+/// A game of a tournament.
 #[derive(Clone, Debug)]
 pub struct FinishedGame {
-    /// 1-based game number, in the order games were scheduled.
+    /// 1-based game number, in schedule order.
     pub number: usize,
-    pub first_is_red: bool,
+    /// The engines that played Red and Black.
+    pub red: usize,
+    pub black: usize,
+    /// See [`ScheduledGame::pair`].
+    pub pair: Option<usize>,
     pub record: GameRecord,
-    /// The first and the second engine's memory once the game ended.
+    /// Red's and Black's engine memory once the game ended.
     pub memory: [Option<Memory>; 2],
 }
 
 impl FinishedGame {
-    /// The game's result from the first engine's side.
-    pub fn first_engine_score(&self) -> GameScore {
-        match (self.record.result, self.first_is_red) {
-            (GameResult::Draw | GameResult::Unknown, _) => GameScore::Draw,
-            (GameResult::RedWins, true) | (GameResult::BlackWins, false) => GameScore::Win,
-            (GameResult::RedWins, false) | (GameResult::BlackWins, true) => GameScore::Loss,
+    /// The game's result from `engine`'s side (which played it).
+    pub fn score_of(&self, engine: usize) -> GameScore {
+        score_for(self.record.result, engine == self.red)
+    }
+}
+
+/// A result from Red's side (`red`) or Black's.
+fn score_for(result: GameResult, red: bool) -> GameScore {
+    match (result, red) {
+        (GameResult::Draw | GameResult::Unknown, _) => GameScore::Draw,
+        (GameResult::RedWins, true) | (GameResult::BlackWins, false) => GameScore::Win,
+        (GameResult::RedWins, false) | (GameResult::BlackWins, true) => GameScore::Loss,
+    }
+}
+
+/// A game finished in an earlier run of the same tournament (read back
+/// from its PGN to resume it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedGame {
+    /// Its number in the schedule.
+    pub number: usize,
+    pub result: GameResult,
+    /// Its [`Termination::kind`].
+    pub ending: String,
+    /// The names of the engines that played Red and Black, when known: a
+    /// resumed tournament refuses games its engines did not play.
+    pub players: Option<[String; 2]>,
+}
+
+/// The results so far.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    /// The engines' names, as results and PGN give them.
+    pub names: Vec<String>,
+    /// Every game, by the pair of engines.
+    pub table: Crosstable,
+    /// Completed pairs of games, by encounter `(a, b)` with `a < b`, from
+    /// `a`'s side.
+    pub pairs: BTreeMap<(usize, usize), Pentanomial>,
+    /// The first game of pairs whose second has not finished: the lower
+    /// engine's score.
+    halves: HashMap<usize, GameScore>,
+    /// How many games ended each way, by [`Termination::kind`].
+    pub endings: BTreeMap<String, u32>,
+}
+
+impl Results {
+    /// No results yet of the engines `names`.
+    pub fn new(names: Vec<String>) -> Results {
+        Results {
+            table: Crosstable::new(names.len()),
+            names,
+            ..Results::default()
         }
+    }
+
+    /// Counts game `game` of the schedule, which ended with `result`
+    /// (`ending` as [`Termination::kind`] says).
+    pub fn add(&mut self, game: &ScheduledGame, result: GameResult, ending: &str) {
+        let red_score = score_for(result, true);
+        self.table.add(game.red, game.black, red_score);
+        *self.endings.entry(ending.to_string()).or_default() += 1;
+        let (low, high) = (game.red.min(game.black), game.red.max(game.black));
+        let low_score = score_for(result, low == game.red);
+        if let Some(pair) = game.pair {
+            match self.halves.remove(&pair) {
+                Some(first) => self
+                    .pairs
+                    .entry((low, high))
+                    .or_default()
+                    .add(first, low_score),
+                None => {
+                    self.halves.insert(pair, low_score);
+                }
+            }
+        }
+    }
+
+    /// The first engine's games: against the second, in a match of two.
+    pub fn first_engine(&self) -> Tally {
+        self.table.total(0)
+    }
+
+    /// The completed pairs of engines `a` and `b` (`a < b`), from `a`'s side.
+    pub fn pairs_of(&self, a: usize, b: usize) -> Pentanomial {
+        self.pairs.get(&(a, b)).copied().unwrap_or_default()
     }
 }
 
@@ -66,13 +208,13 @@ pub struct SprtDecision {
     pub games: u32,
 }
 
-/// The error a game callback of [`run_match`] may return.
+/// The error a game callback of [`run_tournament`] may return.
 pub type CallbackError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Why a match stopped before its last game.
+/// Why a tournament stopped before its last game.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
-    /// An engine could not be started, or restarted for a new game.
+    /// An engine could not be started before the first game.
     #[error(transparent)]
     Engine(#[from] EngineError),
     /// A game panicked (a fault of the runner, not of the engines).
@@ -81,77 +223,179 @@ pub enum MatchError {
     /// The callback for a finished game failed (e.g. writing its PGN).
     #[error("{0}")]
     Callback(CallbackError),
+    /// A game played before is not the game the schedule has under its
+    /// number: another tournament's results.
+    #[error(
+        "game {number} was played by {found}, but this tournament has {scheduled} as game {number}"
+    )]
+    NotThisTournament {
+        number: usize,
+        found: String,
+        scheduled: String,
+    },
 }
 
-/// What a match produced.
+/// What a tournament produced.
 #[derive(Debug, Default)]
-pub struct MatchReport {
-    /// Every finished game, counted from the first engine's side.
-    pub tally: Tally,
-    /// How many games ended each way, by [`Termination::kind`].
-    pub endings: BTreeMap<&'static str, u32>,
+pub struct TournamentReport {
+    /// Every finished game, earlier runs' included.
+    pub results: Results,
     /// Set when the SPRT decided (no game was started after that).
     pub sprt_decision: Option<SprtDecision>,
-    /// The first error that stopped the match early (an engine that would not
-    /// start, a failing game callback).
+    /// The first error that stopped the tournament early (an engine that
+    /// would not start, a failing game callback).
     pub failure: Option<MatchError>,
+    /// Whether `stop` cut it short; games then in progress were abandoned.
+    pub interrupted: bool,
 }
 
-/// Plays the games of `spec` on up to `spec.concurrency` threads; engines are
-/// restarted for every game so none carries state over. The calling thread
-/// hands out the games one at a time, as earlier ones finish, and runs `each`
-/// for every finished game (in completion order, with the tally including that
-/// game). Once the SPRT decides, or `each` or an engine start fails, no new
-/// game starts; the running ones are finished and counted.
-pub fn run_match(
-    spec: &MatchSpec,
-    mut each: impl FnMut(&FinishedGame, &Tally) -> Result<(), CallbackError>,
-) -> MatchReport {
+/// Plays the games of `spec.schedule` that `played` does not hold (earlier
+/// runs' results, counted first), on up to `spec.concurrency` threads. The
+/// calling thread hands the games out one at a time, as earlier ones
+/// finish, and runs `each` for every finished game (in completion order,
+/// with the results including that game). Once the SPRT decides, `each`
+/// fails or an engine cannot start before the first game, no new game
+/// starts and the running ones are finished and counted; once `stop` is
+/// set, none starts and the running ones are abandoned at their next move.
+pub fn run_tournament(
+    spec: &TournamentSpec,
+    played: &[PlayedGame],
+    stop: &AtomicBool,
+    mut each: impl FnMut(&FinishedGame, &Results) -> Result<(), CallbackError>,
+) -> TournamentReport {
+    let mut report = TournamentReport {
+        results: Results::new(spec.players.iter().map(|_| String::new()).collect()),
+        ..TournamentReport::default()
+    };
+    match player_names(spec) {
+        Ok(names) => report.results.names = names,
+        Err(e) => {
+            report.failure = Some(e.into());
+            return report;
+        }
+    }
+    let done: HashMap<usize, &PlayedGame> = played.iter().map(|g| (g.number, g)).collect();
+    if let Err(e) = check_played(spec, &report.results.names, played) {
+        report.failure = Some(e);
+        return report;
+    }
+    for game in &spec.schedule {
+        if let Some(before) = done.get(&game.number) {
+            report.results.add(game, before.result, &before.ending);
+        }
+    }
+    report.sprt_decision = spec
+        .sprt
+        .and_then(|sprt| sprt_decision(&sprt, &report.results));
+    let queue: Vec<usize> = (0..spec.schedule.len())
+        .filter(|&i| !done.contains_key(&spec.schedule[i].number))
+        .collect();
+    if report.sprt_decision.is_some() || queue.is_empty() {
+        return report;
+    }
     let (jobs, job_queue) = channel();
     let job_queue = Mutex::new(job_queue);
     let (results, received) = channel();
-    let workers = spec.concurrency.clamp(1, spec.games.max(1));
+    let workers = spec.concurrency.clamp(1, queue.len());
+    let names = report.results.names.clone();
+    let names = &names;
+    let mut dispatcher = Dispatcher {
+        jobs: Some(jobs),
+        queue: queue.into_iter(),
+    };
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let results = results.clone();
             let job_queue = &job_queue;
-            scope.spawn(move || play_queued_games(spec, job_queue, results));
+            scope.spawn(move || play_queued_games(spec, names, job_queue, results, stop));
         }
         drop(results);
-        let mut dispatcher = Dispatcher::new(jobs, spec.games);
         for _ in 0..workers {
             dispatcher.send_next();
         }
-        collect_results(spec, received, dispatcher, &mut each)
-    })
+        collect_results(spec, received, dispatcher, stop, &mut report, &mut each);
+    });
+    report.interrupted = stop.load(Ordering::Relaxed);
+    report
 }
 
-/// Hands out game indices (0-based) to the workers.
+/// Checks that every game played before is in the schedule, played by the
+/// engines the schedule names.
+fn check_played(
+    spec: &TournamentSpec,
+    names: &[String],
+    played: &[PlayedGame],
+) -> Result<(), MatchError> {
+    for game in played {
+        let scheduled = spec.schedule.iter().find(|g| g.number == game.number);
+        let expected = scheduled.map(|g| [names[g.red].clone(), names[g.black].clone()]);
+        let matches = match (&game.players, &expected) {
+            (_, None) => false,
+            (Some(found), Some(expected)) => found == expected,
+            (None, Some(_)) => true,
+        };
+        if !matches {
+            let pair = |p: &[String; 2]| format!("{} (Red) and {} (Black)", p[0], p[1]);
+            return Err(MatchError::NotThisTournament {
+                number: game.number,
+                found: game.players.as_ref().map_or("unknown engines".into(), pair),
+                scheduled: expected.as_ref().map_or("no game".into(), pair),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Starts every engine once, to check it starts and takes its options, and
+/// returns the names results give them: the name set for it, else the one
+/// the engine gives; names two engines share get ` (engineN)`, N its
+/// 1-based place.
+fn player_names(spec: &TournamentSpec) -> Result<Vec<String>, EngineError> {
+    let mut names = Vec::new();
+    for player in &spec.players {
+        let name = match &player.name {
+            Some(name) => name.clone(),
+            None => EngineProcess::start(&player.engine)?.name.clone(),
+        };
+        if player.name.is_some() {
+            // Checked all the same: a bad command or option stops it now.
+            drop(EngineProcess::start(&player.engine)?);
+        }
+        names.push(name);
+    }
+    let shared: Vec<bool> = names
+        .iter()
+        .map(|n| names.iter().filter(|m| *m == n).count() > 1)
+        .collect();
+    Ok(names
+        .iter()
+        .zip(shared)
+        .enumerate()
+        .map(|(i, (name, shared))| {
+            if shared {
+                format!("{name} (engine{})", i + 1)
+            } else {
+                name.clone()
+            }
+        })
+        .collect())
+}
+
+/// Hands out schedule indices to the workers.
 struct Dispatcher {
     jobs: Option<Sender<usize>>,
-    next: usize,
-    games: usize,
+    queue: std::vec::IntoIter<usize>,
 }
 
 impl Dispatcher {
-    fn new(jobs: Sender<usize>, games: usize) -> Dispatcher {
-        Dispatcher {
-            jobs: Some(jobs),
-            next: 0,
-            games,
-        }
-    }
-
     /// Queues the next game, or closes the queue when all are out.
     fn send_next(&mut self) {
-        if self.next >= self.games {
-            self.close();
-            return;
-        }
-        if let Some(jobs) = &self.jobs {
-            if jobs.send(self.next).is_ok() {
-                self.next += 1;
+        let Some(jobs) = &self.jobs else { return };
+        match self.queue.next() {
+            Some(index) => {
+                let _ = jobs.send(index);
             }
+            None => self.close(),
         }
     }
 
@@ -161,100 +405,137 @@ impl Dispatcher {
     }
 }
 
+/// What a worker sends back for a game: finished, abandoned (`None`), or
+/// the runner's failure.
+type GameMessage = Result<Option<FinishedGame>, MatchError>;
+
 /// A worker: plays queued games until the queue is closed. A panicking game
 /// is reported as a failure rather than lost.
 fn play_queued_games(
-    spec: &MatchSpec,
+    spec: &TournamentSpec,
+    names: &[String],
     job_queue: &Mutex<Receiver<usize>>,
-    results: Sender<Result<FinishedGame, MatchError>>,
+    results: Sender<GameMessage>,
+    stop: &AtomicBool,
 ) {
-    let mut kept: Option<[EngineProcess; 2]> = None;
+    let mut kept: Vec<Option<EngineProcess>> = spec.players.iter().map(|_| None).collect();
     loop {
         let job = match job_queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
         let Ok(index) = job else { return };
-        let game = catch_unwind(AssertUnwindSafe(|| {
-            play_numbered_game(spec, index, &mut kept).map_err(MatchError::from)
-        }))
-        .unwrap_or_else(|_| Err(MatchError::Panicked(index + 1)));
-        if results.send(game).is_err() {
+        let game = &spec.schedule[index];
+        let message = if stop.load(Ordering::Relaxed) {
+            Ok(None)
+        } else {
+            catch_unwind(AssertUnwindSafe(|| {
+                Ok(play_scheduled_game(spec, names, game, &mut kept, stop))
+            }))
+            .unwrap_or_else(|_| Err(MatchError::Panicked(game.number)))
+        };
+        if results.send(message).is_err() {
             return;
         }
     }
 }
 
-/// Starts the two engines of a match.
-fn start_engines(spec: &MatchSpec) -> Result<[EngineProcess; 2], EngineError> {
-    let [first_spec, second_spec] = &spec.engines;
-    let mut first = EngineProcess::start(first_spec)?;
-    let mut second = EngineProcess::start(second_spec)?;
-    if first.name == second.name {
-        first.name.push_str(" (engine1)");
-        second.name.push_str(" (engine2)");
+/// An engine for a game: the one kept from the last, told a new game
+/// starts, or a fresh one named as results name it.
+fn engine_for(
+    spec: &TournamentSpec,
+    names: &[String],
+    player: usize,
+    kept: &mut [Option<EngineProcess>],
+) -> Result<EngineProcess, EngineError> {
+    if let Some(mut engine) = kept[player].take() {
+        if engine.new_game().is_ok() {
+            return Ok(engine);
+        }
     }
-    Ok([first, second])
+    let mut engine = EngineProcess::start(&spec.players[player].engine)?;
+    engine.name = names[player].clone();
+    Ok(engine)
 }
 
-/// Plays game `index` (0-based): the first engine is Red in even games.
-/// Engines are started for the game, or taken from `kept` and put back
-/// there when the match keeps them (unless the game ended by a failure,
-/// after which fresh ones start).
-fn play_numbered_game(
-    spec: &MatchSpec,
-    index: usize,
-    kept: &mut Option<[EngineProcess; 2]>,
-) -> Result<FinishedGame, EngineError> {
+/// Plays `game`; `None` when `stop` abandoned it. An engine that cannot
+/// be (re)started loses the game. Engines are put back in `kept` when the
+/// tournament keeps them, unless the game ended by a fault.
+fn play_scheduled_game(
+    spec: &TournamentSpec,
+    names: &[String],
+    game: &ScheduledGame,
+    kept: &mut [Option<EngineProcess>],
+    stop: &AtomicBool,
+) -> Option<FinishedGame> {
     let start = Opening::default();
-    let opening = match spec.openings.len() {
-        0 => &start,
-        n => &spec.openings[(index / 2) % n],
-    };
-    let [mut first, mut second] = match kept.take() {
-        Some(mut engines) => {
-            for e in &mut engines {
-                e.new_game()?;
-            }
-            engines
-        }
-        None => start_engines(spec)?,
-    };
-    let first_is_red = index.is_multiple_of(2);
-    let record = if first_is_red {
-        play_game(&mut first, &mut second, opening, &spec.config)
-    } else {
-        play_game(&mut second, &mut first, opening, &spec.config)
-    };
-    let memory = [first.memory(), second.memory()];
-    if spec.keep_engines && !matches!(record.termination, Termination::EngineFailure(_)) {
-        *kept = Some([first, second]);
-    }
-    Ok(FinishedGame {
-        number: index + 1,
-        first_is_red,
+    let opening = spec.openings.get(game.opening).unwrap_or(&start);
+    let finished = |record, memory| FinishedGame {
+        number: game.number,
+        red: game.red,
+        black: game.black,
+        pair: game.pair,
         record,
         memory,
-    })
+    };
+    let engines = engine_for(spec, names, game.red, kept).map_err(|e| (e, GameResult::BlackWins));
+    let engines = engines.and_then(|red| {
+        let black = engine_for(spec, names, game.black, kept);
+        black
+            .map(|black| (red, black))
+            .map_err(|e| (e, GameResult::RedWins))
+    });
+    let (mut red, mut black) = match engines {
+        Ok(engines) => engines,
+        Err((why, result)) => {
+            let record = GameRecord {
+                red: names[game.red].clone(),
+                black: names[game.black].clone(),
+                opening: opening.clone(),
+                moves: Vec::new(),
+                stats: Vec::new(),
+                result,
+                termination: Termination::EngineFailure(format!("cannot start: {why}")),
+                worst_overrun_ms: None,
+            };
+            return Some(finished(record, [None, None]));
+        }
+    };
+    let limits = [spec.players[game.red].limit, spec.players[game.black].limit];
+    let record = play_game(&mut red, &mut black, opening, limits, &spec.config, stop)?;
+    let memory = [red.memory(), black.memory()];
+    let fault = matches!(
+        record.termination,
+        Termination::EngineFailure(_) | Termination::IllegalMove(_) | Termination::TimeForfeit
+    );
+    if spec.keep_engines && !fault {
+        kept[game.red] = Some(red);
+        kept[game.black] = Some(black);
+    }
+    Some(finished(record, memory))
 }
 
 /// Counts the games as they finish, runs `each` and the SPRT, and queues a
-/// new game for every finished one until the match must stop.
+/// new game for every finished one until the tournament must stop.
 fn collect_results(
-    spec: &MatchSpec,
-    received: Receiver<Result<FinishedGame, MatchError>>,
+    spec: &TournamentSpec,
+    received: Receiver<GameMessage>,
     mut dispatcher: Dispatcher,
-    each: &mut impl FnMut(&FinishedGame, &Tally) -> Result<(), CallbackError>,
-) -> MatchReport {
-    let mut report = MatchReport::default();
+    stop: &AtomicBool,
+    report: &mut TournamentReport,
+    each: &mut impl FnMut(&FinishedGame, &Results) -> Result<(), CallbackError>,
+) {
+    let by_number: HashMap<usize, &ScheduledGame> =
+        spec.schedule.iter().map(|g| (g.number, g)).collect();
     for message in received {
         let outcome = message.and_then(|game| {
-            report.tally.add(game.first_engine_score());
-            *report
-                .endings
-                .entry(game.record.termination.kind())
-                .or_default() += 1;
-            each(&game, &report.tally).map_err(MatchError::Callback)
+            let Some(game) = game else { return Ok(()) };
+            let scheduled = by_number[&game.number];
+            let record = &game.record;
+            report
+                .results
+                .add(scheduled, record.result, record.termination.kind());
+            each(&game, &report.results).map_err(MatchError::Callback)
         });
         if let Err(why) = outcome {
             report.failure.get_or_insert(why);
@@ -262,104 +543,125 @@ fn collect_results(
         if report.sprt_decision.is_none() {
             report.sprt_decision = spec
                 .sprt
-                .and_then(|sprt| sprt_decision(&sprt, &report.tally));
+                .and_then(|sprt| sprt_decision(&sprt, &report.results));
         }
-        if report.failure.is_some() || report.sprt_decision.is_some() {
+        if report.failure.is_some()
+            || report.sprt_decision.is_some()
+            || stop.load(Ordering::Relaxed)
+        {
             dispatcher.close();
         } else {
             dispatcher.send_next();
         }
     }
-    report
 }
 
-/// The SPRT's decision on `tally`, if it reached one.
-fn sprt_decision(sprt: &Sprt, tally: &Tally) -> Option<SprtDecision> {
-    let llr = sprt.llr(tally);
+/// The SPRT's decision on the first two engines' game pairs, if it reached one.
+fn sprt_decision(sprt: &Sprt, results: &Results) -> Option<SprtDecision> {
+    if results.table.players() != 2 {
+        return None;
+    }
+    let llr = sprt.llr_pentanomial(&results.pairs_of(0, 1));
     let verdict = sprt.verdict(llr);
     (verdict != SprtVerdict::Continue).then_some(SprtDecision {
         verdict,
         llr,
-        games: tally.games(),
+        games: results.table.games(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::MoveLimit;
-
-    #[test]
-    fn first_engine_score_follows_its_colour() {
-        let game = |result, first_is_red| FinishedGame {
-            number: 1,
-            first_is_red,
-            record: GameRecord {
-                red: "a".into(),
-                black: "b".into(),
-                opening: Opening::default(),
-                moves: Vec::new(),
-                stats: Vec::new(),
-                result,
-                termination: Termination::Resignation,
-                worst_overrun_ms: None,
-            },
-            memory: [None, None],
-        };
-        let score = |result, red| game(result, red).first_engine_score();
-        assert_eq!(score(GameResult::RedWins, true), GameScore::Win);
-        assert_eq!(score(GameResult::RedWins, false), GameScore::Loss);
-        assert_eq!(score(GameResult::BlackWins, false), GameScore::Win);
-        assert_eq!(score(GameResult::Draw, false), GameScore::Draw);
-    }
+    use crate::tournament::{Format, OpeningOrder, Pairings};
 
     /// A shell "engine" that resigns on every move (with a move that is legal
     /// for Red at the start), so Red loses every game at once.
     const RESIGNING_ENGINE: &str = "while read -r line; do case \"$line\" in \
         ucci) echo ucciok;; isready) echo readyok;; go*) echo 'bestmove h2e2 resign';; quit) exit 0;; esac; done";
 
-    fn spec(command: &str, games: usize, concurrency: usize) -> MatchSpec {
-        let engine = EngineSpec {
-            options: vec!["hashsize 1".parse().unwrap()],
-            ..EngineSpec::new(command)
-        };
-        MatchSpec {
-            engines: [engine.clone(), engine],
-            openings: Vec::new(),
+    fn pairings(games: usize) -> Pairings {
+        Pairings {
+            format: Format::RoundRobin,
+            rounds: 1,
             games,
+            order: OpeningOrder::Sequential,
+        }
+    }
+
+    fn spec(commands: &[&str], games: usize, concurrency: usize) -> TournamentSpec {
+        let players: Vec<Player> = commands
+            .iter()
+            .map(|command| {
+                let engine = EngineSpec {
+                    options: vec!["hashsize 1".parse().unwrap()],
+                    ..EngineSpec::new(command)
+                };
+                Player::new(engine, MoveLimit::Depth(1))
+            })
+            .collect();
+        TournamentSpec {
+            schedule: pairings(games).schedule(players.len(), 0),
+            players,
+            openings: Vec::new(),
             concurrency,
-            config: MatchConfig::new(MoveLimit::Depth(1)),
+            config: MatchConfig::default(),
             sprt: None,
             keep_engines: false,
+        }
+    }
+
+    fn run(
+        spec: &TournamentSpec,
+        each: impl FnMut(&FinishedGame, &Results) -> Result<(), CallbackError>,
+    ) -> TournamentReport {
+        run_tournament(spec, &[], &AtomicBool::new(false), each)
+    }
+
+    #[test]
+    fn first_engine_score_follows_its_colour() {
+        for (result, red, expected) in [
+            (GameResult::RedWins, true, GameScore::Win),
+            (GameResult::RedWins, false, GameScore::Loss),
+            (GameResult::BlackWins, false, GameScore::Win),
+            (GameResult::Draw, false, GameScore::Draw),
+        ] {
+            assert_eq!(score_for(result, red), expected);
         }
     }
 
     #[test]
     fn concurrent_match_counts_every_game_once() {
         let mut seen = Vec::new();
-        let report = run_match(&spec(RESIGNING_ENGINE, 5, 3), |game, tally| {
+        let spec = spec(&[RESIGNING_ENGINE; 2], 5, 3);
+        let report = run(&spec, |game, results| {
             assert_eq!(game.record.termination, Termination::Resignation);
-            assert_eq!(game.first_is_red, game.number % 2 == 1);
-            let first_name = if game.first_is_red {
+            assert_eq!(game.red == 0, game.number % 2 == 1);
+            let first_name = if game.red == 0 {
                 &game.record.red
             } else {
                 &game.record.black
             };
             assert!(first_name.ends_with("(engine1)"), "{first_name}");
-            seen.push((game.number, tally.games()));
+            seen.push((game.number, results.table.games()));
             Ok(())
         });
         assert!(report.failure.is_none(), "{:?}", report.failure);
-        assert_eq!(report.endings, BTreeMap::from([("resignation", 5)]));
+        assert_eq!(
+            report.results.endings,
+            BTreeMap::from([("resignation".to_string(), 5)])
+        );
         // Red resigns every game: engine1 loses games 1, 3, 5 and wins 2, 4.
         assert_eq!(
-            report.tally,
+            report.results.first_engine(),
             Tally {
                 wins: 2,
                 draws: 0,
                 losses: 3
             }
         );
+        // Two complete pairs, each a win and a loss.
+        assert_eq!(report.results.pairs_of(0, 1).counts, [0, 0, 2, 0, 0]);
         let counted: Vec<u32> = seen.iter().map(|&(_, games)| games).collect();
         assert_eq!(counted, [1, 2, 3, 4, 5]);
         let mut numbers: Vec<usize> = seen.iter().map(|&(number, _)| number).collect();
@@ -367,46 +669,44 @@ mod tests {
         assert_eq!(numbers, [1, 2, 3, 4, 5]);
     }
 
-    /// [`RESIGNING_ENGINE`] that names itself by its process id.
-    const NAMED_RESIGNING_ENGINE: &str = "while read -r line; do case \"$line\" in \
-        ucci) echo \"id name pid$$\"; echo ucciok;; isready) echo readyok;; go*) echo 'bestmove h2e2 resign';; \
-        quit) exit 0;; esac; done";
-
-    /// The engine names of each game of a match of `spec`, in game order.
-    fn names_by_game(spec: &MatchSpec) -> Vec<[String; 2]> {
-        let mut names = Vec::new();
-        let report = run_match(spec, |game, _| {
-            let [a, b] = [&game.record.red, &game.record.black];
-            let (first, second) = if game.first_is_red { (a, b) } else { (b, a) };
-            names.push((game.number, [first.clone(), second.clone()]));
-            assert!(game.memory.iter().all(|m| m.is_some_and(|m| m.anon_kb > 0)));
-            Ok(())
-        });
-        assert!(report.failure.is_none(), "{:?}", report.failure);
-        names.sort();
-        names.into_iter().map(|(_, n)| n).collect()
+    /// [`RESIGNING_ENGINE`] that writes its process id to `file` as it starts.
+    fn logging_resigner(file: &std::path::Path) -> String {
+        format!("echo $$ >> {}; {RESIGNING_ENGINE}", file.display())
     }
 
     #[test]
     fn kept_engines_play_every_game_and_fresh_ones_one_each() {
-        let mut spec = spec(NAMED_RESIGNING_ENGINE, 4, 1);
-        let fresh = names_by_game(&spec);
-        assert_ne!(fresh[0], fresh[1], "a new pair of processes each game");
-        spec.keep_engines = true;
-        let kept = names_by_game(&spec);
-        assert!(kept.iter().all(|n| *n == kept[0]), "{kept:?}");
-        assert_ne!(kept[0][0], kept[0][1]);
+        let processes = |keep: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let log = dir.path().join("pids");
+            let command = logging_resigner(&log);
+            let mut spec = spec(&[command.as_str(); 2], 4, 1);
+            spec.keep_engines = keep;
+            let report = run(&spec, |game, _| {
+                assert!(game.memory.iter().all(|m| m.is_some_and(|m| m.anon_kb > 0)));
+                Ok(())
+            });
+            assert!(report.failure.is_none(), "{:?}", report.failure);
+            assert_eq!(report.results.table.games(), 4);
+            let pids = std::fs::read_to_string(&log).unwrap();
+            pids.lines()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        // Each engine is started once to check it, then for the games.
+        assert_eq!(processes(false), 2 + 4 * 2);
+        assert_eq!(processes(true), 2 + 2);
     }
 
     #[test]
-    fn engine_that_cannot_start_stops_the_match() {
+    fn engine_that_cannot_start_stops_the_tournament_before_it_starts() {
         let mut called = false;
-        let report = run_match(&spec("exit 3", 4, 2), |_, _| {
+        let report = run(&spec(&[RESIGNING_ENGINE, "exit 3"], 4, 2), |_, _| {
             called = true;
             Ok(())
         });
         assert!(!called);
-        assert_eq!(report.tally.games(), 0);
+        assert_eq!(report.results.table.games(), 0);
         // "exited" or a broken pipe, depending on when the shell is gone.
         let failure = report.failure.unwrap();
         assert!(matches!(failure, MatchError::Engine(_)), "{failure}");
@@ -415,27 +715,96 @@ mod tests {
 
     #[test]
     fn callback_error_stops_new_games() {
-        let report = run_match(
-            &spec(RESIGNING_ENGINE, 6, 1),
-            |_, _| Err("disk full".into()),
-        );
+        let report = run(&spec(&[RESIGNING_ENGINE; 2], 6, 1), |_, _| {
+            Err("disk full".into())
+        });
         let failure = report.failure.unwrap();
         assert!(matches!(failure, MatchError::Callback(_)), "{failure}");
         assert_eq!(failure.to_string(), "disk full");
-        assert_eq!(report.tally.games(), 1);
+        assert_eq!(report.results.table.games(), 1);
     }
 
-    /// A finished game where the first engine (Red) scores `score`.
-    fn game_scoring(number: usize, score: GameScore) -> FinishedGame {
-        let result = match score {
-            GameScore::Win => GameResult::RedWins,
-            GameScore::Draw => GameResult::Draw,
-            GameScore::Loss => GameResult::BlackWins,
-        };
-        FinishedGame {
-            number,
-            first_is_red: true,
-            record: GameRecord {
+    #[test]
+    fn games_played_before_are_counted_and_not_replayed() {
+        let spec = spec(&[RESIGNING_ENGINE; 2], 6, 2);
+        let played = [
+            PlayedGame {
+                number: 2,
+                result: GameResult::Draw,
+                ending: "draw adjudication".into(),
+                players: None,
+            },
+            PlayedGame {
+                number: 5,
+                result: GameResult::RedWins,
+                ending: "resign adjudication".into(),
+                players: None,
+            },
+        ];
+        let mut numbers = Vec::new();
+        let report = run_tournament(&spec, &played, &AtomicBool::new(false), |game, _| {
+            numbers.push(game.number);
+            Ok(())
+        });
+        numbers.sort();
+        assert_eq!(numbers, [1, 3, 4, 6]);
+        assert_eq!(report.results.table.games(), 6);
+        assert_eq!(report.results.endings["resignation"], 4);
+        assert_eq!(report.results.endings["draw adjudication"], 1);
+        // Game 1 lost, 2 drawn; 3 lost, 4 won; 5 won (as Red), 6 won.
+        assert_eq!(report.results.pairs_of(0, 1).counts, [0, 1, 1, 0, 1]);
+        let mut foreign = played.to_vec();
+        foreign[0].players = Some(["Resigner".into(), "Other".into()]);
+        let refused = run_tournament(&spec, &foreign, &AtomicBool::new(false), |_, _| Ok(()));
+        let e = refused.failure.unwrap().to_string();
+        assert!(
+            e.starts_with("game 2 was played by Resigner (Red) and Other (Black), but"),
+            "{e}"
+        );
+        let stopped = run_tournament(&spec, &played, &AtomicBool::new(true), |_, _| Ok(()));
+        assert!(stopped.interrupted);
+        assert_eq!(
+            stopped.results.table.games(),
+            2,
+            "nothing new starts once stopped"
+        );
+    }
+
+    #[test]
+    fn a_round_robin_of_three_plays_every_pair() {
+        let mut spec = spec(&[RESIGNING_ENGINE; 3], 2, 2);
+        spec.players[1].name = Some("B".into());
+        let report = run(&spec, |_, _| Ok(()));
+        assert!(report.failure.is_none(), "{:?}", report.failure);
+        let names = &report.results.names;
+        assert_eq!(names[1], "B");
+        assert!(names[0].ends_with("(engine1)") && names[2].ends_with("(engine3)"));
+        assert_eq!(report.results.table.games(), 6);
+        for a in 0..3 {
+            for b in a + 1..3 {
+                assert_eq!(report.results.table.against(a, b).games(), 2);
+                assert_eq!(report.results.pairs_of(a, b).counts, [0, 0, 1, 0, 0]);
+            }
+        }
+    }
+
+    #[test]
+    fn sprt_decision_stops_new_games_and_later_games_still_count() {
+        let mut spec = spec(&[RESIGNING_ENGINE; 2], 1000, 1);
+        let sprt = Sprt::new(0.0, 20.0).unwrap();
+        spec.sprt = Some(sprt);
+        // Pairs scoring 2, 1.5, 1, 2 ... points: engine1 clearly stronger.
+        let pattern = [
+            GameResult::RedWins,
+            GameResult::BlackWins,
+            GameResult::RedWins,
+            GameResult::Draw,
+        ];
+        let (results, received) = channel();
+        for number in 1..=400 {
+            let scheduled = spec.schedule[number - 1];
+            let result = pattern[(number - 1) % pattern.len()];
+            let record = GameRecord {
                 red: "a".into(),
                 black: "b".into(),
                 opening: Opening::default(),
@@ -444,50 +813,130 @@ mod tests {
                 result,
                 termination: Termination::Resignation,
                 worst_overrun_ms: None,
-            },
-            memory: [None, None],
-        }
-    }
-
-    #[test]
-    fn sprt_decision_stops_new_games_and_later_games_still_count() {
-        let mut spec = spec(RESIGNING_ENGINE, 1000, 1);
-        let sprt = Sprt::new(0.0, 20.0).unwrap();
-        spec.sprt = Some(sprt);
-        let (results, received) = channel();
-        let pattern = [
-            GameScore::Win,
-            GameScore::Win,
-            GameScore::Draw,
-            GameScore::Loss,
-        ];
-        for number in 1..=200 {
-            let score = pattern[number % pattern.len()];
-            results.send(Ok(game_scoring(number, score))).unwrap();
+            };
+            let game = FinishedGame {
+                number,
+                red: scheduled.red,
+                black: scheduled.black,
+                pair: scheduled.pair,
+                record,
+                memory: [None, None],
+            };
+            results.send(Ok(Some(game))).unwrap();
         }
         drop(results);
         let (jobs, queued) = channel();
-        let mut dispatcher = Dispatcher::new(jobs, spec.games);
+        let mut dispatcher = Dispatcher {
+            jobs: Some(jobs),
+            queue: (0..1000).collect::<Vec<_>>().into_iter(),
+        };
         dispatcher.send_next();
         let mut calls = 0;
-        let report = collect_results(&spec, received, dispatcher, &mut |_, _| {
-            calls += 1;
-            Ok(())
-        });
-        assert_eq!(calls, 200);
-        assert_eq!(report.tally.games(), 200);
+        let mut report = TournamentReport {
+            results: Results::new(vec!["a".into(), "b".into()]),
+            ..TournamentReport::default()
+        };
+        collect_results(
+            &spec,
+            received,
+            dispatcher,
+            &AtomicBool::new(false),
+            &mut report,
+            &mut |_, _| {
+                calls += 1;
+                Ok(())
+            },
+        );
+        assert_eq!(calls, 400);
+        assert_eq!(report.results.table.games(), 400);
         let decision = report.sprt_decision.expect("decided");
         assert_eq!(decision.verdict, SprtVerdict::AcceptH1);
         assert!(decision.llr >= sprt.bounds().1);
-        assert!(decision.games < 200, "{decision:?}");
+        assert!(
+            decision.games < 400 && decision.games.is_multiple_of(2),
+            "{decision:?}"
+        );
         // One game was queued at the start and one after each result until
         // the decision: games started = games counted at the decision.
         assert_eq!(queued.iter().count(), decision.games as usize);
-        // The decision is the first crossing.
-        let mut before = Tally::default();
-        for number in 1..decision.games as usize {
-            before.add(pattern[number % pattern.len()]);
+    }
+
+    /// A UCCI engine that moves its knights out and back (b0c2 b9c7 c2b0
+    /// c7b9, over and over): a legal move for either side at every turn of
+    /// such a game.
+    const SHUFFLER: &str = "while read -r line; do case \"$line\" in \
+        ucci) echo ucciok;; isready) echo readyok;; \
+        position*) n=0; seen=; for w in $line; do [ -n \"$seen\" ] && n=$((n + 1)); \
+            [ \"$w\" = moves ] && seen=1; done;; \
+        go*) case $((n % 4)) in 0) m=b0c2;; 1) m=b9c7;; 2) m=c2b0;; 3) m=c7b9;; esac; \
+             echo \"bestmove $m\";; \
+        quit) exit 0;; esac; done";
+
+    /// A UCCI engine that does `on_go` when asked for a move.
+    fn faulty(on_go: &str) -> String {
+        format!(
+            "while read -r line; do case \"$line\" in \
+             ucci) echo ucciok;; isready) echo readyok;; go*) {on_go};; quit) exit 0;; esac; done"
+        )
+    }
+
+    #[test]
+    fn engines_that_crash_hang_or_talk_nonsense_lose_and_the_tournament_goes_on() {
+        let engines = [
+            (SHUFFLER.to_string(), None),
+            (faulty("exit 1"), Some("engine failure")),
+            (faulty("sleep 30"), Some("engine failure")),
+            (faulty("echo 'bestmove a0a9'"), Some("illegal move")),
+            (
+                faulty("echo 'what?'; echo 'bestmove zz99 ponder yes'"),
+                Some("illegal move"),
+            ),
+            (
+                faulty("printf '\\377\\376\\n'; sleep 30"),
+                Some("engine failure"),
+            ),
+        ];
+        let commands: Vec<&str> = engines.iter().map(|(c, _)| c.as_str()).collect();
+        let mut spec = spec(&commands, 2, 2);
+        spec.keep_engines = true;
+        spec.config.move_timeout = std::time::Duration::from_millis(300);
+        let mut games = Vec::new();
+        let report = run(&spec, |game, _| {
+            games.push(game.clone());
+            Ok(())
+        });
+        assert!(report.failure.is_none(), "{:?}", report.failure);
+        assert_eq!(games.len(), 15 * 2, "every game of the round robin");
+        for game in &games {
+            // Red moves first: a faulty Red fails at once, else the
+            // shuffler's b0c2 comes first and Black fails.
+            let red_fails = engines[game.red].1.is_some();
+            let (loser, kind) = if red_fails {
+                (game.red, engines[game.red].1)
+            } else {
+                (game.black, engines[game.black].1)
+            };
+            assert_eq!(
+                game.score_of(loser),
+                GameScore::Loss,
+                "game {}",
+                game.number
+            );
+            assert_eq!(
+                Some(game.record.termination.kind()),
+                kind,
+                "game {}: {}",
+                game.number,
+                game.record.termination
+            );
+            assert_eq!(
+                game.record.moves.len(),
+                usize::from(!red_fails),
+                "game {}",
+                game.number
+            );
         }
-        assert_eq!(sprt.verdict(sprt.llr(&before)), SprtVerdict::Continue);
+        let shuffler = report.results.table.total(0);
+        assert_eq!((shuffler.wins, shuffler.losses), (10, 0));
     }
 }

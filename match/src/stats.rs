@@ -45,6 +45,50 @@ impl Tally {
     }
 }
 
+/// Game pairs counted by the pair's score from the first engine's side: the
+/// two games of an opening, one with each colour, scored together (0, ½, 1,
+/// 1½ or 2 points). Pairs vary less than single games, since the opening's
+/// bias cancels within a pair: fastchess and fishtest test on these counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    /// `counts[k]`: pairs that scored `k` half points (LL, LD, WL or DD, WD, WW).
+    pub counts: [u32; 5],
+}
+
+impl Pentanomial {
+    /// Counts a pair of games.
+    pub fn add(&mut self, first: GameScore, second: GameScore) {
+        let half_points = |s| match s {
+            GameScore::Win => 2,
+            GameScore::Draw => 1,
+            GameScore::Loss => 0,
+        };
+        self.counts[half_points(first) + half_points(second)] += 1;
+    }
+
+    /// Number of pairs counted.
+    pub fn pairs(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+
+    /// Mean and (population) variance of a pair's score per game (0, ¼, ½,
+    /// ¾, 1), or `None` with no pairs.
+    pub fn mean_and_variance(&self) -> Option<(f64, f64)> {
+        let pairs = f64::from(self.pairs());
+        if pairs == 0.0 {
+            return None;
+        }
+        let outcomes = self
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (k as f64 / 4.0, f64::from(n) / pairs));
+        let mean: f64 = outcomes.clone().map(|(x, p)| x * p).sum();
+        let variance = outcomes.map(|(x, p)| p * (x - mean).powi(2)).sum();
+        Some((mean, variance))
+    }
+}
+
 /// Mean and (population) variance of the per-game score (1, ½, 0), or `None`
 /// with no games.
 pub fn score_mean_and_variance(tally: &Tally) -> Option<(f64, f64)> {
@@ -199,15 +243,32 @@ impl Sprt {
     /// `(s1 - s0) (2 s - s0 - s1) n / (2 v)`. 0 with no games, and 0 while
     /// every game has had the same result (no variance estimate yet).
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let Some((mean, variance)) = score_mean_and_variance(tally) else {
-            return 0.0;
-        };
+        score_mean_and_variance(tally).map_or(0.0, |(mean, variance)| {
+            self.gsprt(mean, variance, tally.games())
+        })
+    }
+
+    /// The LLR of samples with mean score `mean` and variance `variance`,
+    /// `samples` of them; 0 without variance.
+    fn gsprt(&self, mean: f64, variance: f64, samples: u32) -> f64 {
         if variance <= 0.0 {
             return 0.0;
         }
         let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
-        let variance_of_mean = variance / f64::from(tally.games());
+        let variance_of_mean = variance / f64::from(samples);
         (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance_of_mean)
+    }
+
+    /// Log-likelihood ratio of H1 against H0 on game pairs: the formula of
+    /// [`Sprt::llr`] with the pairs as the samples, `(s1 - s0) (2 s - s0 -
+    /// s1) N / (2 v)`, `s` the mean score per game, `v` the variance of a
+    /// pair's score per game and `N` the number of pairs (fastchess' and
+    /// fishtest's logistic pentanomial test). 0 with no pairs or no
+    /// variance yet.
+    pub fn llr_pentanomial(&self, pairs: &Pentanomial) -> f64 {
+        pairs.mean_and_variance().map_or(0.0, |(mean, variance)| {
+            self.gsprt(mean, variance, pairs.pairs())
+        })
     }
 
     /// The verdict for a log-likelihood ratio.
@@ -336,5 +397,108 @@ mod tests {
         let losing = sprt.llr(&tally(200, 200, 600));
         assert!(losing < 0.0);
         assert_eq!(sprt.verdict(losing), SprtVerdict::AcceptH0);
+    }
+
+    /// The exact generalized SPRT on pentanomial counts (M. Van den Bergh,
+    /// "A simple approximation of the GSPRT", as fishtest states it): under
+    /// each hypothesis the pair distribution of the greatest likelihood
+    /// with mean score `s` is `p_k = q_k / (1 + λ (a_k - s))`, `q` the
+    /// observed frequencies, `a_k = k / 4` the outcomes and `λ` the root of
+    /// `Σ q_k (a_k - s) / (1 + λ (a_k - s)) = 0`; the LLR is `Σ n_k ln(p1_k
+    /// / p0_k)`. Written apart from the library's approximation to check it.
+    fn exact_pentanomial_llr(counts: [u32; 5], elo0: f64, elo1: f64) -> f64 {
+        let total: f64 = counts.iter().map(|&n| f64::from(n)).sum();
+        let seen: Vec<(f64, f64, f64)> = (0..5)
+            .filter(|&k| counts[k] > 0)
+            .map(|k| {
+                (
+                    k as f64 / 4.0,
+                    f64::from(counts[k]),
+                    f64::from(counts[k]) / total,
+                )
+            })
+            .collect();
+        let fitted = |s: f64| -> Vec<f64> {
+            let top = seen.iter().map(|o| o.0).fold(f64::MIN, f64::max);
+            let bottom = seen.iter().map(|o| o.0).fold(f64::MAX, f64::min);
+            let (mut lo, mut hi) = (-1.0 / (top - s) + 1e-12, 1.0 / (s - bottom) - 1e-12);
+            let slope = |l: f64| {
+                seen.iter()
+                    .map(|&(a, _, q)| q * (a - s) / (1.0 + l * (a - s)))
+                    .sum::<f64>()
+            };
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if slope(mid) > 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let l = 0.5 * (lo + hi);
+            seen.iter()
+                .map(|&(a, _, q)| q / (1.0 + l * (a - s)))
+                .collect()
+        };
+        let p0 = fitted(score_from_elo(elo0));
+        let p1 = fitted(score_from_elo(elo1));
+        seen.iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(&(_, n, _), (a, b))| n * (b / a).ln())
+            .sum()
+    }
+
+    #[test]
+    fn pentanomial_sprt_agrees_with_the_exact_test() {
+        let cases = [
+            ([10, 60, 200, 70, 12], 0.0, 5.0),
+            ([30, 150, 500, 180, 40], 0.0, 5.0),
+            ([5, 40, 120, 30, 5], 0.0, 10.0),
+            ([100, 400, 1000, 350, 80], -3.0, 1.0),
+            ([20, 100, 300, 130, 25], 0.0, 2.0),
+            ([2, 10, 40, 15, 3], 0.0, 10.0),
+        ];
+        for (counts, elo0, elo1) in cases {
+            let sprt = Sprt::new(elo0, elo1).unwrap();
+            let approx = sprt.llr_pentanomial(&Pentanomial { counts });
+            let exact = exact_pentanomial_llr(counts, elo0, elo1);
+            assert!(
+                (approx - exact).abs() <= 0.04 * exact.abs() + 0.01,
+                "{counts:?}: {approx} against {exact}"
+            );
+            assert_eq!(sprt.verdict(approx), sprt.verdict(exact), "{counts:?}");
+        }
+        // By hand (Python): 10 LL, 60 LD, 200 DD or WL, 70 WD, 12 WW.
+        let sprt = Sprt::new(0.0, 5.0).unwrap();
+        let pairs = Pentanomial {
+            counts: [10, 60, 200, 70, 12],
+        };
+        assert_close(sprt.llr_pentanomial(&pairs), 0.416_266, 1e-5);
+        assert_eq!(sprt.llr_pentanomial(&Pentanomial::default()), 0.0);
+        let same = Pentanomial {
+            counts: [0, 0, 9, 0, 0],
+        };
+        assert_eq!(sprt.llr_pentanomial(&same), 0.0, "no variance yet");
+    }
+
+    #[test]
+    fn pairs_are_counted_by_their_score() {
+        use GameScore::{Draw, Loss, Win};
+        let mut pairs = Pentanomial::default();
+        for (a, b) in [
+            (Win, Win),
+            (Win, Loss),
+            (Loss, Win),
+            (Draw, Draw),
+            (Draw, Loss),
+            (Win, Draw),
+        ] {
+            pairs.add(a, b);
+        }
+        assert_eq!(pairs.counts, [0, 1, 3, 1, 1]);
+        assert_eq!(pairs.pairs(), 6);
+        let (mean, variance) = pairs.mean_and_variance().unwrap();
+        assert_close(mean, 0.583_333, 1e-6);
+        assert_close(variance, 0.055_556, 1e-6);
     }
 }

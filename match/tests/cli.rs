@@ -102,9 +102,14 @@ fn concurrent_games_write_pgn_the_toolkit_reads_back() {
         "{text}"
     );
     // Red resigns every game: engine1 (Red in games 1 and 3) loses two, wins two.
-    let summary: Vec<&str> = text.lines().rev().take(2).collect();
+    let summary: Vec<&str> = text.lines().rev().take(3).collect();
     assert!(
-        summary[1].starts_with("engine1 +2 =0 -2 score 50.0 %"),
+        summary[2].starts_with("engine1 +2 =0 -2 score 50.0 %"),
+        "{text}"
+    );
+    // Each pair of games a win and a loss: one point a pair.
+    assert!(
+        summary[1].starts_with("pentanomial: 0 0, 0.5 0, 1 2, 1.5 0, 2 0 (2 pairs"),
         "{text}"
     );
     assert_eq!(summary[0], "ended by: resignation 4");
@@ -291,6 +296,29 @@ fn bad_arguments_are_refused() {
     refused(resigners(&["--proto1", "xboard"]), "xboard");
     refused(resigners(&["--option1", "=5"]), "names no option");
     refused(
+        xqmatch(&["--engine", "cmd=x", "--depth", "1"]),
+        "two engines or more",
+    );
+    refused(
+        xqmatch(&["--engine", "cmd=x", "tc=fast", "--engine", "cmd=y"]),
+        "--engine 1: 'fast' is not a time control",
+    );
+    refused(
+        xqmatch(&["--engine", "name=A", "--engine", "cmd=y"]),
+        "engine 1 has no cmd=",
+    );
+    refused(
+        xqmatch(&[
+            "--engine", "cmd=x", "--engine", "cmd=y", "--each", "speed=9",
+        ]),
+        "--each: 'speed=9'",
+    );
+    refused(resigners(&["--resume"]), "--pgn");
+    refused(
+        resigners(&["--tables", "/nonexistent/tables"]),
+        "/nonexistent/tables",
+    );
+    refused(
         resigners(&["--depth", "1", "--pgn", "/nonexistent/dir/games.pgn"]),
         "/nonexistent/dir/games.pgn",
     );
@@ -313,6 +341,15 @@ fn help_names_every_flag() {
         "--openings",
         "--pgn",
         "--sprt",
+        "--engine ",
+        "--each",
+        "--format",
+        "--rounds",
+        "--openings-order",
+        "--openings-plies",
+        "--resume",
+        "--results",
+        "--tables",
     ] {
         assert!(text.contains(flag), "{flag} missing from --help");
     }
@@ -368,4 +405,261 @@ fn agreeing_scores_end_games_when_asked() {
     ]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("movenumber is missing"));
+}
+
+/// [`knight_shuffler`] that writes every `go` line it gets to `log` and
+/// waits `pause` seconds before each answer.
+fn logging_shuffler(log: &std::path::Path, pause: &str) -> String {
+    knight_shuffler(0).replace(
+        "go*) ",
+        &format!("go*) echo \"$line\" >> {}; sleep {pause}; ", log.display()),
+    )
+}
+
+#[test]
+fn a_round_robin_of_three_gives_standings_a_crosstable_and_json() {
+    let pgn = TempFile::new("rr.pgn");
+    let json = TempFile::new("rr.jsonl");
+    let openings = TempFile::new("rr-start.txt");
+    std::fs::write(&openings.0, format!("fen {}\n", xqcore::START_FEN)).unwrap();
+    let shuffler = knight_shuffler(0);
+    let out = xqmatch(&[
+        "--openings",
+        openings.0.to_str().unwrap(),
+        "--engine",
+        &format!("cmd={RESIGNS}"),
+        "name=Quitter",
+        "--engine",
+        &format!("cmd={shuffler}"),
+        "name=Knights",
+        "--engine",
+        &format!("cmd={UCI_NO_MOVE}"),
+        "proto=uci",
+        "--each",
+        "depth=1",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--report-every",
+        "3",
+        "--pgn",
+        pgn.0.to_str().unwrap(),
+        "--results",
+        json.0.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    let games: Vec<&str> = text.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 6, "{text}");
+    // Standings after games 3 and 6, and the summary's.
+    assert_eq!(text.matches("Rank  Name").count(), 3, "{text}");
+    // Knights wins its four games (the others resign or have no move when
+    // they must move); Quitter and NoMove beat each other as Black.
+    let lines: Vec<&str> = text.lines().collect();
+    let summary = &lines[lines.len() - 9..];
+    assert!(summary[0].starts_with("Rank  Name"), "{text}");
+    assert!(summary[1].starts_with("   1  Knights"), "{text}");
+    assert!(summary[1].ends_with("4  100.0 %    0.0 %"), "{text}");
+    assert!(
+        summary[2].contains("Quitter") && summary[2].contains(" 25.0 %"),
+        "{text}"
+    );
+    assert!(
+        summary[3].contains("NoMove") && summary[3].contains(" 25.0 %"),
+        "{text}"
+    );
+    // The crosstable, from each row's side.
+    assert!(summary[6].starts_with("  2  Knights"), "{text}");
+    assert_eq!(summary[6].matches("+2 =0 -0").count(), 2, "{text}");
+    assert!(summary[5].ends_with("+1 =0 -1"), "{text}");
+    assert!(summary[8].starts_with("ended by: "), "{text}");
+    let lines = std::fs::read_to_string(&json.0).unwrap();
+    let results: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a line of JSON"))
+        .collect();
+    assert_eq!(results.len(), 6);
+    let mut numbers: Vec<u64> = results
+        .iter()
+        .map(|r| r["number"].as_u64().unwrap())
+        .collect();
+    numbers.sort();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+    assert!(results
+        .iter()
+        .all(|r| r["kind"].is_string() && r["plies"].is_u64()));
+    let named: Vec<&str> = results.iter().map(|r| r["red"].as_str().unwrap()).collect();
+    assert!(
+        named.contains(&"NoMove") && named.contains(&"Quitter"),
+        "{named:?}"
+    );
+}
+
+#[test]
+fn each_engine_gets_its_own_time_control() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fast_log, slow_log) = (dir.path().join("fast"), dir.path().join("slow"));
+    let pgn = dir.path().join("odds.pgn");
+    let (fast, slow) = (
+        logging_shuffler(&fast_log, "0"),
+        logging_shuffler(&slow_log, "0"),
+    );
+    let (fast, slow) = (format!("cmd={fast}"), format!("cmd={slow}"));
+    let odds = |openings: &std::path::Path| {
+        xqmatch(&[
+            "--engine",
+            &fast,
+            "tc=40/2",
+            "--engine",
+            &slow,
+            "st=0.25",
+            "--games",
+            "1",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ])
+    };
+    // No such openings file: refused.
+    assert_eq!(odds(&dir.path().join("none.txt")).status.code(), Some(2));
+    let start = dir.path().join("start.txt");
+    std::fs::write(&start, format!("fen {}\n", xqcore::START_FEN)).unwrap();
+    let text = stdout(&odds(&start));
+    assert!(text.contains("(repetition) after 8 plies"), "{text}");
+    let fast = std::fs::read_to_string(&fast_log).unwrap();
+    let slow = std::fs::read_to_string(&slow_log).unwrap();
+    // The shell engine takes no usemillisec: UCCI times in seconds.
+    let first: Vec<&str> = fast.lines().collect();
+    assert_eq!(first.len(), 4, "{fast}");
+    assert!(first[0].starts_with("go time 2.000 movestogo 40"), "{fast}");
+    assert!(first[1].ends_with("movestogo 39"), "{fast}");
+    assert!(
+        slow.lines().all(|l| l == "go time 0.250 movestogo 1"),
+        "{slow}"
+    );
+    let record = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        record.contains("[RedTimeControl \"40/2\"]\n[BlackTimeControl \"st=0.25\"]"),
+        "{record}"
+    );
+    assert!(!record.contains("[TimeControl"), "{record}");
+}
+
+#[test]
+fn a_resumed_match_plays_only_what_is_missing() {
+    let pgn = TempFile::new("resume.pgn");
+    let path = pgn.0.to_str().unwrap();
+    let args = ["--games", "4", "--depth", "1", "--pgn", path];
+    stdout(&resigners(&args));
+    let text = std::fs::read_to_string(&pgn.0).unwrap();
+    assert_eq!(text.matches("[Event").count(), 4);
+    // Keep games 1 and 2 and half of game 3, as a runner killed while it
+    // wrote game 3 would leave them.
+    let third = text.match_indices("[Event").nth(2).unwrap().0;
+    let fourth = text.match_indices("[Event").nth(3).unwrap().0;
+    let cut = &text[..third + (fourth - third) / 2];
+    std::fs::write(&pgn.0, cut).unwrap();
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let out = resigners(&resumed);
+    let again = stdout(&out);
+    let played: Vec<&str> = again.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(played.len(), 2, "{again}");
+    assert!(
+        played
+            .iter()
+            .all(|l| l.starts_with("game   3") || l.starts_with("game   4")),
+        "{again}"
+    );
+    assert!(again.contains("engine1 +2 =0 -2 score 50.0 %"), "{again}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("removed a game cut off"));
+    let after = std::fs::read_to_string(&pgn.0).unwrap();
+    let records = read_records(after.as_bytes(), &ReadOptions::default(), &|_| {});
+    assert!(records.errors.is_empty(), "{:?}", records.errors);
+    assert_eq!(records.games.len(), 4);
+    // Resuming a finished match plays nothing.
+    let done = stdout(&resigners(&resumed));
+    assert_eq!(
+        done.lines().filter(|l| l.starts_with("game ")).count(),
+        0,
+        "{done}"
+    );
+    // Another tournament's PGN is refused.
+    let other = xqmatch(&[
+        "--engine1",
+        UCI_NO_MOVE,
+        "--engine2",
+        RESIGNS,
+        "--games",
+        "4",
+        "--depth",
+        "1",
+        "--pgn",
+        path,
+        "--resume",
+    ]);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&other.stderr).contains("game 1 was played by Resigner"),
+        "{other:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_keeps_every_finished_game_and_resume_finishes_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("go");
+    let slow = logging_shuffler(&log, "0.05");
+    let pgn = dir.path().join("stopped.pgn");
+    let start = dir.path().join("start.txt");
+    std::fs::write(&start, format!("fen {}\n", xqcore::START_FEN)).unwrap();
+    let args = [
+        "--engine1",
+        slow.as_str(),
+        "--engine2",
+        slow.as_str(),
+        "--depth",
+        "1",
+        "--games",
+        "12",
+        "--openings",
+        start.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_xqmatch"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Each game takes 8 moves of 50 ms: stop in the middle of the match.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--resume"));
+    let text = std::fs::read_to_string(&pgn).unwrap_or_default();
+    let finished = text.matches("[Event").count();
+    assert!(
+        (1..12).contains(&finished),
+        "{finished} games before the interrupt"
+    );
+    let records = read_records(text.as_bytes(), &ReadOptions::default(), &|_| {});
+    assert!(records.errors.is_empty(), "{:?}", records.errors);
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let again = stdout(&xqmatch(&resumed));
+    let played = again.lines().filter(|l| l.starts_with("game ")).count();
+    assert_eq!(played, 12 - finished, "{again}");
+    assert!(again.contains("engine1 +0 =12 -0"), "{again}");
 }

@@ -16,6 +16,7 @@ pub mod xqf;
 
 pub use file::{read_file, read_records, sniff, ReadError, ReadOptions, RecordFormat, Records};
 pub use openings::{
-    bundled_openings, load_openings, read_openings, read_openings_file, LineError, Opening,
-    OpeningError, OpeningsFileError, BUNDLED_OPENINGS,
+    bundled_openings, load_openings, read_any_openings, read_epd, read_openings,
+    read_openings_file, LineError, Opening, OpeningError, OpeningsFileError, OpeningsFormat,
+    OpeningsRead, BUNDLED_OPENINGS,
 };

@@ -11,10 +11,17 @@
 //! checked against its position, and anything else on a line is refused:
 //! a mistyped line is an error naming its file and line, never a game
 //! silently played from somewhere else.
+//!
+//! [`read_any_openings`] also reads EPD files (a position a line, its
+//! operations ignored) and game records (PGN or XQF: each game's start and
+//! main line is an opening), told by the file's extension.
 
 use std::path::{Path, PathBuf};
 
 use xqcore::{FenError, Move, MoveError, Position};
+
+use crate::file::{read_file, ReadError, ReadOptions};
+use crate::pgn::{Game, GameError};
 
 /// The 60 opening lines of data/openings.txt, bundled so that tools run
 /// from any directory.
@@ -101,6 +108,54 @@ pub enum OpeningsFileError {
         /// The file.
         path: PathBuf,
     },
+    /// A game record holds no game that can be read.
+    #[error("{path}: no game in the file can be read{}", first_error(.skipped))]
+    NoGame {
+        /// The file.
+        path: PathBuf,
+        /// The games that could not be read.
+        skipped: Vec<GameError>,
+    },
+}
+
+/// `: ` and the first of `errors`, or nothing.
+fn first_error(errors: &[GameError]) -> String {
+    errors.first().map_or(String::new(), |e| format!(" ({e})"))
+}
+
+/// How an openings file is written, told by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningsFormat {
+    /// One opening a line (the module's forms): any other extension.
+    Lines,
+    /// `.epd`: a position a line, its first two fields (the placement and
+    /// the side to move); the rest (unused fields, operations) is ignored.
+    Epd,
+    /// `.pgn`, `.xqf`: game records; each game is an opening.
+    Games,
+}
+
+impl OpeningsFormat {
+    /// The format of the file at `path`, by its extension (any case).
+    pub fn of_path(path: &Path) -> OpeningsFormat {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("epd") => OpeningsFormat::Epd,
+            Some("pgn" | "xqf") => OpeningsFormat::Games,
+            _ => OpeningsFormat::Lines,
+        }
+    }
+}
+
+/// The openings of a file, and the games of a game record that were
+/// skipped because they cannot be read.
+#[derive(Clone, Debug)]
+pub struct OpeningsRead {
+    pub openings: Vec<Opening>,
+    pub skipped: Vec<GameError>,
 }
 
 impl Default for Opening {
@@ -170,6 +225,23 @@ impl Opening {
         let moves: Vec<String> = self.moves.iter().map(Move::to_string).collect();
         moves.join(" ")
     }
+
+    /// The opening of a game read from a record: its start (the start
+    /// position stays `fen: None`) and its main line.
+    pub fn of_game(game: &Game) -> Opening {
+        let fen = (game.start.fen() != Position::start().fen()).then(|| game.start.fen());
+        Opening {
+            fen,
+            moves: game.moves.clone(),
+            start: game.start.clone(),
+        }
+    }
+
+    /// The opening cut to its first `plies` moves.
+    pub fn truncated(mut self, plies: usize) -> Opening {
+        self.moves.truncate(plies);
+        self
+    }
 }
 
 /// Cuts a line's words into its FEN (if it has one) and its moves.
@@ -215,6 +287,15 @@ fn stray_word<'a>(fen: &[&'a str]) -> Option<&'a str> {
 ///
 /// The first line that is not an opening, with its number.
 pub fn read_openings(text: &str) -> Result<Vec<Opening>, LineError> {
+    read_lines(text, Opening::parse)
+}
+
+/// Reads each line of `text` that is neither blank nor a `#` comment with
+/// `read` (a byte-order mark is not part of the first line).
+fn read_lines(
+    text: &str,
+    read: impl Fn(&str) -> Result<Opening, OpeningError>,
+) -> Result<Vec<Opening>, LineError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut openings = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -222,7 +303,7 @@ pub fn read_openings(text: &str) -> Result<Vec<Opening>, LineError> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let opening = Opening::parse(line).map_err(|source| LineError {
+        let opening = read(line).map_err(|source| LineError {
             line: i + 1,
             source,
         })?;
@@ -252,6 +333,68 @@ pub fn read_openings_file(path: &Path) -> Result<Vec<Opening>, OpeningsFileError
         });
     }
     Ok(openings)
+}
+
+/// The openings of an EPD text: the first two fields of each line that is
+/// neither blank nor a `#` comment.
+///
+/// # Errors
+///
+/// The first line whose position is not legal, with its number.
+pub fn read_epd(text: &str) -> Result<Vec<Opening>, LineError> {
+    read_lines(text, |line| {
+        let position: Vec<&str> = line.split_whitespace().take(2).collect();
+        Opening::parse(&format!("{FEN} {}", position.join(" ")))
+    })
+}
+
+/// The openings of the file at `path`, read as its extension says
+/// ([`OpeningsFormat::of_path`]). Games of a record that cannot be read are
+/// skipped and returned with where and why.
+///
+/// # Errors
+///
+/// The file cannot be read, a line of a lines or EPD file is not an
+/// opening, or the file holds no opening (no game that can be read); each
+/// error names the file (and the line).
+pub fn read_any_openings(path: &Path) -> Result<OpeningsRead, OpeningsFileError> {
+    let openings = match OpeningsFormat::of_path(path) {
+        OpeningsFormat::Lines => read_openings_file(path)?,
+        OpeningsFormat::Epd => {
+            let text = std::fs::read_to_string(path).map_err(|source| OpeningsFileError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            read_epd(&text).map_err(|source| OpeningsFileError::Line {
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
+        OpeningsFormat::Games => {
+            let records = read_file(path, &ReadOptions::default(), &|_| {})
+                .map_err(|ReadError { path, source }| OpeningsFileError::Io { path, source })?;
+            if records.games.is_empty() {
+                return Err(OpeningsFileError::NoGame {
+                    path: path.to_path_buf(),
+                    skipped: records.errors,
+                });
+            }
+            let openings = records.games.iter().map(Opening::of_game).collect();
+            return Ok(OpeningsRead {
+                openings,
+                skipped: records.errors,
+            });
+        }
+    };
+    if openings.is_empty() {
+        return Err(OpeningsFileError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(OpeningsRead {
+        openings,
+        skipped: Vec::new(),
+    })
 }
 
 /// The 60 bundled openings ([`BUNDLED_OPENINGS`]).
@@ -364,5 +507,64 @@ mod tests {
         std::fs::write(&path, "h2e2 h9g7\n").unwrap();
         assert_eq!(load_openings(Some(&path)).unwrap().len(), 1);
         assert_eq!(load_openings(None).unwrap().len(), 60);
+    }
+
+    #[test]
+    fn epd_and_game_files_give_openings_by_their_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";
+        let epd = dir.path().join("set.EPD");
+        std::fs::write(
+            &epd,
+            format!("# two\n{fen} - - bm e1e2; id \"a\";\n\n{fen}\n"),
+        )
+        .unwrap();
+        let read = read_any_openings(&epd).unwrap();
+        assert_eq!(read.openings.len(), 2);
+        assert_eq!(read.openings[0].fen.as_deref(), Some(fen));
+        assert!(read.openings[0].moves.is_empty());
+        std::fs::write(&epd, "9/9 w\n").unwrap();
+        let e = read_any_openings(&epd).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}: line 1: bad FEN", epd.display())),
+            "{e}"
+        );
+
+        let pgn = dir.path().join("games.pgn");
+        let games = format!(
+            "[Event \"a\"]\n\n1. h2e2 h9g7 2. h0g2 1-0\n\n\
+             [Event \"b\"]\n\n1. h2e2 h2e2 1-0\n\n\
+             [Event \"c\"]\n[FEN \"{fen} - - 0 1\"]\n\n1. e1e2 d9d8 1/2-1/2\n"
+        );
+        std::fs::write(&pgn, games).unwrap();
+        let read = read_any_openings(&pgn).unwrap();
+        assert_eq!(read.openings.len(), 2);
+        assert_eq!(read.skipped.len(), 1);
+        assert_eq!(read.skipped[0].index, 2);
+        assert_eq!(read.openings[0].fen, None);
+        assert_eq!(read.openings[0].moves_text(), "h2e2 h9g7 h0g2");
+        assert_eq!(
+            read.openings[0].clone().truncated(2).moves_text(),
+            "h2e2 h9g7"
+        );
+        assert_eq!(read.openings[1].moves_text(), "e1e2 d9d8");
+        assert_eq!(
+            read.openings[1].start().fen(),
+            Position::from_fen(fen).unwrap().fen()
+        );
+
+        std::fs::write(&pgn, "[Event \"b\"]\n\n1. h2e2 h2e2 1-0\n").unwrap();
+        let e = read_any_openings(&pgn).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}: no game in the file can be read (game 1",
+                pgn.display()
+            )),
+            "{e}"
+        );
+        let lines = dir.path().join("lines.txt");
+        std::fs::write(&lines, "h2e2\n").unwrap();
+        assert_eq!(OpeningsFormat::of_path(&lines), OpeningsFormat::Lines);
+        assert_eq!(read_any_openings(&lines).unwrap().openings.len(), 1);
     }
 }
