@@ -288,11 +288,6 @@ impl MoveLimit {
             other => other,
         }
     }
-
-    /// Whether a clock runs (a game clock or a time a move).
-    fn is_timed(&self) -> bool {
-        matches!(self, MoveLimit::Clock { .. } | MoveLimit::MoveTime { .. })
-    }
 }
 
 /// A time in seconds, from 0 up to a billion.
@@ -572,7 +567,6 @@ impl<'a> Game<'a> {
             MoveLimit::MoveTime { time, tolerance } => (time, tolerance),
             MoveLimit::Depth(_) | MoveLimit::Nodes(_) => return Ok(()),
         };
-        debug_assert!(limit.is_timed());
         let overrun_ms = took.as_millis() as i64 - allowed.as_millis() as i64;
         self.worst_overrun_ms = Some(
             self.worst_overrun_ms

@@ -353,15 +353,8 @@ fn check_played(
 fn player_names(spec: &TournamentSpec) -> Result<Vec<String>, EngineError> {
     let mut names = Vec::new();
     for player in &spec.players {
-        let name = match &player.name {
-            Some(name) => name.clone(),
-            None => EngineProcess::start(&player.engine)?.name.clone(),
-        };
-        if player.name.is_some() {
-            // Checked all the same: a bad command or option stops it now.
-            drop(EngineProcess::start(&player.engine)?);
-        }
-        names.push(name);
+        let engine = EngineProcess::start(&player.engine)?;
+        names.push(player.name.clone().unwrap_or(engine.name.clone()));
     }
     let shared: Vec<bool> = names
         .iter()

@@ -80,13 +80,6 @@ pub struct ScheduledGame {
     pub pair: Option<usize>,
 }
 
-impl ScheduledGame {
-    /// Whether `engine` plays in this game.
-    pub fn involves(&self, engine: usize) -> bool {
-        self.red == engine || self.black == engine
-    }
-}
-
 impl Pairings {
     /// Every game of the tournament between `engines` engines with
     /// `openings` openings (0: every game from the start position).
@@ -239,7 +232,7 @@ mod tests {
         }
         let gauntlet = pairings(Format::Gauntlet, 1, 4).schedule(4, 10);
         assert_eq!(gauntlet.len(), 3 * 4);
-        assert!(gauntlet.iter().all(|g| g.involves(0)));
+        assert!(gauntlet.iter().all(|g| g.red == 0 || g.black == 0));
         // Every opening once per pair, pairs numbered in order.
         let pairs: Vec<usize> = gauntlet.iter().filter_map(|g| g.pair).collect();
         assert_eq!(pairs, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
