@@ -19,7 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use xqbook::analysis::{
-    analysis_path, write_analysis, AnalysisHeader, BookId, PositionAnalysis, Searched, MATE,
+    analysis_path, write_analysis, AnalysisHeader, BookId, PositionAnalysis, Searched, DECIDED,
+    MATE,
 };
 use xqbook::convert::walk;
 use xqbook::{back_up, book_key, move_key, Book, BookGraph, BookMove, SEARCH_NOISE};
@@ -41,6 +42,12 @@ pub enum Budget {
     /// search (MultiPV), so that they are compared alike: a result a move,
     /// under [`move_key`], its score from the side to move's view.
     EachMove(u32),
+    /// As [`Budget::EachMove`] to `depth`, each move scored by the mean of
+    /// its scores over the search's last `iterations` depths: the score of
+    /// one depth swings by tens of centipawns from the next, its mean far
+    /// less, so moves are told apart by what they are worth rather than by
+    /// the depth the search stopped at.
+    EachMoveAveraged { depth: u32, iterations: u32 },
 }
 
 impl std::fmt::Display for Budget {
@@ -50,6 +57,9 @@ impl std::fmt::Display for Budget {
             Budget::Depth(d) => write!(f, "depth {d}"),
             Budget::Millis(ms) => write!(f, "movetime {ms}"),
             Budget::EachMove(d) => write!(f, "depth {d}, each move"),
+            Budget::EachMoveAveraged { depth, iterations } => {
+                write!(f, "depth {depth}, each move, mean of {iterations} depths")
+            }
         }
     }
 }
@@ -63,6 +73,9 @@ impl Budget {
             Budget::Depth(d) => (1, d),
             Budget::Millis(ms) => (2, clamp(ms)),
             Budget::EachMove(d) => (3, d),
+            Budget::EachMoveAveraged { depth, iterations } => {
+                (4, depth.min(0xFFFF) | iterations.min(0xFFFF) << 16)
+            }
         }
     }
 
@@ -73,6 +86,10 @@ impl Budget {
             1 => Budget::Depth(amount),
             2 => Budget::Millis(u64::from(amount)),
             3 => Budget::EachMove(amount),
+            4 if amount >> 16 > 0 => Budget::EachMoveAveraged {
+                depth: amount & 0xFFFF,
+                iterations: amount >> 16,
+            },
             _ => return None,
         })
     }
@@ -85,14 +102,24 @@ impl Budget {
             (Budget::Depth(a), Budget::Depth(b)) | (Budget::EachMove(a), Budget::EachMove(b)) => {
                 a >= b
             }
+            // A mean over other depths is another score: only the same.
+            (a @ Budget::EachMoveAveraged { .. }, b) => a == b,
             _ => false,
         }
+    }
+
+    /// Whether a search at this budget scores the moves a [`Job`] names,
+    /// a result a move, rather than the position.
+    pub(crate) fn scores_moves(self) -> bool {
+        matches!(self, Budget::EachMove(_) | Budget::EachMoveAveraged { .. })
     }
 
     fn limits(self) -> Limits {
         match self {
             Budget::Nodes(n) => Limits::nodes(n),
-            Budget::Depth(d) | Budget::EachMove(d) => Limits::depth(d),
+            Budget::Depth(d) | Budget::EachMove(d) | Budget::EachMoveAveraged { depth: d, .. } => {
+                Limits::depth(d)
+            }
             Budget::Millis(ms) => Limits::movetime(Duration::from_millis(ms)),
         }
     }
@@ -146,6 +173,22 @@ pub struct Together {
     pub plies: usize,
     pub depth: u32,
     pub margin: i16,
+    /// Each move scored by the mean of its last this many depths (1: its
+    /// last depth's score; see [`Budget::EachMoveAveraged`]).
+    pub averaged: u32,
+}
+
+impl Together {
+    /// The budget of its searches.
+    pub fn budget(self) -> Budget {
+        match self.averaged {
+            0 | 1 => Budget::EachMove(self.depth),
+            iterations => Budget::EachMoveAveraged {
+                depth: self.depth,
+                iterations,
+            },
+        }
+    }
 }
 
 /// How far below a position's best move a book move is still scored with
@@ -286,6 +329,12 @@ impl AnalyseConfig {
                 ", moves scored together at depth {} along the moves within {} cp before ply {}",
                 t.depth, t.margin, t.plies
             ));
+            if t.averaged > 1 {
+                text.push_str(&format!(
+                    ", each the mean of its last {} depths",
+                    t.averaged
+                ));
+            }
         }
         text
     }
@@ -501,7 +550,7 @@ impl Work {
     /// (a move's score from [`Together`]: always, the last search's).
     fn found(&mut self, key: u64, searched: Searched, budget: Budget) {
         self.by_budget.insert((key, budget), searched);
-        if let Budget::EachMove(_) = budget {
+        if budget.scores_moves() {
             let move_key = self.together_keys.get(&key).copied().unwrap_or(key);
             self.graph.move_scores.insert(move_key, searched);
             return;
@@ -580,7 +629,7 @@ impl Work {
     /// scores and moves that took in or added. A position's own best move
     /// joins the book where it is missing ([`Work::add_search_best`]).
     fn together(&mut self, t: Together) -> (Vec<Job>, usize) {
-        let budget = Budget::EachMove(t.depth);
+        let budget = t.budget();
         let analysis = back_up(&self.graph, &self.roots);
         let (mut jobs, mut changes) = (Vec::new(), 0);
         let mut seen = std::collections::HashSet::new();
@@ -1005,8 +1054,13 @@ impl Worker {
         job: &Job,
         tables: Option<&xqegtb::Tablebase>,
     ) -> Result<(Vec<(u64, Searched)>, u64), AnalyseError> {
-        if let Budget::EachMove(depth) = job.budget {
-            return self.score_moves(job.key, &job.pos, &job.moves, depth);
+        let each_move = match job.budget {
+            Budget::EachMove(depth) => Some((depth, 1)),
+            Budget::EachMoveAveraged { depth, iterations } => Some((depth, iterations)),
+            _ => None,
+        };
+        if let Some((depth, iterations)) = each_move {
+            return self.score_moves(job.key, &job.pos, &job.moves, depth, iterations);
         }
         let result = match tables.and_then(|tb| from_tables(tb, &job.pos)) {
             Some(exact) => (exact, 0),
@@ -1050,6 +1104,7 @@ impl Worker {
         met: &Position,
         moves: &[Move],
         depth: u32,
+        iterations: u32,
     ) -> Result<(Vec<(u64, Searched)>, u64), AnalyseError> {
         let mirrored = book_key(met).1;
         let stored = stored_image(met);
@@ -1058,9 +1113,11 @@ impl Worker {
             .map(|&m| if mirrored { m.mirror() } else { m })
             .collect();
         let (scores, nodes) = match self {
-            Worker::Ours(searcher) => score_moves_ours(searcher, &stored, &moves, depth),
+            Worker::Ours(searcher) => {
+                score_moves_ours(searcher, &stored, &moves, depth, iterations)
+            }
             Worker::External(engine) => (
-                crate::external::score_moves(engine, &stored, &moves, depth)?,
+                crate::external::score_moves(engine, &stored, &moves, depth, iterations)?,
                 0,
             ),
         };
@@ -1144,13 +1201,15 @@ impl xqengine::Reporter for Lines {
 }
 
 /// Our one search of `pos` (as its book key stores it) among `moves`, to
-/// `depth`, with a line for each (MultiPV): each move's score at the last
-/// iteration, and the nodes.
+/// `depth`, with a line for each (MultiPV): each move's score as
+/// [`averaged_scores`] makes it of its last `iterations` depths, and the
+/// nodes.
 fn score_moves_ours(
     searcher: &mut Searcher,
     pos: &Position,
     moves: &[Move],
     depth: u32,
+    iterations: u32,
 ) -> (Vec<(Move, Searched)>, u64) {
     let single = searcher.config().clone();
     searcher.set_config(SearchConfig {
@@ -1166,15 +1225,52 @@ fn score_moves_ours(
     let r = searcher.search(pos, &limits, &lines);
     searcher.set_config(single);
     let lines = lines.0.into_inner().expect("no panic while held");
-    let mut scores: Vec<(Move, Searched)> = Vec::new();
-    // Each move's line from the last iteration that reported it: the last
-    // one for all of them, unless a line was cut short.
-    for &(depth, score, mv) in lines.iter().rev() {
-        if scores.iter().all(|s| s.0 != mv) {
-            scores.push((mv, as_stored(score, mv, depth)));
+    (averaged_scores(&lines, iterations), r.nodes)
+}
+
+/// Each move's score from the reports of a MultiPV search (depth, score
+/// and first move, in the order reported): the mean of its scores at the
+/// last `iterations` depths that reported it (at each depth its last
+/// report), rounded, or its last score where one of those is decided (a
+/// mate is not averaged with centipawns). The depth kept is the last. With
+/// one iteration: each move's last report. Moves in the order of their last
+/// reports, the last first.
+pub(crate) fn averaged_scores(
+    reports: &[(i32, i32, Move)],
+    iterations: u32,
+) -> Vec<(Move, Searched)> {
+    let mut order: Vec<Move> = Vec::new();
+    for &(_, _, mv) in reports.iter().rev() {
+        if !order.contains(&mv) {
+            order.push(mv);
         }
     }
-    (scores, r.nodes)
+    order
+        .into_iter()
+        .map(|mv| {
+            // Its last report at each depth, the deepest first.
+            let mut by_depth: Vec<(i32, i32)> = Vec::new();
+            for &(depth, score, m) in reports.iter().rev() {
+                if m == mv && by_depth.iter().all(|&(d, _)| d != depth) {
+                    by_depth.push((depth, score));
+                }
+            }
+            by_depth.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
+            by_depth.truncate(iterations.max(1) as usize);
+            let (last_depth, last_score) = by_depth[0];
+            let decided = by_depth.iter().any(|&(_, s)| s.abs() >= i32::from(DECIDED));
+            let score = if decided {
+                last_score
+            } else {
+                let (sum, n) = (
+                    by_depth.iter().map(|&(_, s)| s).sum::<i32>(),
+                    by_depth.len() as i32,
+                );
+                (2 * sum + n).div_euclid(2 * n)
+            };
+            (mv, as_stored(score, mv, last_depth))
+        })
+        .collect()
 }
 
 /// A Makefile analysing `book` in `shards` jobs and a merge: one target a
@@ -1229,6 +1325,69 @@ pub fn slurm(book: &Path, output: &Path, shards: u32, args: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_move_is_scored_by_the_mean_of_its_last_iterations() {
+        let pos = Position::start();
+        let (a, b) = (
+            pos.parse_move("h2e2").unwrap(),
+            pos.parse_move("b2e2").unwrap(),
+        );
+        // Depth by depth, a's report comes after b's; depth 3 reports a
+        // twice (a new best line, then the iteration's end).
+        let reports = [
+            (1, 10, a),
+            (1, 4, b),
+            (2, 30, b),
+            (2, -20, a),
+            (3, 50, a),
+            (3, 7, b),
+            (3, 41, a),
+        ];
+        let score = |found: &[(Move, Searched)], mv: Move| {
+            let s = found.iter().find(|s| s.0 == mv).unwrap().1;
+            (s.score, s.depth)
+        };
+        let last = averaged_scores(&reports, 1);
+        assert_eq!(last.iter().map(|s| s.0).collect::<Vec<_>>(), [a, b]);
+        assert_eq!(score(&last, a), (41, 3));
+        assert_eq!(score(&last, b), (7, 3));
+        let two = averaged_scores(&reports, 2);
+        assert_eq!(score(&two, a), (11, 3), "(41 - 20) / 2, rounded");
+        assert_eq!(score(&two, b), (19, 3), "(7 + 30) / 2, rounded");
+        let all = averaged_scores(&reports, 6);
+        assert_eq!(score(&all, a), (10, 3), "(41 - 20 + 10) / 3, rounded");
+        assert_eq!(score(&all, b), (14, 3));
+        // A mate among the depths averaged: the last depth's score alone.
+        let mating = [(1, 20, a), (2, i32::from(MATE) - 5, a), (3, 35, a)];
+        assert_eq!(score(&averaged_scores(&mating, 3), a), (35, 3));
+        assert_eq!(score(&averaged_scores(&mating, 1), a), (35, 3));
+    }
+
+    #[test]
+    fn budgets_are_read_as_written() {
+        for budget in [
+            Budget::Nodes(4_000_000),
+            Budget::Depth(12),
+            Budget::Millis(500),
+            Budget::EachMove(24),
+            Budget::EachMoveAveraged {
+                depth: 24,
+                iterations: 6,
+            },
+        ] {
+            let (kind, amount) = budget.encode();
+            assert_eq!(Budget::decode(kind, amount), Some(budget));
+        }
+        assert_eq!(Budget::decode(4, 24), None, "a mean of no depths");
+        let averaged = Budget::EachMoveAveraged {
+            depth: 24,
+            iterations: 6,
+        };
+        assert!(!averaged.covers(Budget::EachMove(24)));
+        assert!(!Budget::EachMove(30).covers(averaged));
+        assert!(averaged.covers(averaged));
+    }
 
     #[test]
     fn moves_scored_in_one_search_are_kept_by_position_and_move_whichever_image() {

@@ -8,7 +8,7 @@ use xqbook::analysis::{Searched, DECIDED, MATE};
 use xqcore::{Move, Position};
 use xqmatch::{Answer, EngineOption, EngineProcess, EngineScore};
 
-use crate::analyse::{AnalyseError, Budget};
+use crate::analyse::{averaged_scores, AnalyseError, Budget};
 
 /// The longest a single search may take before the program is given up on.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -31,7 +31,7 @@ pub(crate) fn search(
     let go = match budget {
         Budget::Depth(depth) => format!("go depth {depth}"),
         Budget::Nodes(nodes) => format!("go nodes {nodes}"),
-        Budget::Millis(_) | Budget::EachMove(_) => {
+        Budget::Millis(_) | Budget::EachMove(_) | Budget::EachMoveAveraged { .. } => {
             return Err(answer_error("only depth and node budgets".into()))
         }
     };
@@ -55,7 +55,8 @@ pub(crate) fn search(
 
 /// `engine`'s one search of `pos` (as its book key stores it) among
 /// `moves`, to `depth`, with a line for each (UCI `MultiPV` and `go
-/// searchmoves`): each move's score from its last line.
+/// searchmoves`): each move's score as [`averaged_scores`] makes it of its
+/// lines' last `iterations` depths.
 ///
 /// # Errors
 ///
@@ -66,6 +67,7 @@ pub(crate) fn score_moves(
     pos: &Position,
     moves: &[Move],
     depth: u32,
+    iterations: u32,
 ) -> Result<Vec<(Move, Searched)>, AnalyseError> {
     let answer_error = answer_error(engine, pos);
     engine.new_game()?;
@@ -76,21 +78,25 @@ pub(crate) fn score_moves(
     let listed: Vec<String> = moves.iter().map(Move::to_string).collect();
     let go = format!("go depth {depth} searchmoves {}", listed.join(" "));
     let thought = engine.think(&format!("position fen {}", pos.fen()), &go, SEARCH_TIMEOUT)?;
+    let reports: Vec<(i32, i32, Move)> = thought
+        .reports
+        .iter()
+        .filter_map(|line| {
+            let mv = pos.parse_move(&line.pv[0]).ok()?;
+            let score = score_as_stored(line.score?);
+            let depth = line.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as i32;
+            Some((depth, i32::from(score), mv))
+        })
+        .collect();
+    let scores = averaged_scores(&reports, iterations);
     moves
         .iter()
         .map(|&mv| {
-            let line = thought
-                .lines
+            scores
                 .iter()
-                .find(|l| pos.parse_move(&l.pv[0]).ok() == Some(mv))
-                .ok_or_else(|| answer_error(format!("no line for {mv} among {go}")))?;
-            let score = line.score.expect("lines are kept with their score");
-            let searched = Searched {
-                score: score_as_stored(score),
-                best: mv,
-                depth: line.depth.unwrap_or(0).min(u32::from(u8::MAX - 1)) as u8,
-            };
-            Ok((mv, searched))
+                .find(|s| s.0 == mv)
+                .copied()
+                .ok_or_else(|| answer_error(format!("no line for {mv} among {go}")))
         })
         .collect()
 }

@@ -182,6 +182,12 @@ struct AnalyseArgs {
     /// Depth of the searches that score moves together.
     #[arg(long, requires = "together_plies")]
     together_depth: Option<u32>,
+    /// Score each move scored together by the mean of its scores at the
+    /// search's last N depths (1: its last depth's score). One depth's
+    /// scores swing by tens of centipawns from the next; their mean tells
+    /// moves apart by their worth.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    together_average: u32,
     /// Searches at once [default: every core].
     #[arg(long)]
     threads: Option<usize>,
@@ -482,6 +488,7 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
                 plies,
                 depth,
                 margin: args.refine_margin,
+                averaged: args.together_average,
             }),
     };
     if let Some(shards) = args.plan {
@@ -587,6 +594,9 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> Outcome {
     }
     if let (Some(plies), Some(depth)) = (args.together_plies, args.together_depth) {
         options.push(format!("--together-plies {plies} --together-depth {depth}"));
+        if args.together_average > 1 {
+            options.push(format!("--together-average {}", args.together_average));
+        }
     }
     if !args.refine_plies.is_empty() || args.together_plies.is_some() {
         options.push(format!("--refine-margin {}", args.refine_margin));

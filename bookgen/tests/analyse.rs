@@ -479,6 +479,7 @@ fn moves_scored_together_take_the_place_of_searches_apart() {
         plies: 2,
         depth: 4,
         margin: 30,
+        averaged: 1,
     });
     let whole = dir.path().join("whole.xqa");
     analyse(&book, Some(&whole), &cfg, &never, &|_| {}).unwrap();
@@ -737,6 +738,7 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
             plies: 10,
             depth: 24,
             margin: 20,
+            averaged: 1,
         }),
     };
     // A search asked for stops the run at once: none should be.

@@ -59,6 +59,9 @@ pub struct Thought {
     /// line of a multi-line search (UCI `MultiPV`), in the order the lines
     /// were first reported; one for a single-line search.
     pub lines: Vec<InfoLine>,
+    /// Every `info` line with a score and a line of moves, in the order
+    /// reported: each iteration's, for what is made of more than the last.
+    pub reports: Vec<InfoLine>,
 }
 
 /// A running engine.
@@ -344,7 +347,7 @@ impl EngineProcess {
         self.send(go_command)?;
         let deadline = started + wait;
         let (mut depth, mut score) = (None, None);
-        let mut lines: Vec<InfoLine> = Vec::new();
+        let (mut lines, mut reports): (Vec<InfoLine>, Vec<InfoLine>) = (Vec::new(), Vec::new());
         loop {
             let line = self
                 .next_line(deadline)
@@ -356,6 +359,7 @@ impl EngineProcess {
                     depth,
                     score,
                     lines,
+                    reports,
                 });
             }
             if let Some(info) = read_info(self.protocol, &line) {
@@ -363,6 +367,7 @@ impl EngineProcess {
                 score = info.score.or(score);
                 if info.score.is_some() && !info.pv.is_empty() {
                     let index = info.multipv.unwrap_or(1);
+                    reports.push(info.clone());
                     match lines.iter_mut().find(|l| l.multipv.unwrap_or(1) == index) {
                         Some(known) => *known = info,
                         None => lines.push(info),

@@ -740,6 +740,7 @@ mod tests {
             depth: None,
             score: None,
             lines: Vec::new(),
+            reports: Vec::new(),
         }
     }
 
