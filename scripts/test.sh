@@ -10,6 +10,14 @@
 #   cchess==1.25.5              PyPI package, with `python3 -m pip`: the .obk
 #                               tests (bookgen/tests/obk.rs) read our books
 #                               with it and take BHGUI's key table from it
+#   slurm-wlm, munge            Debian packages, with apt-get: the Slurm test
+#                               (egtbgen/tests/slurm.rs) starts a one-node
+#                               cluster with scripts/slurm-local.sh
+#
+# After the workspace's tests, the Slurm test runs (it is ignored by a plain
+# `cargo test`: it starts daemons as root): `cargo test -p egtbgen --test
+# slurm -- --ignored`, about 2.5 minutes. Not as root, it is skipped, and
+# said so. Given arguments, the script runs `cargo test` with them alone.
 #
 # What is already there is kept, so a second run installs nothing. Every
 # argument goes to `cargo test`: `scripts/test.sh --release -- --ignored`
@@ -63,15 +71,20 @@ font_installed() {
 debs=()
 command -v chromium >/dev/null || debs+=(chromium)
 font_installed || debs+=(fonts-wqy-zenhei)
+if [ "$(id -u)" = 0 ]; then
+  command -v slurmctld >/dev/null || debs+=(slurm-wlm)
+  command -v munged >/dev/null || debs+=(munge)
+fi
 if [ ${#debs[@]} -eq 0 ]; then
-  say "found chromium ($(command -v chromium)) and fonts-wqy-zenhei"
+  say "found chromium ($(command -v chromium)), fonts-wqy-zenhei and, as root, slurm-wlm and munge"
 elif ! command -v apt-get >/dev/null; then
   failed+=("${debs[*]}: no apt-get here; install them with this system's package manager")
 else
-  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test)"
+  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test and the Slurm test)"
   if as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" &&
-    command -v chromium >/dev/null && font_installed; then
+    command -v chromium >/dev/null && font_installed &&
+    { [ "$(id -u)" != 0 ] || command -v slurmctld >/dev/null; }; then
     say "installed ${debs[*]}"
   else
     failed+=("${debs[*]}: apt-get install ${debs[*]} (as root)")
@@ -138,4 +151,13 @@ if $setup_only; then
   exit 0
 fi
 say "running: cargo test --workspace --locked $*"
-exec cargo test --workspace --locked "$@"
+if [ $# -gt 0 ]; then
+  exec cargo test --workspace --locked "$@"
+fi
+cargo test --workspace --locked
+if [ "$(id -u)" = 0 ]; then
+  say "running the Slurm test: cargo test -p egtbgen --test slurm --locked -- --ignored"
+  cargo test -p egtbgen --test slurm --locked -- --ignored
+else
+  say "skipped the Slurm test: it starts a cluster as root (run scripts/test.sh as root)"
+fi

@@ -25,6 +25,9 @@ echo "apt-get \$*" >>"$work/log"
 if [ "\$1" = install ]; then
   printf '#!/bin/sh\necho chromium' >"$bin/chromium"; chmod +x "$bin/chromium"
   touch "$work/font"
+  for daemon in slurmctld munged; do
+    printf '#!/bin/sh\n' >"$bin/\$daemon"; chmod +x "$bin/\$daemon"
+  done
 fi
 exit 0
 EOF
@@ -53,6 +56,10 @@ echo "cargo \$*" >>"$work/log"
 EOF
 chmod +x "$bin"/*
 
+# As root, the script also installs Slurm and runs the Slurm test.
+debs="chromium fonts-wqy-zenhei"
+[ "$(id -u)" = 0 ] && debs="$debs slurm-wlm munge"
+
 run() { PATH=$bin "$root/scripts/test.sh" "$@" >"$work/out" 2>&1; }
 fail() {
   echo "FAILED: $*"
@@ -64,22 +71,26 @@ fail() {
 # Nothing installed, nothing can be installed: a clear refusal, no test run.
 touch "$work/offline"
 if run; then fail "offline run passed"; fi
-grep -q 'apt-get install chromium fonts-wqy-zenhei' "$work/out" || fail "no apt-get advice"
+grep -q "apt-get install $debs" "$work/out" || fail "no apt-get advice"
 grep -q 'python3 -m pip install cchess==1.25.5' "$work/out" || fail "no pip advice"
 ! grep -q '^cargo' "$work/log" || fail "tests ran without their prerequisites"
 rm "$work/offline" "$work/log"
 
 # Nothing installed: everything installed, then the tests with the arguments.
 run --release -- --ignored || fail "first run failed"
-grep -q 'apt-get install -y -q chromium fonts-wqy-zenhei' "$work/log" || fail "apt-get not asked"
+grep -q "apt-get install -y -q $debs" "$work/log" || fail "apt-get not asked"
 grep -q 'python3 -m pip install -q cchess==1.25.5' "$work/log" || fail "pip not asked"
 grep -qx 'cargo test --workspace --locked --release -- --ignored' "$work/log" || fail "arguments not passed"
-grep -q 'installing the Debian packages chromium fonts-wqy-zenhei' "$work/out" || fail "install not said"
+grep -q "installing the Debian packages $debs" "$work/out" || fail "install not said"
 rm "$work/log"
 
 # Everything there: nothing installed, the tests run.
 run || fail "second run failed"
 ! grep -q -e '^apt-get' -e 'pip install' "$work/log" || fail "second run installed again"
 grep -qx 'cargo test --workspace --locked' "$work/log" || fail "second run ran no tests"
+if [ "$(id -u)" = 0 ]; then
+  grep -qx 'cargo test -p egtbgen --test slurm --locked -- --ignored' "$work/log" ||
+    fail "no Slurm test as root"
+fi
 grep -q 'found chromium' "$work/out" && grep -q 'found cchess 1.25.5' "$work/out" || fail "found not said"
 echo ok
