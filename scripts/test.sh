@@ -16,7 +16,7 @@
 #
 # After the workspace's tests, the Slurm test runs (it is ignored by a plain
 # `cargo test`: it starts daemons as root): `cargo test -p egtbgen --test
-# slurm -- --ignored`, about 2.5 minutes. Not as root, it is skipped, and
+# slurm -- --ignored`, about 5 minutes. Not as root, it is skipped, and
 # said so. Given arguments, the script runs `cargo test` with them alone.
 #
 # What is already there is kept, so a second run installs nothing. Every

@@ -4,6 +4,11 @@
 //! from the plan's submission script, and the tables are byte for byte
 //! those of `make -j 2` on the plan's Makefile, and pass `egtbgen verify`.
 //!
+//! And a plan cancelled while a table is being built, its scratch
+//! directory wiped, and submitted again: only the missing tables are
+//! built, the half-built one is never taken for done, and the set is byte
+//! for byte that of one `egtbgen gen`.
+//!
 //! Ignored by a plain `cargo test`: it needs root (and installs slurm-wlm
 //! and munge when missing). scripts/test.sh runs it:
 //! `cargo test -p egtbgen --test slurm -- --ignored`.
@@ -82,6 +87,16 @@ impl Cluster {
             );
             std::thread::sleep(Duration::from_millis(500));
         }
+    }
+
+    /// The jobs queued or running: name, array task and state, one a line.
+    fn queue(&self) -> String {
+        ok(
+            "squeue",
+            self.exec(&["squeue", "-h", "-r", "-o", "%j %K %T"])
+                .output()
+                .unwrap(),
+        )
     }
 
     /// Each job's name, array task and state, as `scontrol` keeps them.
@@ -203,4 +218,116 @@ fn a_plan_run_on_slurm_builds_what_make_builds() {
         verified.contains(&format!("{count} tables: {count} pass")),
         "{verified}"
     );
+}
+
+/// The modification time of each file of `tables`.
+fn mtimes(dir: &Path, tables: &[(String, Vec<u8>)]) -> Vec<std::time::SystemTime> {
+    tables
+        .iter()
+        .map(|(name, _)| {
+            std::fs::metadata(dir.join(name))
+                .unwrap()
+                .modified()
+                .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "starts a Slurm cluster as root; scripts/test.sh runs it"]
+fn a_plan_cancelled_mid_table_and_submitted_again_builds_only_what_is_missing() {
+    // KRNKAB (about 30 s on one core) is the plan's last level, after the
+    // 11 tables its captures lead into.
+    const LAST: &str = "KRNKAB";
+    let root = tempfile::tempdir().unwrap();
+    let (by_slurm, by_gen) = (root.path().join("slurm"), root.path().join("gen"));
+    let (scratch, submit) = (root.path().join("scratch"), root.path().join("submit.sh"));
+    std::fs::create_dir_all(&scratch).unwrap();
+    ok(
+        "egtbgen plan",
+        egtbgen(&["plan", LAST, "-o", s(&by_slurm), "--slurm", s(&submit)]),
+    );
+    let cluster = Cluster::up(&root.path().join("cluster"));
+    let submit_plan = || {
+        let out = cluster
+            .exec(&["sh", s(&submit)])
+            .current_dir(root.path())
+            .env("EGTBGEN", env!("CARGO_BIN_EXE_egtbgen"))
+            .env("DIR", &by_slurm)
+            .env("TMPDIR", &scratch)
+            .env("CPUS", "1")
+            .output()
+            .unwrap();
+        ok("submit.sh", out)
+    };
+
+    // Cancel everything two seconds into the last table.
+    submit_plan();
+    let started = Instant::now();
+    let levels = submit_levels(&submit);
+    let last_level = format!("egtb-{}", levels - 1);
+    while !cluster.queue().contains(&format!("{last_level} 0 RUNNING")) {
+        assert!(started.elapsed() < PATIENCE, "{last_level} never ran");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    ok(
+        "scancel",
+        cluster
+            .exec(&["scancel", "--name", &last_level])
+            .output()
+            .unwrap(),
+    );
+    cluster.wait_for_jobs();
+    let states = cluster.job_states();
+    assert!(
+        states.contains(&format!("{last_level}[0] CANCELLED")),
+        "{states:?}"
+    );
+    let before = tables(&by_slurm);
+    assert_eq!(before.len(), 11, "every table but the cancelled one");
+    assert!(!by_slurm.join(format!("{LAST}.xqtb")).exists());
+    let times = mtimes(&by_slurm, &before);
+
+    // The node's scratch wiped, and the plan submitted again.
+    std::fs::remove_dir_all(&scratch).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    submit_plan();
+    cluster.wait_for_jobs();
+    let states = cluster.job_states();
+    let failed: Vec<&String> = states
+        .iter()
+        .filter(|s| !s.ends_with(" COMPLETED") && !s.ends_with(" CANCELLED"))
+        .collect();
+    assert!(failed.is_empty(), "jobs that failed: {failed:?}");
+    let after = tables(&by_slurm);
+    assert_eq!(after.len(), 12);
+    let kept: Vec<_> = after
+        .iter()
+        .filter(|t| t.0 != format!("{LAST}.xqtb"))
+        .cloned()
+        .collect();
+    assert!(kept == before, "the tables already built changed");
+    assert_eq!(
+        mtimes(&by_slurm, &kept),
+        times,
+        "tables already built were written again"
+    );
+
+    ok(
+        "egtbgen gen",
+        egtbgen(&["gen", "-q", "-o", s(&by_gen), LAST]),
+    );
+    assert!(
+        after == tables(&by_gen),
+        "the resumed set differs from one gen"
+    );
+}
+
+/// How many dependency levels a submission script submits.
+fn submit_levels(script: &Path) -> usize {
+    let text = std::fs::read_to_string(script).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("job=$(sbatch"))
+        .count()
 }
