@@ -16,7 +16,7 @@
 #
 # After the workspace's tests, the Slurm test runs (it is ignored by a plain
 # `cargo test`: it starts daemons as root): `cargo test -p egtbgen --test
-# slurm -- --ignored`, about 5 minutes. Not as root, it is skipped, and
+# slurm -- --ignored`, about 6 minutes. Not as root, it is skipped, and
 # said so. Given arguments, the script runs `cargo test` with them alone.
 #
 # What is already there is kept, so a second run installs nothing. Every
@@ -156,8 +156,8 @@ if [ $# -gt 0 ]; then
 fi
 cargo test --workspace --locked
 if [ "$(id -u)" = 0 ]; then
-  say "running the Slurm test: cargo test -p egtbgen --test slurm --locked -- --ignored"
-  cargo test -p egtbgen --test slurm --locked -- --ignored
+  say "running the Slurm test: cargo test -p egtbgen --test slurm --locked -- --ignored --test-threads 1"
+  cargo test -p egtbgen --test slurm --locked -- --ignored --test-threads 1
 else
   say "skipped the Slurm test: it starts a cluster as root (run scripts/test.sh as root)"
 fi

@@ -156,13 +156,16 @@ pub fn makefile(plan: &[Material], dir: &str) -> String {
 
 /// A shell script that submits `plan` to Slurm: one job array per
 /// dependency level ([`levels`]), each element one `egtbgen gen` of one
-/// table with the level's largest memory estimate, each level after the
-/// one before succeeded (`afterok`). Run it where `sbatch` is; `EGTBGEN`,
-/// `DIR` and `CPUS` can be set in the environment. Each job asks for a
-/// fifth more memory than the estimate and solves within the estimate
-/// (`--max-memory`): the repetition rules' lists, which no estimate
-/// foresees, go to scratch files in the node's `TMPDIR` (or `DIR`) past
-/// it, and the job is not killed for them.
+/// table with the level's memory request ([`requested_mb`]), each level
+/// after the one before succeeded (`afterok`; a failure cancels what
+/// depends on it), and last a job that reports, once every other has
+/// ended, what is missing and why (`egtbgen plan --report`, into
+/// `DIR/slurm-logs/report.out`; see [`report`]). Run it where `sbatch` is;
+/// `EGTBGEN`, `DIR` and `CPUS` can be set in the environment. Each job
+/// solves within the estimate (`--max-memory`): the repetition rules'
+/// lists, which no estimate foresees, go to scratch files in the node's
+/// `TMPDIR` (or `DIR`) past it, and the job is not killed for them. Each
+/// job's output goes to `DIR/slurm-logs/egtb-LEVEL_INDEX.out`.
 pub fn slurm(plan: &[Material], dir: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -171,32 +174,113 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
          # {} endgame tables in {} dependency levels, one Slurm job array per level.\n\
          set -eu\n\
          EGTBGEN=${{EGTBGEN:-egtbgen}}\nDIR=${{DIR:-{dir}}}\nCPUS=${{CPUS:-2}}\n\
-         mkdir -p \"$DIR\"\nafter=\"\"",
+         mkdir -p \"$DIR/{LOGS}\"\nafter=\"\"\nall=\"\"",
         plan.len(),
         levels(plan).len()
     );
     for (i, level) in levels(plan).iter().enumerate() {
         let memory = level.iter().map(|m| estimate(*m).memory).max().unwrap_or(0);
-        let mb = (memory as f64 * 1.2 / 1e6).ceil().max(256.0) as u64;
         let bound_mib = memory.div_ceil(1 << 20).max(1);
         let names: Vec<String> = level.iter().map(Material::to_string).collect();
         let _ = writeln!(
             s,
             "\n# level {i}: {} tables, at most {:.0} MB each (estimated)\n\
              job=$(sbatch --parsable --job-name=egtb-{i} --array=0-{} --cpus-per-task=\"$CPUS\" \
-             --mem={mb}M ${{after:+--dependency=afterok:$after}} \\\n  \
+             --mem={}M --kill-on-invalid-dep=yes ${{after:+--dependency=afterok:$after}} \\\n  \
+             --output=\"$DIR/{LOGS}/egtb-{i}_%a.out\" \\\n  \
              --wrap=\"set -- {}; shift \\$SLURM_ARRAY_TASK_ID; \
              exec $EGTBGEN gen -q --threads $CPUS --max-memory {bound_mib}M \
              --scratch \\${{TMPDIR:-$DIR}} -o $DIR \\$1\")\n\
-             after=${{job%%;*}}",
+             after=${{job%%;*}}\nall=\"$all:$after\"",
             level.len(),
             memory as f64 / 1e6,
             level.len() - 1,
+            requested_mb(level),
             names.join(" ")
         );
     }
-    let _ = writeln!(s, "\necho \"submitted; the last level is job $after\"");
+    let every: Vec<String> = plan.iter().map(Material::to_string).collect();
+    let _ = writeln!(
+        s,
+        "\n# Last, once every job above has ended: what is missing, and why.\n\
+         report=$(sbatch --parsable --job-name=egtb-report --dependency=afterany$all \
+         --output=\"$DIR/{LOGS}/report.out\" \\\n  \
+         --wrap=\"exec $EGTBGEN plan --report -o $DIR {}\")\n\
+         echo \"submitted; the last level is job $after, the report job ${{report%%;*}} \
+         (in $DIR/{LOGS}/report.out)\"",
+        every.join(" ")
+    );
     s
+}
+
+/// Where the Slurm jobs' output goes, in the tables' directory.
+pub const LOGS: &str = "slurm-logs";
+
+/// The memory (MB) the Slurm jobs of a level ask for: a fifth more than
+/// its largest table's estimate, and at least 256.
+pub fn requested_mb(level: &[Material]) -> u64 {
+    let memory = level.iter().map(|m| estimate(*m).memory).max().unwrap_or(0);
+    (memory as f64 * 1.2 / 1e6).ceil().max(256.0) as u64
+}
+
+/// What became of one table of a plan run on Slurm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its file is in place and opens (its checksums pass).
+    Built,
+    /// Missing: its job was killed for going past its memory request; the
+    /// job's words.
+    OutOfMemory(String),
+    /// Missing: its job ended otherwise; its last words, if any.
+    Failed(String),
+    /// Missing, its job never having run (a table it needs is missing).
+    NotRun,
+}
+
+/// Each table of `plan`, with its level, its estimate, the memory its job
+/// asked for and what became of it, as the files in `dir` and the jobs'
+/// output in `dir/slurm-logs` tell.
+pub fn report(
+    plan: &[Material],
+    dir: &std::path::Path,
+) -> Vec<(Material, usize, Estimate, u64, Outcome)> {
+    let mut out = Vec::new();
+    for (l, level) in levels(plan).iter().enumerate() {
+        let asked = requested_mb(level);
+        for (i, &m) in level.iter().enumerate() {
+            let built =
+                xqegtb::TableFile::open(&table_path(dir, m)).is_ok_and(|t| t.info().material == m);
+            let outcome = if built {
+                Outcome::Built
+            } else {
+                let log = dir.join(LOGS).join(format!("egtb-{l}_{i}.out"));
+                match std::fs::read_to_string(&log) {
+                    Err(_) => Outcome::NotRun,
+                    Ok(text) => job_outcome(&text),
+                }
+            };
+            out.push((m, l, estimate(m), asked, outcome));
+        }
+    }
+    out
+}
+
+/// What a job's output says of why its table is missing.
+fn job_outcome(text: &str) -> Outcome {
+    let memory = text.lines().find(|l| {
+        l.contains("memory limit") || l.contains("oom-kill") || l.contains("Out Of Memory")
+    });
+    match memory {
+        Some(line) => Outcome::OutOfMemory(line.trim().to_string()),
+        None => Outcome::Failed(
+            text.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        ),
+    }
 }
 
 #[cfg(test)]

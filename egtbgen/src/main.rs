@@ -167,6 +167,13 @@ enum Command {
         /// Write a Slurm submission script here.
         #[arg(long)]
         slurm: Option<PathBuf>,
+        /// Instead, report which tables of the set are in the output
+        /// directory, and for each missing one why, from its Slurm job's
+        /// output (killed for memory, with its estimate and request;
+        /// failed; never run); exits with status 1 when one is missing.
+        /// The Slurm script runs this last.
+        #[arg(long, conflicts_with_all = ["makefile", "slurm"])]
+        report: bool,
     },
     /// Print the value of a position and the best move by the tables.
     Probe {
@@ -237,8 +244,15 @@ fn main() -> ExitCode {
         Command::Plan {
             selection,
             output,
+            report: true,
+            ..
+        } => plan_report(&selection, &output),
+        Command::Plan {
+            selection,
+            output,
             makefile,
             slurm,
+            ..
         } => plan(&selection, &output, makefile.as_deref(), slurm.as_deref()),
         Command::Probe {
             path,
@@ -384,6 +398,35 @@ fn plan(
             path.display(),
             path.display()
         );
+    }
+    Ok(())
+}
+
+/// `plan --report`: each table of the plan in `dir`, or why not.
+fn plan_report(selection: &Selection, dir: &str) -> Result<(), String> {
+    let plan = build::plan(&selection.targets()?);
+    let rows = jobs::report(&plan, Path::new(dir));
+    let mut missing = 0;
+    for (m, level, e, asked, outcome) in &rows {
+        let why = match outcome {
+            jobs::Outcome::Built => continue,
+            jobs::Outcome::OutOfMemory(words) => format!(
+                "killed for memory (estimated {:.1} MB, asked {asked} MB): {words}",
+                e.memory as f64 / 1e6
+            ),
+            jobs::Outcome::Failed(words) => format!("its job failed: {words}"),
+            jobs::Outcome::NotRun => "never run (a table it needs is missing)".to_string(),
+        };
+        missing += 1;
+        out!("{m} (level {level}): missing: {why}");
+    }
+    out!(
+        "{} of {} tables in {dir}, {missing} missing",
+        rows.len() - missing,
+        rows.len()
+    );
+    if missing > 0 {
+        return Err(format!("{missing} tables missing in {dir}"));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `egtbgen plan`: a class of tables written as jobs and built by those
 //! jobs, through make and through the Slurm script (with a stand-in
-//! `sbatch` that runs each array's elements at once), giving the same
+//! `sbatch` that runs each array's elements at once, and the report job), giving the same
 //! files as one `egtbgen gen`.
 
 use std::path::Path;
@@ -75,7 +75,7 @@ fn a_class_built_through_make_and_slurm_equals_one_gen() {
     std::fs::write(
         &sbatch,
         r#"#!/bin/sh
-log="$SBATCH_LOG"; n=$(($(wc -l < "$log") + 1)); echo "$*" >> "$log"
+log="$SBATCH_LOG"; n=$(($(wc -l < "$log") + 1)); echo "$*" >> "$log"; last=0
 for a in "$@"; do
   case "$a" in --array=0-*) last=${a#--array=0-};; --wrap=*) cmd=${a#--wrap=};; esac
 done
@@ -112,8 +112,17 @@ echo "$n;cluster"
     assert_eq!(tables(&slurmed), want);
     let calls = std::fs::read_to_string(&log).unwrap();
     let calls: Vec<&str> = calls.lines().collect();
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 3, "{calls:?}");
     assert!(!calls[0].contains("--dependency"), "{}", calls[0]);
     assert!(calls[1].contains("--dependency=afterok:1 "), "{}", calls[1]);
     assert!(calls[0].contains("--array=0-3"), "{}", calls[0]);
+    // Last, the report, after every level however it ended: all there.
+    assert!(
+        calls[2].contains("--dependency=afterany:1:2 "),
+        "{}",
+        calls[2]
+    );
+    assert!(calls[2].contains("plan --report"), "{}", calls[2]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("20 of 20 tables"), "{said}");
 }

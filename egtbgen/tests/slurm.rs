@@ -204,7 +204,16 @@ fn a_plan_run_on_slurm_builds_what_make_builds() {
         .filter(|s| !s.ends_with(" COMPLETED"))
         .collect();
     assert!(failed.is_empty(), "jobs that did not complete: {failed:?}");
-    assert_eq!(states.len(), count, "one array task a table: {states:?}");
+    assert_eq!(
+        states.len(),
+        count + 1,
+        "one array task a table, and the report: {states:?}"
+    );
+    let report = std::fs::read_to_string(by_slurm.join("slurm-logs/report.out")).unwrap();
+    assert!(
+        report.contains(&format!("{count} of {count} tables in ")),
+        "{report}"
+    );
 
     let (built, made) = (tables(&by_slurm), tables(&by_make));
     assert_eq!(built.len(), count);
@@ -288,6 +297,14 @@ fn a_plan_cancelled_mid_table_and_submitted_again_builds_only_what_is_missing() 
     assert_eq!(before.len(), 11, "every table but the cancelled one");
     assert!(!by_slurm.join(format!("{LAST}.xqtb")).exists());
     let times = mtimes(&by_slurm, &before);
+    let report = std::fs::read_to_string(by_slurm.join("slurm-logs/report.out")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "{LAST} (level {}): missing: its job failed: egtbgen: interrupted",
+            levels - 1
+        )),
+        "{report}"
+    );
 
     // The node's scratch wiped, and the plan submitted again.
     std::fs::remove_dir_all(&scratch).unwrap();
@@ -298,8 +315,12 @@ fn a_plan_cancelled_mid_table_and_submitted_again_builds_only_what_is_missing() 
     let failed: Vec<&String> = states
         .iter()
         .filter(|s| !s.ends_with(" COMPLETED") && !s.ends_with(" CANCELLED"))
+        // The first report said a table was missing.
+        .filter(|s| !s.starts_with("egtb-report"))
         .collect();
     assert!(failed.is_empty(), "jobs that failed: {failed:?}");
+    let report = std::fs::read_to_string(by_slurm.join("slurm-logs/report.out")).unwrap();
+    assert!(report.contains("12 of 12 tables in "), "{report}");
     let after = tables(&by_slurm);
     assert_eq!(after.len(), 12);
     let kept: Vec<_> = after
@@ -330,4 +351,60 @@ fn submit_levels(script: &Path) -> usize {
     text.lines()
         .filter(|l| l.starts_with("job=$(sbatch"))
         .count()
+}
+
+#[test]
+#[ignore = "starts a Slurm cluster as root; scripts/test.sh runs it"]
+fn a_job_killed_for_memory_is_reported_with_its_table_and_estimate() {
+    let root = tempfile::tempdir().unwrap();
+    let (tables_dir, submit) = (root.path().join("tables"), root.path().join("submit.sh"));
+    ok(
+        "egtbgen plan",
+        egtbgen(&["plan", "KRKN", "-o", s(&tables_dir), "--slurm", s(&submit)]),
+    );
+    // An egtbgen that, asked for KRKN, first takes 600 MB: past the 256 MB
+    // its job asks for.
+    let greedy = root.path().join("greedy-egtbgen");
+    std::fs::write(
+        &greedy,
+        format!(
+            "#!/bin/sh\nfor last; do :; done\n\
+             if [ \"$1\" = gen ] && [ \"$last\" = KRKN ]; then\n  \
+             python3 -c 'import time; a = bytearray(600 << 20); a[::4096] = b\"x\" * (len(a) // 4096); time.sleep(30)'\n\
+             fi\nexec {} \"$@\"\n",
+            env!("CARGO_BIN_EXE_egtbgen")
+        ),
+    )
+    .unwrap();
+    ok(
+        "chmod",
+        Command::new("chmod")
+            .arg("755")
+            .arg(&greedy)
+            .output()
+            .unwrap(),
+    );
+    let cluster = Cluster::up(&root.path().join("cluster"));
+    ok(
+        "submit.sh",
+        cluster
+            .exec(&["sh", s(&submit)])
+            .current_dir(root.path())
+            .env("EGTBGEN", &greedy)
+            .env("DIR", &tables_dir)
+            .env("CPUS", "1")
+            .output()
+            .unwrap(),
+    );
+    cluster.wait_for_jobs();
+    let report = std::fs::read_to_string(tables_dir.join("slurm-logs/report.out")).unwrap();
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("KRKN "))
+        .unwrap_or_else(|| panic!("KRKN not reported:\n{report}"));
+    assert!(
+        line.contains("killed for memory (estimated ") && line.contains("asked 256 MB"),
+        "{report}"
+    );
+    assert!(report.contains("2 of 3 tables"), "{report}");
 }
