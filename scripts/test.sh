@@ -10,13 +10,14 @@
 #   cchess==1.25.5              PyPI package, with `python3 -m pip`: the .obk
 #                               tests (bookgen/tests/obk.rs) read our books
 #                               with it and take BHGUI's key table from it
-#   slurm-wlm, munge            Debian packages, with apt-get: the Slurm test
-#                               (egtbgen/tests/slurm.rs) starts a one-node
-#                               cluster with scripts/slurm-local.sh
+#   slurm-wlm, munge            Debian packages, with apt-get: the Slurm tests
+#                               (egtbgen/tests/slurm.rs, bookgen/tests/slurm.rs)
+#                               start a one-node cluster with
+#                               scripts/slurm-local.sh
 #
-# After the workspace's tests, the Slurm test runs (it is ignored by a plain
-# `cargo test`: it starts daemons as root): `cargo test -p egtbgen --test
-# slurm -- --ignored`, about 6 minutes. Not as root, it is skipped, and
+# After the workspace's tests, the Slurm tests run (ignored by a plain
+# `cargo test`: they start daemons as root): `cargo test -p egtbgen -p
+# bookgen --test slurm -- --ignored --test-threads 1`, about 6 minutes. Not as root, it is skipped, and
 # said so. Given arguments, the script runs `cargo test` with them alone.
 #
 # What is already there is kept, so a second run installs nothing. Every
@@ -80,7 +81,7 @@ if [ ${#debs[@]} -eq 0 ]; then
 elif ! command -v apt-get >/dev/null; then
   failed+=("${debs[*]}: no apt-get here; install them with this system's package manager")
 else
-  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test and the Slurm test)"
+  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test and the Slurm tests)"
   if as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" &&
     command -v chromium >/dev/null && font_installed &&
@@ -156,8 +157,8 @@ if [ $# -gt 0 ]; then
 fi
 cargo test --workspace --locked
 if [ "$(id -u)" = 0 ]; then
-  say "running the Slurm test: cargo test -p egtbgen --test slurm --locked -- --ignored --test-threads 1"
-  cargo test -p egtbgen --test slurm --locked -- --ignored --test-threads 1
+  say "running the Slurm tests: cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1"
+  cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1
 else
-  say "skipped the Slurm test: it starts a cluster as root (run scripts/test.sh as root)"
+  say "skipped the Slurm tests: they start a cluster as root (run scripts/test.sh as root)"
 fi

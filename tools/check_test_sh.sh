@@ -89,7 +89,7 @@ run || fail "second run failed"
 ! grep -q -e '^apt-get' -e 'pip install' "$work/log" || fail "second run installed again"
 grep -qx 'cargo test --workspace --locked' "$work/log" || fail "second run ran no tests"
 if [ "$(id -u)" = 0 ]; then
-  grep -qx 'cargo test -p egtbgen --test slurm --locked -- --ignored --test-threads 1' "$work/log" ||
+  grep -qx 'cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1' "$work/log" ||
     fail "no Slurm test as root"
 fi
 grep -q 'found chromium' "$work/out" && grep -q 'found cchess 1.25.5' "$work/out" || fail "found not said"

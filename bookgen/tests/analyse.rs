@@ -5,34 +5,16 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use bookgen::analyse::{
     analyse, journal_path, AnalyseConfig, AnalyseError, Budget, Together, TOGETHER_WINDOW,
 };
-use common::{bookgen, s, stdout};
+use common::{bookgen, s, small_book, stdout};
 use xqbook::analysis::{Analysis, AnalysisError, PositionAnalysis};
 use xqbook::{book_key, Book};
 use xqcore::Position;
-
-fn small_book(dir: &Path, name: &str, max_ply: &str) -> PathBuf {
-    let book = dir.join(name);
-    let games =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games/ccpd-sample-3000.iccs.pgn");
-    stdout(&bookgen(&[
-        "build",
-        "-q",
-        "-o",
-        s(&book),
-        "--min-games",
-        "20",
-        "--max-ply",
-        max_ply,
-        s(&games),
-    ]));
-    book
-}
 
 fn config() -> AnalyseConfig {
     AnalyseConfig {

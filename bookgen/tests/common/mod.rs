@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `bookgen` run with `args`.
@@ -22,4 +22,24 @@ pub fn stdout(o: &Output) -> String {
 /// A path as an argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// A book `name` in `dir` of the ICCS sample's first `max_ply` plies
+/// (positions met in 20 games or more).
+pub fn small_book(dir: &Path, name: &str, max_ply: &str) -> PathBuf {
+    let book = dir.join(name);
+    let games =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/games/ccpd-sample-3000.iccs.pgn");
+    stdout(&bookgen(&[
+        "build",
+        "-q",
+        "-o",
+        s(&book),
+        "--min-games",
+        "20",
+        "--max-ply",
+        max_ply,
+        s(&games),
+    ]));
+    book
 }
