@@ -17,11 +17,20 @@
 # namespace with SLURM_CONF set. The key, configuration, state, spool and
 # logs live under $SLURM_LOCAL_DIR (default /tmp/slurm-local); `down` leaves
 # them there to read, and `up` starts afresh. The node offers every core
-# and the memory less 1 GiB; jobs going over the memory they asked for are
-# killed (JobAcctGatherParams=OverMemoryKill), as on a real cluster.
+# and the memory less 1 GiB. Jobs are held to the memory they asked for as
+# Slurm advises clusters to: by a memory cgroup (task/cgroup with
+# ConstrainRAMSpace), where the kernel first takes back the job's page
+# cache and kills only for memory it cannot take back. Where the machine
+# has no cgroup v1 memory controller, or with SLURM_LOCAL_MEMORY=rss, the
+# job's resident size is polled instead and the job killed past its request
+# (JobAcctGatherParams=$gather), mapped file pages counted too.
 set -euo pipefail
 
 dir=${SLURM_LOCAL_DIR:-/tmp/slurm-local}
+memory=${SLURM_LOCAL_MEMORY:-}
+if [ -z "$memory" ]; then
+  if [ -d /sys/fs/cgroup/memory ]; then memory=cgroup; else memory=rss; fi
+fi
 conf=$dir/slurm.conf
 say() { echo "slurm-local: $*" >&2; }
 
@@ -50,7 +59,26 @@ install_packages() {
 }
 
 write_conf() {
-  local host cpus mem_mb
+  local host cpus mem_mb proctrack=proctrack/linuxproc task=task/none gather=OverMemoryKill
+  case $memory in
+  cgroup)
+    proctrack=proctrack/cgroup task=task/cgroup gather=NoOverMemoryKill
+    cat >"$dir/cgroup.conf" <<EOF
+# Written by scripts/slurm-local.sh: jobs held to their memory by cgroup v1.
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+CgroupAutomount=no
+ConstrainRAMSpace=yes
+ConstrainSwapSpace=yes
+ConstrainCores=no
+EOF
+    ;;
+  rss) ;;
+  *)
+    say "SLURM_LOCAL_MEMORY is cgroup or rss, not $memory"
+    return 1
+    ;;
+  esac
   host=$(hostname -s)
   cpus=$(nproc)
   mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) - 1024 }' /proc/meminfo)
@@ -71,8 +99,8 @@ SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=$proctrack
+TaskPlugin=$task
 MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/backfill
@@ -80,7 +108,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=1
-JobAcctGatherParams=OverMemoryKill
+JobAcctGatherParams=$gather
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SlurmctldTimeout=30
@@ -135,7 +163,7 @@ up() {
     down
     return 1
   fi
-  say "up in ${waited} s: node $(hostname -s), $(nproc) cores; logs in $dir/log"
+  say "up in ${waited} s: node $(hostname -s), $(nproc) cores, memory held by $memory; logs in $dir/log"
 }
 
 down() {

@@ -21,14 +21,24 @@ pub const ESTIMATED_BITS_PER_POSITION: f64 = 1.0;
 /// measured (docs/speed.md and docs/egtb-sets.md give those rates).
 pub const ESTIMATED_POSITIONS_PER_CORE_SECOND: f64 = 1_400_000.0;
 
+/// Bytes a position the repetition rules' candidate lists are allowed, in
+/// tables where the perpetual-chase rule applies (both sides have a rook,
+/// horse or cannon). Measured, each table built alone with its smaller
+/// tables there (2026-11-28, docs/egtb-sets.md): the solver held past the
+/// rest of the estimate up to 1.04 bytes a position (KRBBKR; KRBKRB 0.90,
+/// KRBBKRB 0.82, KRBBKRBB 0.76), and nothing past it in the tables with a
+/// horse against a rook (KRKNAABB, KRKNABB, KRKNAAB).
+pub const LIST_BYTES_PER_POSITION: f64 = 1.25;
+
 /// What building one table is expected to cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Estimate {
     pub material: Material,
     /// Positions: indexes times two sides to move.
     pub positions: u64,
-    /// Memory the solver holds: its own working arrays and the values of
-    /// the tables its captures lead into (the sides to move they reach).
+    /// Memory the solver holds: its own working arrays, the values of the
+    /// tables its captures lead into (the sides to move they reach), and
+    /// the repetition rules' lists ([`list_bytes`]).
     pub memory: u64,
     /// Bytes of the table file.
     pub disk: u64,
@@ -49,9 +59,21 @@ pub fn estimate(material: Material) -> Estimate {
     Estimate {
         material,
         positions,
-        memory: working_bytes(material) + captured,
+        memory: working_bytes(material) + captured + list_bytes(material),
         disk: (positions as f64 * ESTIMATED_BITS_PER_POSITION / 8.0) as u64,
         cpu_seconds: positions as f64 / ESTIMATED_POSITIONS_PER_CORE_SECOND,
+    }
+}
+
+/// The memory allowed for the repetition rules' candidate lists of
+/// `material`: [`LIST_BYTES_PER_POSITION`] where the chase rule applies
+/// (the check rule's lists are a few MB at most).
+pub fn list_bytes(material: Material) -> u64 {
+    if material.chase_rule_applies() {
+        let positions = 2 * Indexer::new(material).size();
+        (positions as f64 * LIST_BYTES_PER_POSITION) as u64
+    } else {
+        0
     }
 }
 
@@ -86,7 +108,7 @@ pub fn build_memory(plan: &[Material]) -> u64 {
         .zip(&change)
         .map(|(m, delta)| {
             kept += delta;
-            kept as u64 + working_bytes(*m)
+            kept as u64 + working_bytes(*m) + list_bytes(*m)
         })
         .max()
         .unwrap_or(0)
@@ -154,49 +176,130 @@ pub fn makefile(plan: &[Material], dir: &str) -> String {
     s
 }
 
-/// A shell script that submits `plan` to Slurm: one job array per
-/// dependency level ([`levels`]), each element one `egtbgen gen` of one
-/// table with the level's memory request ([`requested_mb`]), each level
-/// after the one before succeeded (`afterok`; a failure cancels what
-/// depends on it), and last a job that reports, once every other has
-/// ended, what is missing and why (`egtbgen plan --report`, into
+/// One Slurm job array of a plan: tables of one dependency level whose
+/// jobs ask for about the same memory, so that small tables do not hold
+/// the memory of their level's largest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobArray {
+    pub level: usize,
+    /// Its place among its level's arrays, smallest requests first.
+    pub group: usize,
+    /// Its tables, in plan order: element `i` builds `tables[i]`.
+    pub tables: Vec<Material>,
+}
+
+/// Memory (MiB) every job asks for at least: a table this small is mostly
+/// the program.
+pub const LEAST_REQUEST_MIB: u64 = 256;
+
+/// How much more than its bound a job asks for: past what the solver
+/// counts it holds the program, its threads' stacks and the slices of
+/// candidates being found (peak RSS measured 10 to 55 MB past the count,
+/// up to 24 % of it, on the tables of [`LIST_BYTES_PER_POSITION`]).
+pub const REQUEST_OVER_BOUND: f64 = 1.2;
+
+impl JobArray {
+    /// Its Slurm job name, `egtb-LEVEL-GROUP`; element `i` writes its
+    /// output to `DIR/slurm-logs/NAME_i.out`.
+    pub fn name(&self) -> String {
+        format!("egtb-{}-{}", self.level, self.group)
+    }
+
+    /// The bound its jobs solve within (MiB, `--max-memory`): its largest
+    /// table's estimate.
+    pub fn bound_mib(&self) -> u64 {
+        let memory = self.tables.iter().map(|m| estimate(*m).memory);
+        memory.max().unwrap_or(0).div_ceil(1 << 20).max(1)
+    }
+
+    /// The memory its jobs ask for (MiB, Slurm's `--mem`).
+    pub fn requested_mib(&self) -> u64 {
+        requested_mib(self.bound_mib())
+    }
+}
+
+/// What a job solving within `bound_mib` asks for.
+fn requested_mib(bound_mib: u64) -> u64 {
+    ((bound_mib as f64 * REQUEST_OVER_BOUND).ceil() as u64).max(LEAST_REQUEST_MIB)
+}
+
+/// The job arrays of `plan`: each level's tables grouped by what their
+/// jobs ask for, the requests of one array within a factor of √2 (or all
+/// at the least request).
+pub fn job_arrays(plan: &[Material]) -> Vec<JobArray> {
+    let mut arrays = Vec::new();
+    for (level, tables) in levels(plan).iter().enumerate() {
+        // Half-octaves above the least request.
+        let class = |m: &Material| {
+            let asked = requested_mib(estimate(*m).memory.div_ceil(1 << 20).max(1));
+            (2.0 * (asked as f64 / LEAST_REQUEST_MIB as f64).log2()).ceil() as u32
+        };
+        let mut classes: Vec<u32> = tables.iter().map(class).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        for (group, c) in classes.iter().enumerate() {
+            arrays.push(JobArray {
+                level,
+                group,
+                tables: tables.iter().filter(|m| class(m) == *c).copied().collect(),
+            });
+        }
+    }
+    arrays
+}
+
+/// A shell script that submits `plan` to Slurm: job arrays by dependency
+/// level ([`job_arrays`]), each element one `egtbgen gen` of one table
+/// with its array's memory request, each level after every array of the
+/// one before succeeded (`afterok`; a failure cancels what depends on it),
+/// and last a job that reports, once every other has ended, what is
+/// missing and why (`egtbgen plan --report`, into
 /// `DIR/slurm-logs/report.out`; see [`report`]). Run it where `sbatch` is;
 /// `EGTBGEN`, `DIR` and `CPUS` can be set in the environment. Each job
-/// solves within the estimate (`--max-memory`): the repetition rules'
-/// lists, which no estimate foresees, go to scratch files in the node's
-/// `TMPDIR` (or `DIR`) past it, and the job is not killed for them. Each
-/// job's output goes to `DIR/slurm-logs/egtb-LEVEL_INDEX.out`.
+/// solves within its bound (`--max-memory`): the repetition rules' lists,
+/// which no estimate foresees, go to scratch files in the node's `TMPDIR`
+/// (or `DIR`) past it, whose pages the kernel takes back under the job's
+/// memory limit (a cgroup's). Each job's output goes to
+/// `DIR/slurm-logs/NAME_INDEX.out` ([`JobArray::name`]).
 pub fn slurm(plan: &[Material], dir: &str) -> String {
+    let arrays = job_arrays(plan);
     let mut s = String::new();
     let _ = writeln!(
         s,
         "#!/bin/sh\n\
-         # {} endgame tables in {} dependency levels, one Slurm job array per level.\n\
+         # {} endgame tables in {} dependency levels, {} Slurm job arrays: each level's\n\
+         # tables grouped by the memory their jobs ask for.\n\
          set -eu\n\
          EGTBGEN=${{EGTBGEN:-egtbgen}}\nDIR=${{DIR:-{dir}}}\nCPUS=${{CPUS:-2}}\n\
-         mkdir -p \"$DIR/{LOGS}\"\nafter=\"\"\nall=\"\"",
+         mkdir -p \"$DIR/{LOGS}\"\nafter=\"\"\nlevel=\"\"\nall=\"\"",
         plan.len(),
-        levels(plan).len()
+        levels(plan).len(),
+        arrays.len()
     );
-    for (i, level) in levels(plan).iter().enumerate() {
-        let memory = level.iter().map(|m| estimate(*m).memory).max().unwrap_or(0);
-        let bound_mib = memory.div_ceil(1 << 20).max(1);
-        let names: Vec<String> = level.iter().map(Material::to_string).collect();
+    for (i, array) in arrays.iter().enumerate() {
+        if i > 0 && array.level != arrays[i - 1].level {
+            let _ = writeln!(s, "after=$level\nlevel=\"\"");
+        }
+        let names: Vec<String> = array.tables.iter().map(Material::to_string).collect();
         let _ = writeln!(
             s,
-            "\n# level {i}: {} tables, at most {:.0} MB each (estimated)\n\
-             job=$(sbatch --parsable --job-name=egtb-{i} --array=0-{} --cpus-per-task=\"$CPUS\" \
-             --mem={}M --kill-on-invalid-dep=yes ${{after:+--dependency=afterok:$after}} \\\n  \
-             --output=\"$DIR/{LOGS}/egtb-{i}_%a.out\" \\\n  \
+            "\n# level {}: {} tables, within {} MiB each\n\
+             job=$(sbatch --parsable --job-name={} --array=0-{} --cpus-per-task=\"$CPUS\" \
+             --mem={}M --kill-on-invalid-dep=yes ${{after:+--dependency=afterok$after}} \\\n  \
+             --output=\"$DIR/{LOGS}/{}_%a.out\" \\\n  \
              --wrap=\"set -- {}; shift \\$SLURM_ARRAY_TASK_ID; \
-             exec $EGTBGEN gen -q --threads $CPUS --max-memory {bound_mib}M \
+             exec $EGTBGEN gen -q --threads $CPUS --max-memory {}M \
              --scratch \\${{TMPDIR:-$DIR}} -o $DIR \\$1\")\n\
-             after=${{job%%;*}}\nall=\"$all:$after\"",
-            level.len(),
-            memory as f64 / 1e6,
-            level.len() - 1,
-            requested_mb(level),
-            names.join(" ")
+             level=\"$level:${{job%%;*}}\"\nall=\"$all:${{job%%;*}}\"",
+            array.level,
+            array.tables.len(),
+            array.bound_mib(),
+            array.name(),
+            array.tables.len() - 1,
+            array.requested_mib(),
+            array.name(),
+            names.join(" "),
+            array.bound_mib(),
         );
     }
     let every: Vec<String> = plan.iter().map(Material::to_string).collect();
@@ -206,7 +309,7 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
          report=$(sbatch --parsable --job-name=egtb-report --dependency=afterany$all \
          --output=\"$DIR/{LOGS}/report.out\" \\\n  \
          --wrap=\"exec $EGTBGEN plan --report -o $DIR {}\")\n\
-         echo \"submitted; the last level is job $after, the report job ${{report%%;*}} \
+         echo \"submitted; the last level's jobs are ${{level#:}}, the report job ${{report%%;*}} \
          (in $DIR/{LOGS}/report.out)\"",
         every.join(" ")
     );
@@ -215,13 +318,6 @@ pub fn slurm(plan: &[Material], dir: &str) -> String {
 
 /// Where the Slurm jobs' output goes, in the tables' directory.
 pub const LOGS: &str = "slurm-logs";
-
-/// The memory (MB) the Slurm jobs of a level ask for: a fifth more than
-/// its largest table's estimate, and at least 256.
-pub fn requested_mb(level: &[Material]) -> u64 {
-    let memory = level.iter().map(|m| estimate(*m).memory).max().unwrap_or(0);
-    (memory as f64 * 1.2 / 1e6).ceil().max(256.0) as u64
-}
 
 /// What became of one table of a plan run on Slurm.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -245,21 +341,21 @@ pub fn report(
     dir: &std::path::Path,
 ) -> Vec<(Material, usize, Estimate, u64, Outcome)> {
     let mut out = Vec::new();
-    for (l, level) in levels(plan).iter().enumerate() {
-        let asked = requested_mb(level);
-        for (i, &m) in level.iter().enumerate() {
+    for array in job_arrays(plan) {
+        let asked = array.requested_mib();
+        for (i, &m) in array.tables.iter().enumerate() {
             let built =
                 xqegtb::TableFile::open(&table_path(dir, m)).is_ok_and(|t| t.info().material == m);
             let outcome = if built {
                 Outcome::Built
             } else {
-                let log = dir.join(LOGS).join(format!("egtb-{l}_{i}.out"));
+                let log = dir.join(LOGS).join(format!("{}_{i}.out", array.name()));
                 match std::fs::read_to_string(&log) {
                     Err(_) => Outcome::NotRun,
                     Ok(text) => job_outcome(&text),
                 }
             };
-            out.push((m, l, estimate(m), asked, outcome));
+            out.push((m, array.level, estimate(m), asked, outcome));
         }
     }
     out
@@ -367,10 +463,44 @@ mod tests {
         let script = slurm(&plan, "tables");
         assert!(script.contains("--array=0-0"), "{script}");
         assert!(script.contains("set -- KRKA;"), "{script}");
-        assert!(script.contains("afterok:$after"));
+        assert!(script.contains("--dependency=afterok$after"));
+        assert!(script.contains("--job-name=egtb-1-0 "), "{script}");
         // Each job solves within the estimate it asks a fifth more for.
         let e = estimate(m("KRKA")).memory;
         let bound = format!("--max-memory {}M ", e.div_ceil(1 << 20));
         assert!(script.contains(&bound), "{script}");
+    }
+
+    #[test]
+    fn small_tables_do_not_ask_for_the_memory_of_their_levels_largest() {
+        let plan = plan(&[m("KRBBKRBB")]);
+        let arrays = job_arrays(&plan);
+        let mut tables: Vec<Material> = arrays.iter().flat_map(|a| a.tables.clone()).collect();
+        tables.sort_by_key(Material::to_string);
+        let mut want = plan.clone();
+        want.sort_by_key(Material::to_string);
+        assert_eq!(tables, want, "each table in one array");
+        for a in &arrays {
+            let asked: Vec<u64> = a
+                .tables
+                .iter()
+                .map(|t| requested_mib(estimate(*t).memory.div_ceil(1 << 20)))
+                .collect();
+            let (least, most) = (asked.iter().min().unwrap(), asked.iter().max().unwrap());
+            assert!(*most as f64 <= *least as f64 * 2f64.sqrt(), "{a:?}");
+            assert_eq!(a.requested_mib(), *most);
+            assert!(a.bound_mib() << 20 >= estimate(a.tables[0]).memory);
+            assert!(a.requested_mib() >= LEAST_REQUEST_MIB);
+        }
+        // KRBBKRB (277 MB) and KRBBKBB (10 MB) share a level, not a request.
+        let array_of = |t: &str| arrays.iter().find(|a| a.tables.contains(&m(t))).unwrap();
+        let (big, small) = (array_of("KRBBKRB"), array_of("KRBBKBB"));
+        assert_eq!(big.level, small.level);
+        assert!(small.requested_mib() < big.requested_mib());
+        assert_eq!(small.requested_mib(), LEAST_REQUEST_MIB);
+        // The script: a level waits for every array of the level before.
+        let script = slurm(&plan, "tables");
+        assert_eq!(script.matches("job=$(sbatch").count(), arrays.len());
+        assert!(script.contains(&format!("--job-name={} ", big.name())));
     }
 }

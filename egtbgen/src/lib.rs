@@ -9,8 +9,11 @@
 //! - [`verify`]: checks a table against its successors (the minimax rule).
 //! - [`jobs`]: a table set as jobs for `make` or Slurm, with what each
 //!   table is estimated to cost.
+//! - [`cluster`]: what a set costs as a Slurm run on a cluster, its
+//!   submission played out with measured job rates.
 
 pub mod build;
+pub mod cluster;
 pub mod generate;
 pub mod jobs;
 pub mod verify;

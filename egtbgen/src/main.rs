@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use egtbgen::build::{self, Event};
 use egtbgen::generate::Progress;
-use egtbgen::jobs;
+use egtbgen::{cluster, jobs};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqcli::out;
 use xqcore::Position;
@@ -174,6 +174,22 @@ enum Command {
         /// The Slurm script runs this last.
         #[arg(long, conflicts_with_all = ["makefile", "slurm"])]
         report: bool,
+        /// Also play the Slurm script out on a cluster of identical nodes,
+        /// NODESxCORESxMEMORY (e.g. 8x64x256G), and print its wall time;
+        /// may be given more than once.
+        #[arg(long = "cluster", value_name = "NODESxCORESxMEMORY")]
+        clusters: Vec<cluster::Cluster>,
+        /// With --cluster: cores a job (the script's CPUS).
+        #[arg(long, default_value_t = cluster::MEASURED.cpus_per_job)]
+        cpus_per_job: u32,
+        /// With --cluster: positions a job solves a second per core it
+        /// holds [default: measured on Slurm, docs/egtb-sets.md].
+        #[arg(long)]
+        rate: Option<f64>,
+        /// With --cluster: seconds Slurm takes to start a job in a finished
+        /// one's place [default: measured].
+        #[arg(long)]
+        seconds_between_jobs: Option<f64>,
     },
     /// Print the value of a position and the best move by the tables.
     Probe {
@@ -252,8 +268,22 @@ fn main() -> ExitCode {
             output,
             makefile,
             slurm,
+            clusters,
+            cpus_per_job,
+            rate,
+            seconds_between_jobs,
             ..
-        } => plan(&selection, &output, makefile.as_deref(), slurm.as_deref()),
+        } => {
+            let rates = cluster::JobRates {
+                cpus_per_job,
+                positions_per_core_second: rate
+                    .unwrap_or(cluster::MEASURED.positions_per_core_second),
+                seconds_between_jobs: seconds_between_jobs
+                    .unwrap_or(cluster::MEASURED.seconds_between_jobs),
+            };
+            plan(&selection, &output, makefile.as_deref(), slurm.as_deref())
+                .and_then(|plan| plan_on_clusters(&plan, &clusters, &rates))
+        }
         Command::Probe {
             path,
             fen,
@@ -355,7 +385,7 @@ fn plan(
     dir: &str,
     makefile: Option<&Path>,
     slurm: Option<&Path>,
-) -> Result<(), String> {
+) -> Result<Vec<Material>, String> {
     let plan = build::plan(&selection.targets()?);
     let estimates: Vec<jobs::Estimate> = plan.iter().map(|m| jobs::estimate(*m)).collect();
     out!("table                positions   memory MB     disk MB   CPU hours");
@@ -399,6 +429,44 @@ fn plan(
             path.display()
         );
     }
+    Ok(plan)
+}
+
+/// `plan --cluster`: the Slurm run of the plan on each cluster.
+fn plan_on_clusters(
+    plan: &[Material],
+    clusters: &[cluster::Cluster],
+    rates: &cluster::JobRates,
+) -> Result<(), String> {
+    if clusters.is_empty() {
+        return Ok(());
+    }
+    let hours = |s: f64| s / 3600.0;
+    out!(
+        "as Slurm jobs of {} cores, {:.0} positions a second per core, {:.1} s between jobs:",
+        rates.cpus_per_job,
+        rates.positions_per_core_second,
+        rates.seconds_between_jobs
+    );
+    for c in clusters {
+        let run = cluster::run(plan, c, rates).map_err(|e| format!("{c}: {e}"))?;
+        let longest = run
+            .jobs
+            .iter()
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .expect("a plan has a table");
+        let largest = run.jobs.iter().map(|j| j.memory).max().unwrap_or(0);
+        out!(
+            "  {c}: {} jobs, {:.1} h wall, {:.1} core-hours held, {:.0} % of the cores busy; the longest job {} {:.2} h, the largest request {:.1} GiB",
+            run.jobs.len(),
+            hours(run.wall_seconds),
+            hours(run.core_seconds),
+            100.0 * run.utilisation(c),
+            longest.material,
+            hours(longest.seconds),
+            largest as f64 / f64::from(1u32 << 30)
+        );
+    }
     Ok(())
 }
 
@@ -411,7 +479,7 @@ fn plan_report(selection: &Selection, dir: &str) -> Result<(), String> {
         let why = match outcome {
             jobs::Outcome::Built => continue,
             jobs::Outcome::OutOfMemory(words) => format!(
-                "killed for memory (estimated {:.1} MB, asked {asked} MB): {words}",
+                "killed for memory (estimated {:.1} MB, asked {asked} MiB): {words}",
                 e.memory as f64 / 1e6
             ),
             jobs::Outcome::Failed(words) => format!("its job failed: {words}"),

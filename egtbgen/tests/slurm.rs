@@ -164,7 +164,8 @@ fn a_plan_cancelled_mid_table_and_submitted_again_builds_only_what_is_missing() 
     submit_plan();
     let started = Instant::now();
     let levels = submit_levels(&submit);
-    let last_level = format!("egtb-{}", levels - 1);
+    // The last level holds only the last table, in one array.
+    let last_level = format!("egtb-{}-0", levels - 1);
     while !cluster.queue().contains(&format!("{last_level} 0 RUNNING")) {
         assert!(started.elapsed() < PATIENCE, "{last_level} never ran");
         std::thread::sleep(Duration::from_millis(200));
@@ -238,9 +239,11 @@ fn a_plan_cancelled_mid_table_and_submitted_again_builds_only_what_is_missing() 
 /// How many dependency levels a submission script submits.
 fn submit_levels(script: &Path) -> usize {
     let text = std::fs::read_to_string(script).unwrap();
+    let level = |l: &str| l.strip_prefix("# level ")?.split(':').next()?.parse().ok();
     text.lines()
-        .filter(|l| l.starts_with("job=$(sbatch"))
-        .count()
+        .filter_map(level)
+        .max()
+        .map_or(0, |l: usize| l + 1)
 }
 
 #[test]
@@ -252,15 +255,15 @@ fn a_job_killed_for_memory_is_reported_with_its_table_and_estimate() {
         "egtbgen plan",
         egtbgen(&["plan", "KRKN", "-o", s(&tables_dir), "--slurm", s(&submit)]),
     );
-    // An egtbgen that, asked for KRKN, first takes 600 MB: past the 256 MB
-    // its job asks for.
+    // An egtbgen that, asked for KRKN, takes 600 MB instead: past the 256
+    // MiB its job asks for.
     let greedy = root.path().join("greedy-egtbgen");
     std::fs::write(
         &greedy,
         format!(
             "#!/bin/sh\nfor last; do :; done\n\
              if [ \"$1\" = gen ] && [ \"$last\" = KRKN ]; then\n  \
-             python3 -c 'import time; a = bytearray(600 << 20); a[::4096] = b\"x\" * (len(a) // 4096); time.sleep(30)'\n\
+             exec python3 -c 'import time; a = bytearray(600 << 20); a[::4096] = b\"x\" * (len(a) // 4096); time.sleep(30)'\n\
              fi\nexec {} \"$@\"\n",
             env!("CARGO_BIN_EXE_egtbgen")
         ),
@@ -293,7 +296,7 @@ fn a_job_killed_for_memory_is_reported_with_its_table_and_estimate() {
         .find(|l| l.starts_with("KRKN "))
         .unwrap_or_else(|| panic!("KRKN not reported:\n{report}"));
     assert!(
-        line.contains("killed for memory (estimated ") && line.contains("asked 256 MB"),
+        line.contains("killed for memory (estimated ") && line.contains("asked 256 MiB"),
         "{report}"
     );
     assert!(report.contains("2 of 3 tables"), "{report}");
