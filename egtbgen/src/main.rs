@@ -441,7 +441,6 @@ fn plan_on_clusters(
     if clusters.is_empty() {
         return Ok(());
     }
-    let hours = |s: f64| s / 3600.0;
     out!(
         "as Slurm jobs of {} cores, {:.0} positions a second per core, {:.1} s between jobs:",
         rates.cpus_per_job,
@@ -457,17 +456,28 @@ fn plan_on_clusters(
             .expect("a plan has a table");
         let largest = run.jobs.iter().map(|j| j.memory).max().unwrap_or(0);
         out!(
-            "  {c}: {} jobs, {:.1} h wall, {:.1} core-hours held, {:.0} % of the cores busy; the longest job {} {:.2} h, the largest request {:.1} GiB",
+            "  {c}: {} jobs, {} wall, {:.1} core-hours held, {:.0} % of the cores busy; the longest job {} {}, the largest request {:.1} GiB",
             run.jobs.len(),
-            hours(run.wall_seconds),
-            hours(run.core_seconds),
+            duration(run.wall_seconds),
+            run.core_seconds / 3600.0,
             100.0 * run.utilisation(c),
             longest.material,
-            hours(longest.seconds),
+            duration(longest.seconds),
             largest as f64 / f64::from(1u32 << 30)
         );
     }
     Ok(())
+}
+
+/// Seconds as a person reads them: "42 s", "12.5 min", "3.2 h".
+fn duration(seconds: f64) -> String {
+    if seconds < 60.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 3600.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }
 
 /// `plan --report`: each table of the plan in `dir`, or why not.

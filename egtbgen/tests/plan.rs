@@ -126,3 +126,33 @@ echo "$n;cluster"
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("20 of 20 tables"), "{said}");
 }
+
+#[test]
+fn plan_plays_the_slurm_script_out_on_a_cluster() {
+    let said = ok(egtbgen(&[
+        "plan",
+        "KRKA",
+        "--cluster",
+        "1x2x4G",
+        "--rate",
+        "1000",
+        "--seconds-between-jobs",
+        "3",
+    ]));
+    // KRK (9,720 positions) then KRKA (43,200), a level after it, each on
+    // 2 cores at 1,000 a core: 4.9 s, 3 s of Slurm, then 21.6 s.
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("  1 node of 2 cores and 4 GiB: 2 jobs, "))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(line.contains(" 29 s wall"), "{line}");
+    assert!(line.contains("the longest job KRKA 22 s"), "{line}");
+    // A node smaller than a job's 256 MiB cannot run the plan.
+    let out = egtbgen(&["plan", "KRKA", "--cluster", "1x2x100M"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 node of 2 cores") && err.contains("asks for 256 MiB"),
+        "{err}"
+    );
+}
