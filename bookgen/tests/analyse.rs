@@ -720,7 +720,7 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
             plies: 10,
             depth: 24,
             margin: 20,
-            averaged: 1,
+            averaged: 6,
         }),
     };
     // A search asked for stops the run at once: none should be.
