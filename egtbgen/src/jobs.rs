@@ -208,14 +208,18 @@ impl JobArray {
     /// The bound its jobs solve within (MiB, `--max-memory`): its largest
     /// table's estimate.
     pub fn bound_mib(&self) -> u64 {
-        let memory = self.tables.iter().map(|m| estimate(*m).memory);
-        memory.max().unwrap_or(0).div_ceil(1 << 20).max(1)
+        self.tables.iter().map(|m| bound_mib(*m)).max().unwrap_or(1)
     }
 
     /// The memory its jobs ask for (MiB, Slurm's `--mem`).
     pub fn requested_mib(&self) -> u64 {
         requested_mib(self.bound_mib())
     }
+}
+
+/// The bound (MiB) a job of `material` alone would solve within.
+fn bound_mib(material: Material) -> u64 {
+    estimate(material).memory.div_ceil(1 << 20).max(1)
 }
 
 /// What a job solving within `bound_mib` asks for.
@@ -229,19 +233,24 @@ fn requested_mib(bound_mib: u64) -> u64 {
 pub fn job_arrays(plan: &[Material]) -> Vec<JobArray> {
     let mut arrays = Vec::new();
     for (level, tables) in levels(plan).iter().enumerate() {
-        // Half-octaves above the least request.
-        let class = |m: &Material| {
-            let asked = requested_mib(estimate(*m).memory.div_ceil(1 << 20).max(1));
-            (2.0 * (asked as f64 / LEAST_REQUEST_MIB as f64).log2()).ceil() as u32
-        };
-        let mut classes: Vec<u32> = tables.iter().map(class).collect();
-        classes.sort_unstable();
-        classes.dedup();
-        for (group, c) in classes.iter().enumerate() {
+        // Each table's request in half-octaves above the least; a stable
+        // sort keeps plan order within a class.
+        let mut classed: Vec<(u32, Material)> = tables
+            .iter()
+            .map(|&m| {
+                let asked = requested_mib(bound_mib(m)) as f64 / LEAST_REQUEST_MIB as f64;
+                ((2.0 * asked.log2()).ceil() as u32, m)
+            })
+            .collect();
+        classed.sort_by_key(|&(class, _)| class);
+        for chunk in classed.chunk_by(|a, b| a.0 == b.0) {
             arrays.push(JobArray {
                 level,
-                group,
-                tables: tables.iter().filter(|m| class(m) == *c).copied().collect(),
+                group: arrays
+                    .iter()
+                    .filter(|a: &&JobArray| a.level == level)
+                    .count(),
+                tables: chunk.iter().map(|&(_, m)| m).collect(),
             });
         }
     }
@@ -256,10 +265,10 @@ pub fn job_arrays(plan: &[Material]) -> Vec<JobArray> {
 /// missing and why (`egtbgen plan --report`, into
 /// `DIR/slurm-logs/report.out`; see [`report`]). Run it where `sbatch` is;
 /// `EGTBGEN`, `DIR` and `CPUS` can be set in the environment. Each job
-/// solves within its bound (`--max-memory`): the repetition rules' lists,
-/// which no estimate foresees, go to scratch files in the node's `TMPDIR`
-/// (or `DIR`) past it, whose pages the kernel takes back under the job's
-/// memory limit (a cgroup's). Each job's output goes to
+/// solves within its bound (`--max-memory`), which allows the repetition
+/// rules' lists [`LIST_BYTES_PER_POSITION`]; lists past it go to scratch
+/// files in the node's `TMPDIR` (or `DIR`), whose pages the kernel takes
+/// back under the job's memory limit (a cgroup's). Each job's output goes to
 /// `DIR/slurm-logs/NAME_INDEX.out` ([`JobArray::name`]).
 pub fn slurm(plan: &[Material], dir: &str) -> String {
     let arrays = job_arrays(plan);
@@ -484,7 +493,7 @@ mod tests {
             let asked: Vec<u64> = a
                 .tables
                 .iter()
-                .map(|t| requested_mib(estimate(*t).memory.div_ceil(1 << 20)))
+                .map(|t| requested_mib(bound_mib(*t)))
                 .collect();
             let (least, most) = (asked.iter().min().unwrap(), asked.iter().max().unwrap());
             assert!(*most as f64 <= *least as f64 * 2f64.sqrt(), "{a:?}");

@@ -180,15 +180,15 @@ enum Command {
         #[arg(long = "cluster", value_name = "NODESxCORESxMEMORY")]
         clusters: Vec<cluster::Cluster>,
         /// With --cluster: cores a job (the script's CPUS).
-        #[arg(long, default_value_t = cluster::MEASURED.cpus_per_job)]
+        #[arg(long, default_value_t = cluster::MEASURED.cpus_per_job, requires = "clusters")]
         cpus_per_job: u32,
         /// With --cluster: positions a job solves a second per core it
         /// holds [default: measured on Slurm, docs/egtb-sets.md].
-        #[arg(long)]
+        #[arg(long, requires = "clusters")]
         rate: Option<f64>,
         /// With --cluster: seconds Slurm takes to start a job in a finished
         /// one's place [default: measured].
-        #[arg(long)]
+        #[arg(long, requires = "clusters")]
         seconds_between_jobs: Option<f64>,
     },
     /// Print the value of a position and the best move by the tables.
