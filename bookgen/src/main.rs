@@ -251,9 +251,14 @@ struct QualityArgs {
     #[arg(long, default_value_t = 8)]
     max_ply: usize,
     /// Follow and judge moves with at least this share of the engine's
-    /// choices in their position (drawn by weight).
+    /// choices in their position (drawn as --selectivity draws them).
     #[arg(long, default_value_t = 0.05)]
     min_share: f64,
+    /// The engine's selectivity, which decides how often it plays each of
+    /// its book moves: none (always the heaviest: its default), small
+    /// (by weight squared), medium (by weight), large (by its square root).
+    #[arg(long, value_enum, default_value_t = Selectivity::Medium)]
+    selectivity: Selectivity,
     /// The engine's bookmargin for the analysed book.
     #[arg(long, default_value_t = 15)]
     margin: i16,
@@ -295,6 +300,26 @@ struct QualityArgs {
     /// finds losses that are noise.
     #[arg(long)]
     separate: bool,
+}
+
+/// The engine's `selectivity`, as it draws book moves.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Selectivity {
+    None,
+    Small,
+    Medium,
+    Large,
+}
+
+impl From<Selectivity> for xqengine::BookVariety {
+    fn from(s: Selectivity) -> Self {
+        match s {
+            Selectivity::None => xqengine::BookVariety::None,
+            Selectivity::Small => xqengine::BookVariety::Small,
+            Selectivity::Medium => xqengine::BookVariety::Medium,
+            Selectivity::Large => xqengine::BookVariety::Large,
+        }
+    }
 }
 
 /// Book formats `export` writes.
@@ -662,6 +687,7 @@ fn quality(args: &QualityArgs) -> Outcome {
         depth: args.depth,
         max_ply: args.max_ply,
         min_share: args.min_share,
+        variety: args.selectivity.into(),
         margin: args.margin,
         analysed_only: args.analysed_only,
         searches: Searches {
@@ -682,10 +708,12 @@ fn quality(args: &QualityArgs) -> Outcome {
     };
     let (by_weight, analysed) = bookgen::quality::judge(&args.book, &cfg)?;
     out!(
-        "judged by {engine_name} at depth {}, positions before ply {}, moves with a share of at least {}, {}",
+        "judged by {engine_name} at depth {}, positions before ply {}, moves with a share of at least {} \
+         at selectivity {}, {}",
         args.depth,
         args.max_ply,
         args.min_share,
+        args.selectivity.to_possible_value().expect("not skipped").get_name(),
         match cfg.scoring {
             Scoring::MultiPv => "each position's moves scored in one search (MultiPV)",
             Scoring::Separate => "each move scored by a search after it",

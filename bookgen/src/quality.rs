@@ -4,8 +4,9 @@
 //! From the start position, both sides play the book as the engine does
 //! (its own book code, through [`xqengine::Engine`]: by weight, or within
 //! the margin of an analysis), following every move with at least a
-//! minimum share of the choices (moves drawn in proportion to their
-//! weight, `selectivity medium`), up to a ply. Each position met is
+//! minimum share of the choices (moves drawn as the engine's
+//! `selectivity` draws them: by default in proportion to their weight,
+//! `selectivity medium`), up to a ply. Each position met is
 //! searched to the judging depth to find its best move; that move and each
 //! move played there are scored alike, by a search one ply less deep after
 //! them: a move's loss is how far its score falls below the best of
@@ -33,6 +34,9 @@ pub struct QualityConfig {
     /// Moves with a smaller share of the engine's choices are not followed
     /// nor judged.
     pub min_share: f64,
+    /// How the engine draws its book moves (its `selectivity`), which
+    /// gives each move its share.
+    pub variety: xqengine::BookVariety,
     /// The engine's `bookmargin`.
     pub margin: i16,
     /// Judge the book with its analysis only, not also by weight.
@@ -288,12 +292,13 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
         let Some(choice) = engine.book_move(&mut Vec::new()) else {
             continue;
         };
-        let total: f64 = choice.candidates.iter().map(|c| f64::from(c.weight)).sum();
+        let shares = cfg.variety.shares(&choice.candidates);
         let moves: Vec<(Move, f64)> = choice
             .candidates
             .iter()
-            .map(|c| (c.mv, f64::from(c.weight) / total))
-            .filter(|&(_, share)| share >= cfg.min_share)
+            .zip(shares)
+            .map(|(c, share)| (c.mv, share))
+            .filter(|&(_, share)| share > 0.0 && share >= cfg.min_share)
             .collect();
         for (mv, _) in &moves {
             let mut child = pos.clone();

@@ -536,6 +536,35 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
     let only = quality("--analysed-only");
     assert_eq!(only.lines().nth(1), Some(lines[2]), "{only}");
     assert!(!only.contains("by weight"), "{only}");
+    // At the engine's default selectivity it plays the heaviest move only:
+    // one move a position, among those judged by weight.
+    let counts = |row: &str| -> (usize, usize) {
+        let n: Vec<usize> = row
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // "NAME[, margin 15]: P positions, M moves; ..."
+        let skip = usize::from(row.starts_with("analysed"));
+        (n[skip], n[skip + 1])
+    };
+    let heaviest = quality("--selectivity=none");
+    assert!(
+        heaviest
+            .lines()
+            .next()
+            .unwrap()
+            .contains("at selectivity none"),
+        "{heaviest}"
+    );
+    for row in heaviest.lines().skip(1).take(2) {
+        let (positions, moves) = counts(row);
+        assert!(positions > 0 && moves == positions, "{heaviest}");
+    }
+    let (positions, moves) = counts(lines[1]);
+    assert!(
+        moves > positions,
+        "by weight, several moves somewhere: {first}"
+    );
     let searched = std::fs::metadata(&journal).unwrap().len();
     // Again: every search is in the journal, the same judgement.
     let second = judge();

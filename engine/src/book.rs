@@ -29,6 +29,31 @@ pub enum BookVariety {
     Large,
 }
 
+impl BookVariety {
+    /// How often each of `candidates` (heaviest first, as
+    /// [`BookChoice::candidates`] lists them) is chosen: shares adding up
+    /// to 1, or nothing for no candidates.
+    pub fn shares(self, candidates: &[BookCandidate]) -> Vec<f64> {
+        let odds = |w: u32| -> f64 {
+            let w = f64::from(w);
+            match self {
+                BookVariety::None => 0.0,
+                BookVariety::Small => w * w,
+                BookVariety::Medium => w,
+                BookVariety::Large => w.sqrt(),
+            }
+        };
+        let total: f64 = candidates.iter().map(|c| odds(c.weight)).sum();
+        if self == BookVariety::None || total == 0.0 {
+            // The heaviest always (and with no weight at all, the first).
+            return (0..candidates.len())
+                .map(|i| if i == 0 { 1.0 } else { 0.0 })
+                .collect();
+        }
+        candidates.iter().map(|c| odds(c.weight) / total).collect()
+    }
+}
+
 /// A move the engine may play from its book, as it reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BookCandidate {
@@ -184,27 +209,17 @@ fn repeats(pos: &Position, m: Move) -> bool {
 
 /// A weighted choice among candidates sorted heaviest first.
 fn pick(candidates: &[BookCandidate], variety: BookVariety, random: f64) -> Move {
-    let share = |w: u32| -> f64 {
-        let w = f64::from(w);
-        match variety {
-            BookVariety::None => 0.0,
-            BookVariety::Small => w * w,
-            BookVariety::Medium => w,
-            BookVariety::Large => w.sqrt(),
-        }
-    };
-    if variety == BookVariety::None {
-        return candidates[0].mv;
-    }
-    let total: f64 = candidates.iter().map(|c| share(c.weight)).sum();
-    let mut target = random.clamp(0.0, 1.0) * total;
-    for c in candidates {
-        target -= share(c.weight);
+    let shares = variety.shares(candidates);
+    let mut target = random.clamp(0.0, 1.0);
+    for (c, share) in candidates.iter().zip(&shares) {
+        target -= share;
         if target < 0.0 {
             return c.mv;
         }
     }
-    candidates[candidates.len() - 1].mv
+    // Rounding, or `random` of 1: the last move with a share.
+    let last = shares.iter().rposition(|&s| s > 0.0).unwrap_or(0);
+    candidates[last].mv
 }
 
 /// The default book: data/book.xqb under the working directory, or under
@@ -258,6 +273,16 @@ mod tests {
         assert_eq!(pick(&c, BookVariety::Small, 0.98), c[0].mv);
         // Large takes roots: 10, 3.2, 1 of 14.2.
         assert_eq!(pick(&c, BookVariety::Large, 0.8), c[1].mv);
+        for variety in [BookVariety::None, BookVariety::Small, BookVariety::Large] {
+            assert_eq!(
+                pick(&c, variety, 1.0),
+                c[if variety == BookVariety::None { 0 } else { 2 }].mv
+            );
+        }
+        let shares = BookVariety::Small.shares(&c);
+        assert!((shares[1] - 100.0 / 10101.0).abs() < 1e-12, "{shares:?}");
+        assert_eq!(BookVariety::None.shares(&c), [1.0, 0.0, 0.0]);
+        assert!(BookVariety::Medium.shares(&[]).is_empty());
     }
 
     #[test]
