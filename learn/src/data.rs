@@ -16,6 +16,7 @@ use xqcore::{Color, GameResult, Piece, Position, Square};
 use xqnnue::{bucket, feature, features::mirrored};
 
 use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
+use crate::reservoir::{is_reservoir, Reservoir};
 
 /// A games file that cannot be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -198,12 +199,15 @@ impl Dataset {
         }
     }
 
-    /// Adds the games of a file; a file cut short (a killed run) gives the
-    /// games before the damage, and the damage is returned as a warning.
+    /// Adds the games of a games file or of a reservoir of them
+    /// ([`crate::reservoir`]). A games file cut short (a killed run) gives
+    /// the games before the damage, and the damage is returned as a
+    /// warning; a reservoir is used whole or not at all.
     ///
     /// # Errors
     ///
-    /// The file cannot be read or is not a games file of this version.
+    /// The file cannot be read, is not a games file of this version, or
+    /// is a damaged reservoir.
     pub fn add_file(
         &mut self,
         path: &Path,
@@ -213,9 +217,14 @@ impl Dataset {
             path: path.to_path_buf(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(|e| file_error(GamesError::Io(e)))?;
-        let (games, damage) =
-            read_games_until_damage(&mut std::io::BufReader::new(file)).map_err(file_error)?;
+        let bytes = std::fs::read(path).map_err(|e| file_error(GamesError::Io(e)))?;
+        let (games, damage) = if is_reservoir(&bytes) {
+            let reservoir = Reservoir::from_bytes(&bytes)
+                .map_err(|e| file_error(GamesError::Reservoir(Box::new(e))))?;
+            (reservoir.games, None)
+        } else {
+            read_games_until_damage(&mut bytes.as_slice()).map_err(file_error)?
+        };
         for game in &games {
             self.add_game(game, filter);
         }

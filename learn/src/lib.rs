@@ -7,6 +7,8 @@
 //!   and its quantisation into an [`xqnnue::Network`].
 //! - [`trainer`]: AdamW over batches spread across the cores, validation,
 //!   and resumable checkpoints.
+//! - [`reservoir`]: a uniform sample of every game ever played for
+//!   training, small enough to commit, so data outlives a machine.
 //!
 //! No GPU and no framework: the net is small (1,260 sparse inputs, about
 //! 26 active per perspective), so a forward pass is a few dozen column
@@ -15,4 +17,5 @@
 pub mod data;
 pub mod games;
 pub mod model;
+pub mod reservoir;
 pub mod trainer;

@@ -106,6 +106,12 @@ impl Trainer {
         }
     }
 
+    /// The same net and optimiser state at the start of a new round of
+    /// epochs (on new data, with its own schedule).
+    pub fn new_round(self) -> Trainer {
+        Trainer { epoch: 0, ..self }
+    }
+
     /// The learning rate of the current epoch.
     pub fn learning_rate(&self, cfg: &TrainConfig) -> f32 {
         cfg.learning_rate * cfg.lr_gamma.powi((self.epoch / cfg.lr_step.max(1)) as i32)

@@ -32,6 +32,28 @@ enum Command {
     /// Train the NNUE on games from `datagen`: resumes from the checkpoint
     /// when there is one, writes it and the quantised net after each epoch.
     Nnue(NnueArgs),
+    /// Offer games to a reservoir: a uniform random sample of every game
+    /// ever offered, small enough to commit (`nnue` reads it as a games
+    /// file), so that past sessions' self-play outlives their machines.
+    Reservoir(ReservoirArgs),
+}
+
+/// Arguments of `xqtrain reservoir`.
+#[derive(Args)]
+struct ReservoirArgs {
+    /// The reservoir file (created when missing).
+    reservoir: PathBuf,
+    /// Games files (from `datagen`) whose games are offered; a file cut
+    /// short by a killed run offers the games before the damage.
+    #[arg(long, num_args = 1..)]
+    add: Vec<PathBuf>,
+    /// Most games kept [default: the reservoir's own, 10,000 for a new
+    /// one]; a smaller one drops games at random.
+    #[arg(long)]
+    keep: Option<u32>,
+    /// Seed of the random choices (with the count offered before).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Arguments of `xqtrain nnue`.
@@ -51,6 +73,13 @@ struct NnueArgs {
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     fresh: bool,
+    /// Start a new round of training from this checkpoint's net (its
+    /// parameters and optimiser state; epochs count from 0 again), e.g.
+    /// the committed one on a session's new games. Used when --checkpoint
+    /// (which must be another file) does not exist yet, or with --fresh;
+    /// otherwise the round resumes from --checkpoint.
+    #[arg(long, value_name = "CHECKPOINT")]
+    init_from: Option<PathBuf>,
     /// Where the quantised net is written after every epoch.
     #[arg(long, default_value = "nnue/nets/default.xqnn")]
     out: PathBuf,
@@ -454,24 +483,48 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         threads: args.threads.max(1),
         seed: args.seed,
     };
-    let mut trainer = if args.fresh || !args.checkpoint.exists() {
-        Trainer::new(args.seed)
-    } else {
-        match Trainer::load(&args.checkpoint) {
-            Ok(t) => {
-                eprintln!(
-                    "resuming from {} after epoch {}",
-                    args.checkpoint.display(),
-                    t.epoch
-                );
-                t
+    if args.init_from.as_ref() == Some(&args.checkpoint) {
+        eprintln!(
+            "xqtrain nnue: --init-from {} is the round's own --checkpoint: give the round another",
+            args.checkpoint.display()
+        );
+        return ExitCode::from(2);
+    }
+    let mut trainer =
+        if let (true, Some(from)) = (args.fresh || !args.checkpoint.exists(), &args.init_from) {
+            match Trainer::load(from) {
+                Ok(t) => {
+                    eprintln!(
+                        "a new round from {} (after its epoch {}, step {})",
+                        from.display(),
+                        t.epoch,
+                        t.step
+                    );
+                    t.new_round()
+                }
+                Err(e) => {
+                    eprintln!("xqtrain nnue: {}: {e}", from.display());
+                    return ExitCode::from(2);
+                }
             }
-            Err(e) => {
-                eprintln!("xqtrain nnue: {}: {e}", args.checkpoint.display());
-                return ExitCode::from(2);
+        } else if args.fresh || !args.checkpoint.exists() {
+            Trainer::new(args.seed)
+        } else {
+            match Trainer::load(&args.checkpoint) {
+                Ok(t) => {
+                    eprintln!(
+                        "resuming from {} after epoch {}",
+                        args.checkpoint.display(),
+                        t.epoch
+                    );
+                    t
+                }
+                Err(e) => {
+                    eprintln!("xqtrain nnue: {}: {e}", args.checkpoint.display());
+                    return ExitCode::from(2);
+                }
             }
-        }
-    };
+        };
     if let Err(e) = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build_global()
@@ -505,6 +558,63 @@ fn nnue(args: &NnueArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Games a new reservoir keeps: at about 120 plies a game, 4.8 MB before
+/// compression.
+const RESERVOIR_GAMES: u32 = 10_000;
+
+fn reservoir(args: &ReservoirArgs) -> ExitCode {
+    use xqlearn::reservoir::Reservoir;
+    let fail = |what: &dyn std::fmt::Display| {
+        eprintln!("xqtrain reservoir: {what}");
+        ExitCode::from(2)
+    };
+    let mut reservoir = if args.reservoir.exists() {
+        match Reservoir::load(&args.reservoir) {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        }
+    } else {
+        Reservoir::new(args.keep.unwrap_or(RESERVOIR_GAMES))
+    };
+    if let Some(keep) = args.keep {
+        reservoir.set_capacity(keep, args.seed ^ reservoir.offered);
+    }
+    let mut offered = 0;
+    let mut kept = 0;
+    for path in &args.add {
+        let file = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => return fail(&format_args!("{}: {e}", path.display())),
+        };
+        let games = match xqlearn::games::read_games_until_damage(&mut file.as_slice()) {
+            Ok((games, damage)) => {
+                if let Some(d) = damage {
+                    eprintln!(
+                        "xqtrain reservoir: {}: {d}; the {} games before it are offered",
+                        path.display(),
+                        games.len()
+                    );
+                }
+                games
+            }
+            Err(e) => return fail(&format_args!("{}: {e}", path.display())),
+        };
+        offered += games.len();
+        kept += reservoir.offer(games, args.seed);
+    }
+    if let Err(e) = reservoir.save(&args.reservoir) {
+        return fail(&format_args!("{}: {e}", args.reservoir.display()));
+    }
+    let bytes = std::fs::metadata(&args.reservoir).map_or(0, |m| m.len());
+    out!(
+        "{}: {offered} games offered, {kept} kept; {} games of {} ever offered, {bytes} bytes",
+        args.reservoir.display(),
+        reservoir.games.len(),
+        reservoir.offered
+    );
+    ExitCode::SUCCESS
+}
+
 /// Writes the checkpoint and the quantised net, each whole or not at all;
 /// `Some(exit code)` when one cannot be written.
 fn save(
@@ -530,6 +640,7 @@ fn main() -> ExitCode {
         Command::Datagen(args) => datagen(&args),
         Command::Tune(args) => tune(&args),
         Command::Nnue(args) => nnue(&args),
+        Command::Reservoir(args) => reservoir(&args),
     }
 }
 

@@ -168,3 +168,84 @@ fn unusable_openings_and_books_are_refused_naming_the_file_once() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (first, second, reservoir) = (path("1.games"), path("2.games"), path("r.xqres"));
+    self_play(std::path::Path::new(&first), 4);
+    self_play(std::path::Path::new(&second), 3);
+    let offer = |file: &str, keep: &str| {
+        let out = xqtrain(&["reservoir", &reservoir, "--add", file, "--keep", keep]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = offer(&first, "5");
+    assert!(
+        said.contains("4 games offered, 4 kept; 4 games of 4 ever offered"),
+        "{said}"
+    );
+    let said = offer(&second, "5");
+    assert!(said.contains("3 games offered"), "{said}");
+    assert!(said.contains("5 games of 7 ever offered"), "{said}");
+    // The reservoir trains like a games file; a new round starts from the
+    // first round's checkpoint with its epochs counted afresh.
+    let train = |data: &str, checkpoint: &str, init: Option<&str>| {
+        let (net, epochs) = (path("net.xqnn"), "1");
+        let mut args = vec![
+            "nnue",
+            data,
+            "--checkpoint",
+            checkpoint,
+            "--out",
+            &net,
+            "--epochs",
+            epochs,
+            "--batch-size",
+            "64",
+            "--validation-every",
+            "0",
+        ];
+        if let Some(from) = init {
+            args.extend(["--init-from", from]);
+        }
+        let out = xqtrain(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (round1, round2) = (path("round1.xqck"), path("round2.xqck"));
+    let (code, stderr) = train(&reservoir, &round1, None);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("5 games: "), "{stderr}");
+    let (code, stderr) = train(&first, &round2, Some(&round1));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("a new round from") && stderr.contains("after its epoch 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("epoch 1/1: train"), "{stderr}");
+    // A round cannot start from its own checkpoint.
+    let (code, stderr) = train(&first, &round2, Some(&round2));
+    assert_eq!(code, Some(2), "{stderr}");
+    // A damaged reservoir is refused by both, naming it.
+    let mut bytes = std::fs::read(&reservoir).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(&reservoir, bytes).unwrap();
+    let (code, stderr) = train(&reservoir, &path("round3.xqck"), None);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("r.xqres") && stderr.contains("checksum"),
+        "{stderr}"
+    );
+    let out = xqtrain(&["reservoir", &reservoir, "--add", &first]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("r.xqres"));
+}
