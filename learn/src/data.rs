@@ -16,7 +16,7 @@ use xqcore::{Color, GameResult, Piece, Position, Square};
 use xqnnue::{bucket, feature, features::mirrored};
 
 use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
-use crate::reservoir::{is_reservoir, Reservoir};
+use crate::reservoir::{is_reservoir, Reservoir, ReservoirDamage};
 
 /// A games file that cannot be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -24,8 +24,18 @@ use crate::reservoir::{is_reservoir, Reservoir};
 pub struct GamesFileError {
     /// The file.
     pub path: PathBuf,
-    /// Why (the system's reason, or not a games file of this version).
-    pub source: GamesError,
+    /// Why (the system's reason, not a games file of this version, or a
+    /// damaged reservoir).
+    pub source: GamesFileDamage,
+}
+
+/// Why a games file or a reservoir of games cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum GamesFileDamage {
+    #[error(transparent)]
+    Games(#[from] GamesError),
+    #[error(transparent)]
+    Reservoir(#[from] ReservoirDamage),
 }
 
 /// Damage found part way through a games file: the games before it are
@@ -213,17 +223,16 @@ impl Dataset {
         path: &Path,
         filter: &Filter,
     ) -> Result<Option<DamagedGamesFile>, GamesFileError> {
-        let file_error = |source| GamesFileError {
+        let file_error = |source: GamesFileDamage| GamesFileError {
             path: path.to_path_buf(),
             source,
         };
-        let bytes = std::fs::read(path).map_err(|e| file_error(GamesError::Io(e)))?;
+        let bytes = std::fs::read(path).map_err(|e| file_error(GamesError::Io(e).into()))?;
         let (games, damage) = if is_reservoir(&bytes) {
-            let reservoir = Reservoir::from_bytes(&bytes)
-                .map_err(|e| file_error(GamesError::Reservoir(Box::new(e))))?;
+            let reservoir = Reservoir::from_bytes(&bytes).map_err(|e| file_error(e.into()))?;
             (reservoir.games, None)
         } else {
-            read_games_until_damage(&mut bytes.as_slice()).map_err(file_error)?
+            read_games_until_damage(&mut bytes.as_slice()).map_err(|e| file_error(e.into()))?
         };
         for game in &games {
             self.add_game(game, filter);
@@ -278,7 +287,10 @@ mod tests {
         let mut data = Dataset::default();
         let missing = dir.path().join("missing.games");
         let e = data.add_file(&missing, &Filter::default()).unwrap_err();
-        assert!(matches!(e.source, GamesError::Io(_)), "{e}");
+        assert!(
+            matches!(e.source, GamesFileDamage::Games(GamesError::Io(_))),
+            "{e}"
+        );
         assert!(e.to_string().starts_with(&missing.display().to_string()));
         let cut = dir.path().join("cut.games");
         let mut bytes = Vec::new();

@@ -61,9 +61,7 @@ pub enum GamesError {
     NotGames,
     #[error("games file version {0}: this program reads version {VERSION}")]
     Version(u16),
-    /// A reservoir of games ([`crate::reservoir`]) that is not sound.
-    #[error(transparent)]
-    Reservoir(Box<crate::reservoir::ReservoirDamage>),
+
     #[error("game {game}: {damage}")]
     Bad {
         /// 1-based number of the game in the file.

@@ -214,7 +214,8 @@ impl Reservoir {
     ///
     /// The file cannot be written, or a game cannot be.
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        crate::trainer::write_atomically(path, &self.to_bytes()?)
+        let bytes = self.to_bytes()?;
+        xqstore::write_whole(path, |_, file| io::Write::write_all(file, &bytes))
     }
 }
 
