@@ -8,7 +8,8 @@ use xqbook::analysis::{Searched, DECIDED, MATE};
 use xqcore::{Move, Position};
 use xqmatch::{Answer, EngineOption, EngineProcess, EngineScore};
 
-use crate::analyse::{averaged_scores, AnalyseError, Budget};
+use crate::budget::{averaged_scores, Budget};
+use crate::error::AnalyseError;
 
 /// The longest a single search may take before the program is given up on.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(3600);

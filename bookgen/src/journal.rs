@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use xqbook::analysis::Searched;
 use xqcore::Move;
 
-use crate::analyse::Budget;
+use crate::budget::Budget;
 
 /// A journal's results in the order they were written: a position's key,
 /// its search and the budget (a position searched at several budgets has

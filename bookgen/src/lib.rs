@@ -3,7 +3,9 @@
 //! skipped.
 
 pub mod analyse;
+mod budget;
 pub mod db;
+mod error;
 mod external;
 pub mod journal;
 pub mod obk;
