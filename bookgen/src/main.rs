@@ -729,23 +729,27 @@ fn quality(args: &QualityArgs) -> Outcome {
     for (name, j) in &rows {
         out!(
             "{name}: {} positions, {} moves; 50 cp or more below the best: {}; 100 cp or more: {}; \
-             loss per move (by share) {:.1} cp",
+             loss per move (by share) {:.1} cp; as games play them: {:.1} cp a move, {:.3} moves \
+             50 cp or more below the best a game",
             j.positions,
             j.moves.len(),
             j.worse_by(50),
             j.worse_by(100),
-            j.mean_loss()
+            j.mean_loss(),
+            j.played_loss(),
+            j.played_worse_by(50)
         );
         if args.list {
             for m in j.moves.iter().filter(|m| m.loss >= 50) {
                 let line: Vec<String> = m.line.iter().map(|m| m.to_string()).collect();
                 out!(
-                    "  {} {} loses {} cp to {} (share {:.0} %)",
+                    "  {} {} loses {} cp to {} (share {:.0} %, played in {:.2} % of games)",
                     line.join(" "),
                     m.mv,
                     m.loss,
                     m.best,
-                    m.share * 100.0
+                    m.share * 100.0,
+                    m.reach * m.share * 100.0
                 );
             }
         }

@@ -63,6 +63,9 @@ pub struct JudgedMove {
     pub mv: Move,
     /// Its share of the engine's choices there.
     pub share: f64,
+    /// How often a game from the start reaches its position, both sides
+    /// playing the book as the engine does (the moves followed only).
+    pub reach: f64,
     /// Centipawns below the best move at the judging depth (0 or more).
     pub loss: i32,
     /// That best move.
@@ -86,13 +89,42 @@ impl Judgement {
     /// The loss per book move, weighted by each move's share of the
     /// choices in its position.
     pub fn mean_loss(&self) -> f64 {
-        let shares: f64 = self.moves.iter().map(|m| m.share).sum();
-        let losses: f64 = self.moves.iter().map(|m| m.share * f64::from(m.loss)).sum();
-        if shares == 0.0 {
-            0.0
-        } else {
-            losses / shares
-        }
+        weighted_mean(self.moves.iter().map(|m| (m.share, f64::from(m.loss))))
+    }
+
+    /// The loss per book move as games play them: weighted by how often a
+    /// game plays each (its position's reach times its share).
+    pub fn played_loss(&self) -> f64 {
+        weighted_mean(
+            self.moves
+                .iter()
+                .map(|m| (m.reach * m.share, f64::from(m.loss))),
+        )
+    }
+
+    /// How many moves losing at least `cp` a game plays from the book, on
+    /// average (a game meets a position once at most).
+    pub fn played_worse_by(&self, cp: i32) -> f64 {
+        self.moves
+            .iter()
+            .filter(|m| m.loss >= cp)
+            .map(|m| m.reach * m.share)
+            // Folded from +0: an empty f64 sum is -0.
+            .fold(0.0, |sum, p| sum + p)
+    }
+}
+
+/// The mean of values under weights (0 for no weight).
+fn weighted_mean(weighted: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let (mut weights, mut sum) = (0.0, 0.0);
+    for (w, v) in weighted {
+        weights += w;
+        sum += w * v;
+    }
+    if weights == 0.0 {
+        0.0
+    } else {
+        sum / weights
     }
 }
 
@@ -124,7 +156,8 @@ pub fn judge(
     // Every judged position at the judging depth, for its best move.
     let at_position = Budget::Depth(cfg.depth);
     let mut todo: Todo = HashMap::new();
-    for (pos, _) in all() {
+    for met in all() {
+        let pos = &met.pos;
         todo.insert((book_key(pos).0, at_position), (pos.clone(), Vec::new()));
     }
     searches.make(todo)?;
@@ -134,7 +167,7 @@ pub fn judge(
         Scoring::Separate => Budget::Depth(cfg.depth.saturating_sub(1)),
     };
     let mut todo: Todo = HashMap::new();
-    for (pos, moves) in all() {
+    for Met { pos, moves, .. } in all() {
         let (key, mirrored) = book_key(pos);
         let best = searches.found[&(key, at_position)].best;
         let best = (best != Move::NULL).then(|| if mirrored { best.mirror() } else { best });
@@ -272,22 +305,35 @@ impl<'a> Searching<'a> {
     }
 }
 
-/// Positions met with the moves played there and their shares.
-type Played = Vec<(Position, Vec<(Move, f64)>)>;
+/// A position met, how often a game reaches it, and the moves played
+/// there with their shares.
+struct Met {
+    pos: Position,
+    reach: f64,
+    moves: Vec<(Move, f64)>,
+}
+
+/// Positions met, in the order played.
+type Played = Vec<Met>;
 
 /// Plays the book as the engine does, from the start, every move with at
-/// least the minimum share, up to the ply.
+/// least the minimum share, up to the ply. Breadth first, so that every
+/// line into a position (transpositions, mirror images) has added its
+/// reach before the position is played from.
 fn played(book: &Path, cfg: &QualityConfig) -> Played {
     let mut engine = xqengine::Engine::new();
     engine.set_book_files(vec![book.to_string_lossy().into_owned()]);
     engine.options.book_margin = cfg.margin;
     let mut seen = std::collections::HashSet::new();
+    let mut reach: HashMap<u64, f64> = HashMap::from([(book_key(&Position::start()).0, 1.0)]);
     let mut queue = VecDeque::from([Position::start()]);
     let mut out = Vec::new();
     while let Some(pos) = queue.pop_front() {
-        if pos.ply() >= cfg.max_ply || !seen.insert(book_key(&pos).0) {
+        let key = book_key(&pos).0;
+        if pos.ply() >= cfg.max_ply || !seen.insert(key) {
             continue;
         }
+        let here = reach[&key];
         engine.set_position(pos.clone());
         let Some(choice) = engine.book_move(&mut Vec::new()) else {
             continue;
@@ -300,12 +346,17 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
             .map(|(c, share)| (c.mv, share))
             .filter(|&(_, share)| share > 0.0 && share >= cfg.min_share)
             .collect();
-        for (mv, _) in &moves {
+        for &(mv, share) in &moves {
             let mut child = pos.clone();
-            child.make_move(*mv);
+            child.make_move(mv);
+            *reach.entry(book_key(&child).0).or_default() += here * share;
             queue.push_back(child);
         }
-        out.push((pos, moves));
+        out.push(Met {
+            pos,
+            reach: here,
+            moves,
+        });
     }
     out
 }
@@ -316,7 +367,7 @@ fn played(book: &Path, cfg: &QualityConfig) -> Played {
 /// of the search after each).
 fn judgement(lines: &Played, found: &Found, at_position: Budget, scoring: Budget) -> Judgement {
     let mut judged = Judgement::default();
-    for (pos, moves) in lines {
+    for Met { pos, reach, moves } in lines {
         let (key, mirrored) = book_key(pos);
         let score_of = |mv: Move| match scoring {
             Budget::EachMove(_) => {
@@ -354,6 +405,7 @@ fn judgement(lines: &Played, found: &Found, at_position: Budget, scoring: Budget
                 line: pos.moves_played().collect(),
                 mv,
                 share,
+                reach: *reach,
                 loss,
                 best: best_move,
             });
@@ -372,5 +424,38 @@ fn io_error(path: &Path, source: std::io::Error) -> AnalyseError {
     AnalyseError::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn losses_are_weighted_by_share_or_by_how_often_games_play_them() {
+        let mv = Position::start().parse_move("h2e2").unwrap();
+        let judged = |share, reach, loss| JudgedMove {
+            line: Vec::new(),
+            mv,
+            share,
+            reach,
+            loss,
+            best: mv,
+        };
+        let j = Judgement {
+            positions: 2,
+            moves: vec![
+                judged(0.5, 1.0, 0),
+                judged(0.5, 1.0, 20),
+                judged(1.0, 0.1, 60),
+            ],
+        };
+        assert_eq!(j.worse_by(50), 1);
+        // By share: (0 + 10 + 60) / 2; as played: (0 + 10 + 6) / 1.1.
+        assert!((j.mean_loss() - 35.0).abs() < 1e-9);
+        assert!((j.played_loss() - 16.0 / 1.1).abs() < 1e-9);
+        assert!((j.played_worse_by(50) - 0.1).abs() < 1e-12);
+        assert_eq!(Judgement::default().played_loss(), 0.0);
+        assert!(Judgement::default().played_worse_by(50).is_sign_positive());
     }
 }

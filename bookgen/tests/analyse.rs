@@ -559,6 +559,20 @@ fn quality_judges_both_ways_and_resumes_from_its_journal() {
     for row in heaviest.lines().skip(1).take(2) {
         let (positions, moves) = counts(row);
         assert!(positions > 0 && moves == positions, "{heaviest}");
+        // One line, every move in it played in every game: as games play
+        // them is move by move, and its moves 50 cp short are the count.
+        let figure = |after: &str| -> f64 {
+            let at = row.find(after).unwrap_or_else(|| panic!("{after}: {row}"));
+            let rest = &row[at + after.len()..];
+            let word = rest.split_whitespace().next().unwrap();
+            word.trim_end_matches([';', ',']).parse().unwrap()
+        };
+        assert_eq!(
+            figure("(by share) "),
+            figure("as games play them: "),
+            "{row}"
+        );
+        assert_eq!(figure("a move, "), figure("best: "), "{row}");
     }
     let (positions, moves) = counts(lines[1]);
     assert!(
