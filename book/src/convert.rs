@@ -1,5 +1,5 @@
 //! Books between formats: ours, ElephantEye's `BOOK.DAT` and (with
-//! [`crate::obk`]) BHGUI's `.obk`.
+//! `bookgen`'s obk module) BHGUI's `.obk`.
 //!
 //! The other formats key positions by hashes, so their positions cannot be
 //! listed; a conversion walks the book instead, from the start position

@@ -19,7 +19,7 @@ pub enum Budget {
     Millis(u64),
     /// Plies of depth, each of the moves a job names scored in the one
     /// search (MultiPV), so that they are compared alike: a result a move,
-    /// under [`move_key`], its score from the side to move's view.
+    /// under [`xqbook::move_key`], its score from the side to move's view.
     EachMove(u32),
     /// As [`Budget::EachMove`] to `depth`, each move scored by the mean of
     /// its scores over the search's last `iterations` depths: the score of

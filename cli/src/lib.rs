@@ -2,7 +2,7 @@
 //! binaries thin and alike: [`out!`] for standard output, (feature
 //! `interrupt`) [`remove_unfinished_files_on_interrupt`] for the programs
 //! that write books and tables, and (feature `help`, for tests)
-//! [`help::undescribed`], the options a `--help` leaves without a word.
+//! `help::undescribed`, the options a `--help` leaves without a word.
 
 #[cfg(feature = "help")]
 pub mod help;

@@ -4,7 +4,7 @@
 //! Every move of the cycle is a **check**, a **chase** of one or more enemy
 //! pieces, or **idle**. A move chases piece X when, after it, a piece of
 //! the mover makes a *forbidden attack* on X that the same piece did not
-//! make before it ([`forbidden_attack`]). Pieces are followed by identity
+//! make before it (`forbidden_attack`). Pieces are followed by identity
 //! through the cycle (no capture happens inside one), so a chase of "the
 //! same piece" means the same piece wherever it stands, by whichever
 //! attacker. A side's [`Level`] for the cycle: every move a check; every

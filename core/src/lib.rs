@@ -11,7 +11,7 @@
 //! - [`Position::outcome`] says whether and how the rules end the game
 //!   ([`Outcome`]: no legal move, perpetual check, repetition, the
 //!   natural-move limit).
-//! - [`perft`] counts move-tree leaves to check the generator.
+//! - [`perft()`] counts move-tree leaves to check the generator.
 //! - [`SplitMix64`] is the toolkit's one small deterministic random number
 //!   generator (the Zobrist keys are drawn from it at compile time).
 //!

@@ -103,7 +103,7 @@ impl Limits {
     /// A search that spends at most `time`, managing it as the clock of
     /// the last move before a time control: it starts no iteration past
     /// 0.6 of it and stops at 0.9 of it, less the margin kept against
-    /// latency ([`time_limits`]). For answers that must come within a
+    /// latency (`time_limits`). For answers that must come within a
     /// bound, without using all of it when the search is sure sooner.
     pub fn within(time: Duration) -> Limits {
         Limits {
