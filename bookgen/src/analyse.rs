@@ -48,7 +48,8 @@ pub struct AnalyseConfig {
     pub net: Option<Arc<xqnnue::Network>>,
     /// Endgame tables for the searches.
     pub tables: Option<Arc<xqegtb::Tablebase>>,
-    /// Moves the analysis may add to the book in all.
+    /// Moves the analysis may add to the book in all, besides the best
+    /// moves of the positions of `grow_from`'s games.
     pub grow: usize,
     /// Moves are added from positions up to this ply.
     pub grow_plies: usize,
@@ -59,7 +60,7 @@ pub struct AnalyseConfig {
     pub shard: Option<Shard>,
     /// Games whose moves join the book before it is analysed (self-play or
     /// match games: lines the engine meets), from their start up to
-    /// `grow_plies`.
+    /// `grow_plies`; each of their positions gains its best move.
     pub grow_from: Vec<(Position, Vec<Move>)>,
     /// The engine's lines, once refined, with each position's candidate
     /// moves scored together in one search (see [`Together`]).
@@ -313,6 +314,9 @@ struct Work {
     together_keys: HashMap<u64, u64>,
     /// The searches of moves together asked for in this run, by key.
     together_asked: std::collections::HashSet<u64>,
+    /// The positions of the games grown from (`--grow-from`): they grow
+    /// first, being the lines the engine is known to meet.
+    game_lines: std::collections::HashSet<u64>,
 }
 
 impl Work {
@@ -331,6 +335,7 @@ impl Work {
             scored_together: HashMap::new(),
             together_keys: HashMap::new(),
             together_asked: std::collections::HashSet::new(),
+            game_lines: std::collections::HashSet::new(),
         };
         for (pos, moves) in walked {
             work.add_node(&pos, &moves);
@@ -365,6 +370,7 @@ impl Work {
             let (key, mirrored) = book_key(&pos);
             let stored = if mirrored { mv.mirror() } else { mv };
             self.meet(&pos);
+            self.game_lines.insert(key);
             if !self.graph.nodes.contains_key(&key) {
                 self.roots.push(pos.clone());
             }
@@ -604,10 +610,12 @@ impl Work {
 
     /// Adds the search's best move (at the budget of the position's ply)
     /// where the book does not have it, from positions before
-    /// `cfg.grow_plies`, lowest plies first, at most `budget` moves.
-    /// Returns how many it added.
+    /// `cfg.grow_plies`: at every position of the games grown from (the
+    /// lines the engine is known to meet, a move each at most), and at
+    /// `budget` more positions, lowest plies first. Returns how many moves
+    /// it added.
     fn grow(&mut self, cfg: &AnalyseConfig, budget: usize) -> usize {
-        let mut candidates: Vec<(usize, u64, Move)> = self
+        let (mut on_games, mut elsewhere): (Vec<_>, Vec<_>) = self
             .positions
             .iter()
             .filter(|(_, (_, ply))| *ply < cfg.grow_plies)
@@ -618,9 +626,12 @@ impl Work {
                 let new = best != Move::NULL && known.is_none_or(|m| m.iter().all(|x| x.0 != best));
                 new.then_some((ply, key, best))
             })
-            .collect();
-        candidates.sort_unstable();
-        candidates.truncate(budget);
+            .partition(|&(_, key, _)| self.game_lines.contains(&key));
+        on_games.sort_unstable();
+        elsewhere.sort_unstable();
+        elsewhere.truncate(budget);
+        self.grown += elsewhere.len();
+        let candidates = [on_games, elsewhere].concat();
         for &(_, key, stored) in &candidates {
             let pos = self.positions[&key].0.clone();
             let mirrored = book_key(&pos).1;
@@ -637,7 +648,6 @@ impl Work {
             child.make_move(mv);
             self.meet(&child);
         }
-        self.grown += candidates.len();
         candidates.len()
     }
 }
@@ -718,7 +728,7 @@ pub fn analyse(
         }
         if !refining {
             let budget = cfg.grow.saturating_sub(work.grown);
-            if budget > 0 && work.grow(cfg, budget) > 0 {
+            if work.grow(cfg, budget) > 0 {
                 continue;
             }
             refining = true;

@@ -201,7 +201,8 @@ struct AnalyseArgs {
     tables: Option<PathBuf>,
     /// Moves the analysis may add to the book, in all: where the search's
     /// best move is not in the book it is added and the position after it
-    /// searched, lowest plies first.
+    /// searched, lowest plies first. The positions of --grow-from's games
+    /// gain their best moves besides, beyond this count.
     #[arg(long, default_value_t = 20_000)]
     grow: usize,
     /// Add moves only from positions before this ply.
@@ -209,7 +210,9 @@ struct AnalyseArgs {
     grow_plies: usize,
     /// Games whose moves join the book first, up to --grow-plies (PGN or
     /// XQF files, or directories of them: the engine's self-play or match
-    /// games). A run that resumes must be given the same games.
+    /// games). Each of their positions gains the search's best move where
+    /// it is missing, outside --grow's count. A run that resumes must be
+    /// given the same games.
     #[arg(long, num_args = 1.., value_name = "RECORDS")]
     grow_from: Vec<PathBuf>,
     /// Hash table of each search, in MB.

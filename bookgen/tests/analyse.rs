@@ -328,6 +328,14 @@ fn games_grow_the_book_with_their_lines() {
             .and_then(|a| a.moves.iter().find(|m| m.mv == *mv));
         if ply < 3 {
             assert!(found.is_some_and(|m| !m.in_book), "ply {ply}: {a:?}");
+            // The games' positions gain their best moves though --grow
+            // allows none: the lines the engine meets end in no position
+            // whose best move is unknown.
+            let a = a.unwrap();
+            assert!(
+                a.moves.iter().any(|m| m.mv == a.search.best),
+                "ply {ply}: {a:?}"
+            );
         } else {
             assert!(found.is_none(), "ply {ply}: {a:?}");
         }
@@ -717,6 +725,17 @@ fn a_journal_holding_deeper_searches_gives_the_unbroken_runs_analysis() {
     );
 }
 
+/// The games the default book's analysis grows from, from their start.
+fn shipped_games(path: &Path) -> Vec<(Position, Vec<xqcore::Move>)> {
+    let records = xqrecords::read_file(path, &Default::default(), &|_| {}).unwrap();
+    assert!(records.errors.is_empty(), "{:?}", records.errors);
+    records
+        .games
+        .into_iter()
+        .map(|g| (g.start, g.moves))
+        .collect()
+}
+
 /// The default book's analysis is its journal's fixed point: the last
 /// command of data/README.md, run again on the shipped journal, has
 /// nothing left to search and writes the shipped file byte for byte (the
@@ -755,10 +774,10 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
         net: Some(std::sync::Arc::new(xqnnue::Network::embedded().clone())),
         tables,
         grow: 10_000,
-        grow_plies: 20,
+        grow_plies: 30,
         hash_mb: 16,
         shard: None,
-        grow_from: Vec::new(),
+        grow_from: shipped_games(&data.join("book-games.pgn")),
         together: Some(Together {
             plies: 10,
             depth: 24,
