@@ -199,7 +199,7 @@ struct AnalyseArgs {
     /// when present]; `none`: no tables.
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Moves the analysis may add to the book, in all: where the search's
+    /// Moves the analysis may add to the book: where the search's
     /// best move is not in the book it is added and the position after it
     /// searched, lowest plies first. The positions of --grow-from's games
     /// gain their best moves besides, beyond this count.

@@ -210,39 +210,54 @@ impl Dataset {
     }
 
     /// Adds the games of a games file or of a reservoir of them
-    /// ([`crate::reservoir`]). A games file cut short (a killed run) gives
-    /// the games before the damage, and the damage is returned as a
-    /// warning; a reservoir is used whole or not at all.
+    /// ([`read_games_file`]), returning the damage that cut a games file
+    /// short as a warning.
     ///
     /// # Errors
     ///
-    /// The file cannot be read, is not a games file of this version, or
-    /// is a damaged reservoir.
+    /// As [`read_games_file`].
     pub fn add_file(
         &mut self,
         path: &Path,
         filter: &Filter,
     ) -> Result<Option<DamagedGamesFile>, GamesFileError> {
-        let file_error = |source: GamesFileDamage| GamesFileError {
-            path: path.to_path_buf(),
-            source,
-        };
-        let bytes = std::fs::read(path).map_err(|e| file_error(GamesError::Io(e).into()))?;
-        let (games, damage) = if is_reservoir(&bytes) {
-            let reservoir = Reservoir::from_bytes(&bytes).map_err(|e| file_error(e.into()))?;
-            (reservoir.games, None)
-        } else {
-            read_games_until_damage(&mut bytes.as_slice()).map_err(|e| file_error(e.into()))?
-        };
+        let (games, damage) = read_games_file(path)?;
         for game in &games {
             self.add_game(game, filter);
         }
-        Ok(damage.map(|damage| DamagedGamesFile {
-            path: path.to_path_buf(),
-            damage,
-            games_before: games.len(),
-        }))
+        Ok(damage)
     }
+}
+
+/// The games of a games file or of a reservoir of them
+/// ([`crate::reservoir`]). A games file cut short (a killed run) gives the
+/// games before the damage, with the damage; a reservoir is read whole or
+/// not at all.
+///
+/// # Errors
+///
+/// The file cannot be read, is not a games file of this version, or is a
+/// damaged reservoir.
+pub fn read_games_file(
+    path: &Path,
+) -> Result<(Vec<GameRecord>, Option<DamagedGamesFile>), GamesFileError> {
+    let file_error = |source: GamesFileDamage| GamesFileError {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(|e| file_error(GamesError::Io(e).into()))?;
+    let (games, damage) = if is_reservoir(&bytes) {
+        let reservoir = Reservoir::from_bytes(&bytes).map_err(|e| file_error(e.into()))?;
+        (reservoir.games, None)
+    } else {
+        read_games_until_damage(&mut bytes.as_slice()).map_err(|e| file_error(e.into()))?
+    };
+    let damage = damage.map(|damage| DamagedGamesFile {
+        path: path.to_path_buf(),
+        damage,
+        games_before: games.len(),
+    });
+    Ok((games, damage))
 }
 
 #[cfg(test)]

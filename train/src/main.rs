@@ -3,11 +3,12 @@
 //! and the NNUE.
 
 use std::fs::OpenOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use xqcli::out;
+use xqlearn::trainer::Trainer;
 use xqrecords::load_openings;
 
 #[derive(Parser)]
@@ -419,7 +420,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
 fn nnue(args: &NnueArgs) -> ExitCode {
     use xqlearn::data::{Dataset, Filter};
     use xqlearn::model::{quantise, LossConfig};
-    use xqlearn::trainer::{TrainConfig, Trainer};
+    use xqlearn::trainer::TrainConfig;
     let filter = Filter {
         max_score: args.max_score,
         validation_every: args.validation_every,
@@ -490,41 +491,10 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let mut trainer =
-        if let (true, Some(from)) = (args.fresh || !args.checkpoint.exists(), &args.init_from) {
-            match Trainer::load(from) {
-                Ok(t) => {
-                    eprintln!(
-                        "a new round from {} (after its epoch {}, step {})",
-                        from.display(),
-                        t.epoch,
-                        t.step
-                    );
-                    t.new_round()
-                }
-                Err(e) => {
-                    eprintln!("xqtrain nnue: {}: {e}", from.display());
-                    return ExitCode::from(2);
-                }
-            }
-        } else if args.fresh || !args.checkpoint.exists() {
-            Trainer::new(args.seed)
-        } else {
-            match Trainer::load(&args.checkpoint) {
-                Ok(t) => {
-                    eprintln!(
-                        "resuming from {} after epoch {}",
-                        args.checkpoint.display(),
-                        t.epoch
-                    );
-                    t
-                }
-                Err(e) => {
-                    eprintln!("xqtrain nnue: {}: {e}", args.checkpoint.display());
-                    return ExitCode::from(2);
-                }
-            }
-        };
+    let mut trainer = match starting_trainer(args) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     if let Err(e) = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build_global()
@@ -562,6 +532,39 @@ fn nnue(args: &NnueArgs) -> ExitCode {
 /// compression.
 const RESERVOIR_GAMES: u32 = 10_000;
 
+/// The trainer `nnue` starts from: its own checkpoint resumed; or, when
+/// there is none or `--fresh`, a new round from `--init-from` or a new net.
+fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
+    if !args.fresh && args.checkpoint.exists() {
+        let t = load_checkpoint(&args.checkpoint)?;
+        eprintln!(
+            "resuming from {} after epoch {}",
+            args.checkpoint.display(),
+            t.epoch
+        );
+        return Ok(t);
+    }
+    let Some(from) = &args.init_from else {
+        return Ok(Trainer::new(args.seed));
+    };
+    let t = load_checkpoint(from)?;
+    eprintln!(
+        "a new round from {} (after its epoch {}, step {})",
+        from.display(),
+        t.epoch,
+        t.step
+    );
+    Ok(t.new_round())
+}
+
+/// A checkpoint, or the exit code of `nnue` having said why it cannot be.
+fn load_checkpoint(path: &Path) -> Result<Trainer, ExitCode> {
+    Trainer::load(path).map_err(|e| {
+        eprintln!("xqtrain nnue: {}: {e}", path.display());
+        ExitCode::from(2)
+    })
+}
+
 fn reservoir(args: &ReservoirArgs) -> ExitCode {
     use xqlearn::reservoir::Reservoir;
     let fail = |what: &dyn std::fmt::Display| {
@@ -582,22 +585,14 @@ fn reservoir(args: &ReservoirArgs) -> ExitCode {
     let mut offered = 0;
     let mut kept = 0;
     for path in &args.add {
-        let file = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) => return fail(&format_args!("{}: {e}", path.display())),
-        };
-        let games = match xqlearn::games::read_games_until_damage(&mut file.as_slice()) {
+        let games = match xqlearn::data::read_games_file(path) {
             Ok((games, damage)) => {
                 if let Some(d) = damage {
-                    eprintln!(
-                        "xqtrain reservoir: {}: {d}; the {} games before it are offered",
-                        path.display(),
-                        games.len()
-                    );
+                    eprintln!("xqtrain reservoir: {d}");
                 }
                 games
             }
-            Err(e) => return fail(&format_args!("{}: {e}", path.display())),
+            Err(e) => return fail(&e),
         };
         offered += games.len();
         kept += reservoir.offer(games, args.seed);
