@@ -6,10 +6,11 @@
 //! piece it would capture. Blocked horse legs and elephant eyes are honoured.
 //! Pieces of either colour count, so the sets serve for attack and defence.
 
-use crate::board::Board;
+use crate::board::{codes, Board, Code};
 use crate::tables::{
-    Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_OF, FILE_SLIDES,
-    FILE_SPREAD, HORSE_STEPS, KING_REACH, LINES, PAWN_TARGETS, RANK_OF, RANK_SLIDES,
+    file_points, rank_points, Slide, ADVISOR_REACH, BIT, ELEPHANT_EYES, ELEPHANT_REACH,
+    ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, FILE_SPREAD, HORSE_ATTACKERS, HORSE_REACH, HORSE_STEPS,
+    KING_REACH, LINES, PAWN_REACH, PAWN_TARGETS, RANK_OF, RANK_SLIDES,
 };
 use crate::types::{Color, Square, NUM_SQUARES};
 
@@ -427,6 +428,36 @@ pub const fn palace(color: Color) -> Bitboard {
         r += 1;
     }
     bb
+}
+
+/// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king
+/// (the king only along an open file: the facing rule). Advisors and elephants
+/// never reach the other side's palace, so they are not looked at: this is
+/// meant for king squares.
+#[inline]
+pub(crate) fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
+    let [king, _, _, horse, rook, cannon, pawn] = codes(by);
+    let pieces = |c: Code| board.by_piece[c as usize - 1];
+    if pieces(pawn) & PAWN_REACH[by.index()][target] != 0 {
+        return true;
+    }
+    let horses = pieces(horse);
+    if horses & HORSE_REACH[target] != 0 {
+        let sq = &board.squares;
+        for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
+            if horses & BIT[h as usize] != 0 && sq[leg as usize] == 0 {
+                return true;
+            }
+        }
+    }
+    let (r, f) = (RANK_OF[target] as usize, FILE_OF[target] as usize);
+    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
+    let file = &FILE_SLIDES[r][board.files[f] as usize];
+    let rooks = pieces(rook);
+    (rank_points(rank.rook, r) & rooks)
+        | (file_points(file.rook, f) & (rooks | pieces(king)))
+        | ((rank_points(rank.cannon, r) | file_points(file.cannon, f)) & pieces(cannon))
+        != 0
 }
 
 #[cfg(test)]

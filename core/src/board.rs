@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::tables::{BIT, FILE_OF, FILE_SLIDES, HORSE_STEPS, LINE_BITS, RANK_OF, RANK_SLIDES};
-use crate::types::{Color, Piece, Square, NUM_SQUARES};
+use crate::types::{Color, Piece, Role, Square, NUM_SQUARES};
 
 /// Piece code on the board array: 0 for empty, `piece.index() + 1` otherwise.
 pub(crate) type Code = u8;
@@ -296,6 +296,34 @@ pub(crate) fn bits(bb: u128) -> impl Iterator<Item = usize> {
             None
         }
     })
+}
+
+/// The codes of `color`'s pieces in [`Role`] order.
+#[inline]
+pub(crate) const fn codes(color: Color) -> [Code; 7] {
+    let k = color.index() as Code * 7 + 1;
+    [k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6]
+}
+
+/// The role of a non-zero piece code.
+#[inline]
+pub(crate) fn role_of(c: Code) -> Role {
+    const ROLES: [Role; 15] = {
+        let mut t = [Role::King; 15];
+        let mut c = 1;
+        while c < 15 {
+            t[c] = Role::ALL[(c - 1) % 7];
+            c += 1;
+        }
+        t
+    };
+    ROLES[c as usize]
+}
+
+/// Whether code `c` is a piece of the side opposing `us`.
+#[inline]
+pub(crate) fn is_enemy(c: Code, us: Color) -> bool {
+    c != 0 && (c >= 8) as usize != us.index()
 }
 
 #[cfg(test)]

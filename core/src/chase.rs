@@ -15,10 +15,9 @@
 //! This is computed only once a repetition is found, from the boards of
 //! the cycle rebuilt backwards from the current one.
 
-use crate::attacks::{advisor_attacks_at, pawn_attacks_at, Bitboard};
-use crate::board::{code_color, Board, Code};
+use crate::attacks::{advisor_attacks_at, pawn_attacks_at, square_attacked, Bitboard};
+use crate::board::{code_color, codes, role_of, Board, Code};
 use crate::moves::Move;
-use crate::position::{codes, role_of, square_attacked};
 use crate::tables::{BIT, HORSE_ATTACKERS, KING_REACH};
 use crate::types::{Color, Role};
 

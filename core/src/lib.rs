@@ -38,9 +38,9 @@ pub use moves::{IccsMove, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use outcome::{EndRules, GameResult, Outcome, NATURAL_MOVE_LIMIT};
 pub use perft::{perft, perft_divide};
 pub use position::{
-    CaptureVisitor, CheckFilter, IllegalMove, MoveError, MoveFilter, Position, PositionError,
-    QuietVisitor, Repetition, RepetitionKind,
+    CaptureVisitor, CheckFilter, IllegalMove, MoveError, MoveFilter, Position, QuietVisitor,
+    Repetition, RepetitionKind,
 };
 pub use rng::SplitMix64;
-pub use setup::{FenError, Setup, START_FEN};
+pub use setup::{FenError, PositionError, Setup, START_FEN};
 pub use types::{Color, Piece, Role, Square, NUM_SQUARES};

@@ -3,11 +3,12 @@
 
 use std::fmt;
 
-use crate::board::{bits, code_color, Board, Code};
+use crate::attacks::square_attacked;
+use crate::board::{bits, code_color, codes, is_enemy, role_of, Board, Code};
 use crate::chase;
 use crate::moves::{IccsMove, Move, MoveList, ParseMoveError};
 use crate::outcome::{EndRules, Outcome};
-use crate::setup::{FenError, Setup};
+use crate::setup::{FenError, PositionError, Setup};
 use crate::tables::{
     file_points, horse_leg, rank_points, Slide, ADVISOR_REACH, ADVISOR_STEPS, BIT, BLACK_HALF,
     CHECK_LANDINGS, ELEPHANT_REACH, ELEPHANT_STEPS, FILE_BB, FILE_BB_A, FILE_BB_I, FILE_OF,
@@ -19,35 +20,6 @@ use crate::tables::{
 use crate::types::NUM_SQUARES;
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
-
-/// Why a [`Setup`] is not a position that can occur in a game.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PositionError {
-    #[error("{color:?} has no king")]
-    MissingKing { color: Color },
-    #[error("too many {piece}s: {count} (at most {max})")]
-    TooMany {
-        piece: Piece,
-        count: usize,
-        max: usize,
-    },
-    #[error("{piece} on {square} is outside its palace")]
-    OutsidePalace { piece: Piece, square: Square },
-    #[error("{piece} on {square} is not on one of its five palace points")]
-    AdvisorOffPoints { piece: Piece, square: Square },
-    #[error("{piece} on {square} is not on one of its seven points")]
-    ElephantOffPoints { piece: Piece, square: Square },
-    #[error("{piece} on {square} is behind its starting rank")]
-    PawnBehindStart { piece: Piece, square: Square },
-    #[error(
-        "{piece} on {square} cannot get there: pawns move sideways only after crossing the river"
-    )]
-    PawnUnreachable { piece: Piece, square: Square },
-    #[error("the kings face each other on an open file")]
-    KingsFacing,
-    #[error("{color:?} is in check but it is not {color:?}'s turn")]
-    OpponentInCheck { color: Color },
-}
 
 /// Why a move was refused in a position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -1356,34 +1328,6 @@ fn check_placement(piece: Piece, square: Square) -> Result<(), PositionError> {
     }
 }
 
-/// The codes of `color`'s pieces in [`Role`] order.
-#[inline]
-pub(crate) const fn codes(color: Color) -> [Code; 7] {
-    let k = color.index() as Code * 7 + 1;
-    [k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6]
-}
-
-/// The role of a non-zero piece code.
-#[inline]
-pub(crate) fn role_of(c: Code) -> Role {
-    const ROLES: [Role; 15] = {
-        let mut t = [Role::King; 15];
-        let mut c = 1;
-        while c < 15 {
-            t[c] = Role::ALL[(c - 1) % 7];
-            c += 1;
-        }
-        t
-    };
-    ROLES[c as usize]
-}
-
-/// Whether code `c` is a piece of the side opposing `us`.
-#[inline]
-pub(crate) fn is_enemy(c: Code, us: Color) -> bool {
-    c != 0 && (c >= 8) as usize != us.index()
-}
-
 /// Receives the quiet moves of [`Position::visit_quiets`], piece by piece.
 pub trait QuietVisitor {
     /// The moves that follow, up to the next call, are made by `piece`
@@ -1487,36 +1431,6 @@ fn line_checks(
         }
     }
     [s.quiet | s.rook, s.over, screen, discovers]
-}
-
-/// Whether `target` is attacked by `by`'s rooks, cannons, horses, pawns or king
-/// (the king only along an open file: the facing rule). Advisors and elephants
-/// never reach the other side's palace, so they are not looked at: this is
-/// meant for king squares.
-#[inline]
-pub(crate) fn square_attacked(board: &Board, target: usize, by: Color) -> bool {
-    let [king, _, _, horse, rook, cannon, pawn] = codes(by);
-    let pieces = |c: Code| board.by_piece[c as usize - 1];
-    if pieces(pawn) & PAWN_REACH[by.index()][target] != 0 {
-        return true;
-    }
-    let horses = pieces(horse);
-    if horses & HORSE_REACH[target] != 0 {
-        let sq = &board.squares;
-        for &(h, leg) in HORSE_ATTACKERS[target].as_slice() {
-            if horses & BIT[h as usize] != 0 && sq[leg as usize] == 0 {
-                return true;
-            }
-        }
-    }
-    let (r, f) = (RANK_OF[target] as usize, FILE_OF[target] as usize);
-    let rank = &RANK_SLIDES[f][board.ranks[r] as usize];
-    let file = &FILE_SLIDES[r][board.files[f] as usize];
-    let rooks = pieces(rook);
-    (rank_points(rank.rook, r) & rooks)
-        | (file_points(file.rook, f) & (rooks | pieces(king)))
-        | ((rank_points(rank.cannon, r) | file_points(file.cannon, f)) & pieces(cannon))
-        != 0
 }
 
 impl fmt::Debug for Position {

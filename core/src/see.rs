@@ -1,9 +1,10 @@
 //! Static exchange evaluation: the material balance of a capture sequence on
 //! one square, each side recapturing with its least valuable piece.
 
+use crate::board::{codes, role_of};
 use crate::board::{Board, Code};
 use crate::moves::Move;
-use crate::position::{codes, role_of, Position};
+use crate::position::Position;
 use crate::tables::{
     file_points, horse_leg, rank_points, ADVISOR_REACH, ADVISOR_STEPS, BIT, ELEPHANT_REACH,
     ELEPHANT_STEPS, FILE_OF, FILE_SLIDES, HORSE_ATTACKERS, HORSE_REACH, KING_REACH, LINES,

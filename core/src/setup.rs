@@ -4,8 +4,36 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::board::Board;
-use crate::position::PositionError;
 use crate::types::{Color, Piece, Square};
+
+/// Why a [`Setup`] is not a position that can occur in a game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error("{color:?} has no king")]
+    MissingKing { color: Color },
+    #[error("too many {piece}s: {count} (at most {max})")]
+    TooMany {
+        piece: Piece,
+        count: usize,
+        max: usize,
+    },
+    #[error("{piece} on {square} is outside its palace")]
+    OutsidePalace { piece: Piece, square: Square },
+    #[error("{piece} on {square} is not on one of its five palace points")]
+    AdvisorOffPoints { piece: Piece, square: Square },
+    #[error("{piece} on {square} is not on one of its seven points")]
+    ElephantOffPoints { piece: Piece, square: Square },
+    #[error("{piece} on {square} is behind its starting rank")]
+    PawnBehindStart { piece: Piece, square: Square },
+    #[error(
+        "{piece} on {square} cannot get there: pawns move sideways only after crossing the river"
+    )]
+    PawnUnreachable { piece: Piece, square: Square },
+    #[error("the kings face each other on an open file")]
+    KingsFacing,
+    #[error("{color:?} is in check but it is not {color:?}'s turn")]
+    OpponentInCheck { color: Color },
+}
 
 /// The FEN of the initial position.
 pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
