@@ -314,8 +314,9 @@ struct Work {
     together_keys: HashMap<u64, u64>,
     /// The searches of moves together asked for in this run, by key.
     together_asked: std::collections::HashSet<u64>,
-    /// The positions of the games grown from (`--grow-from`): they grow
-    /// first, being the lines the engine is known to meet.
+    /// The positions of the games grown from (`--grow-from`): the lines the
+    /// engine is known to meet, each gaining its best move outside the
+    /// budget of growing.
     game_lines: std::collections::HashSet<u64>,
 }
 
