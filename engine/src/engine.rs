@@ -241,7 +241,11 @@ impl Engine {
         }
         match Network::load(std::path::Path::new(path)) {
             Ok(net) => {
-                let message = format!("evalfile: {path}: net {:08x} loaded", net.checksum());
+                let message = format!(
+                    "evalfile: {path}: net {:08x} ({}) loaded",
+                    net.checksum(),
+                    net.architecture()
+                );
                 self.options.net = Arc::new(net);
                 vec![message]
             }

@@ -60,14 +60,47 @@ fn evaluation_and_evalfile_choose_the_evaluation_and_refuse_bad_nets() {
         // The net in use stays: the same search, the same score.
         assert_eq!(search_score(&mut e, "go depth 6").0, nnue);
     }
-    e.send(&format!("setoption evalfile {}", good.display()));
-    e.send("isready");
-    let lines = e.collect_until("readyok", SECS(10));
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("loaded") && l.contains(&checksum)),
-        "{lines:?}"
-    );
-    assert_eq!(search_score(&mut e, "go depth 6").0, nnue);
+    // The same net from a file, and then a net of another width: the
+    // built-in one with 256 silent neurons added to each half evaluates
+    // every position alike, so the search must come out the same through
+    // the wider kernels.
+    let wide = dir.path().join("wide.xqnn");
+    std::fs::write(&wide, padded(xqnnue::Network::embedded(), 512).to_bytes()).unwrap();
+    for (path, says) in [(good, checksum.as_str()), (wide, "1260->512x2")] {
+        e.send(&format!("setoption evalfile {}", path.display()));
+        e.send("isready");
+        let lines = e.collect_until("readyok", SECS(10));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("loaded") && l.contains(says)),
+            "{lines:?}"
+        );
+        assert_eq!(search_score(&mut e, "go depth 6").0, nnue);
+    }
+}
+
+/// `net` widened to `hidden` neurons a perspective, the new ones with zero
+/// weights and biases (their activations are zero).
+fn padded(net: &xqnnue::Network, hidden: usize) -> xqnnue::Network {
+    let old = net.hidden();
+    let widen = |values: &[i16], width: usize| -> Vec<i16> {
+        values
+            .chunks(width)
+            .flat_map(|row| {
+                row.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, hidden - width))
+            })
+            .collect()
+    };
+    let arch = xqnnue::Architecture::new(net.architecture().features(), hidden).unwrap();
+    xqnnue::Network::new(
+        arch,
+        widen(net.input_weights(), old),
+        widen(net.input_biases(), old),
+        widen(net.output_weights(), old),
+        net.output_biases().to_vec(),
+    )
+    .unwrap()
 }

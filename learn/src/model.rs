@@ -8,7 +8,7 @@
 //! eval  = out x SCALE centipawns
 //! ```
 //!
-//! The hidden neurons come in mirror pairs: neuron `j + HIDDEN/2` is
+//! The hidden neurons come in mirror pairs: neuron `j + hidden/2` is
 //! neuron `j` looking at the board in a left-right mirror (its input
 //! weights are those of the mirrored squares; its bias and output weight
 //! are the same). Mirroring a position swaps each pair and leaves the
@@ -22,23 +22,58 @@
 
 use xqcore::SplitMix64;
 use xqnnue::features::mirrored;
-use xqnnue::{Network, BUCKETS, HIDDEN, INPUTS, QA, QB, QI, SCALE};
+use xqnnue::{Architecture, Network, BUCKETS, INPUTS, QA, QB, QI, SCALE};
 
 use crate::data::{Sample, MAX_PIECES};
 use crate::games::NO_SCORE;
 
-/// Free neurons of a perspective: the first of each mirror pair.
-pub const FREE: usize = HIDDEN / 2;
+/// Where each tensor of a net of one shape lies in the flat parameter
+/// vector: input weights `[inputs][free]`, input biases `[free]`, output
+/// weights `[BUCKETS][2][free]` (side to move's, other's), output biases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub arch: Architecture,
+    /// Free neurons of a perspective: the first of each mirror pair.
+    pub free: usize,
+    pub input_biases: usize,
+    pub output_weights: usize,
+    pub output_biases: usize,
+    /// Number of parameters.
+    pub params: usize,
+}
 
-/// Offsets of each tensor in the flat parameter vector: input weights
-/// `[INPUTS][FREE]`, input biases `[FREE]`, output weights
-/// `[BUCKETS][2][FREE]` (side to move's, other's), output biases.
+/// The input weights start the vector.
 pub const INPUT_WEIGHTS: usize = 0;
-pub const INPUT_BIASES: usize = INPUT_WEIGHTS + INPUTS * FREE;
-pub const OUTPUT_WEIGHTS: usize = INPUT_BIASES + FREE;
-pub const OUTPUT_BIASES: usize = OUTPUT_WEIGHTS + BUCKETS * 2 * FREE;
-/// Number of parameters.
-pub const PARAMS: usize = OUTPUT_BIASES + BUCKETS;
+
+impl Layout {
+    /// The layout of a net of shape `arch` (the sample features are
+    /// piece-square: [`Sample::features`]).
+    pub fn new(arch: Architecture) -> Layout {
+        let free = arch.hidden() / 2;
+        let input_biases = INPUT_WEIGHTS + arch.inputs() * free;
+        let output_weights = input_biases + free;
+        let output_biases = output_weights + BUCKETS * 2 * free;
+        Layout {
+            arch,
+            free,
+            input_biases,
+            output_weights,
+            output_biases,
+            params: output_biases + BUCKETS,
+        }
+    }
+
+    /// Width of one perspective's hidden layer.
+    pub fn hidden(&self) -> usize {
+        2 * self.free
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::new(Architecture::DEFAULT)
+    }
+}
 
 /// Largest input weight or bias: a bias and 32 pieces' worth stay inside
 /// the int16 accumulator once scaled by QI (33 x 0.96 x 1,020 = 32,314).
@@ -81,23 +116,25 @@ static MIRRORED: std::sync::LazyLock<Vec<u16>> =
 /// Adds input `f` to `acc`: its column to the first neurons of the pairs,
 /// its mirror's column to the second.
 #[inline(always)]
-fn add_input(params: &[f32], f: usize, acc: &mut [f32; HIDDEN]) {
-    let (first, second) = acc.split_at_mut(FREE);
-    let col = &params[INPUT_WEIGHTS + f * FREE..][..FREE];
+fn add_input(params: &[f32], free: usize, f: usize, acc: &mut [f32]) {
+    let (first, second) = acc.split_at_mut(free);
+    let col = &params[INPUT_WEIGHTS + f * free..][..free];
     for (a, w) in first.iter_mut().zip(col) {
         *a += w;
     }
     let m = MIRRORED[f] as usize;
-    let col = &params[INPUT_WEIGHTS + m * FREE..][..FREE];
+    let col = &params[INPUT_WEIGHTS + m * free..][..free];
     for (a, w) in second.iter_mut().zip(col) {
         *a += w;
     }
 }
 
-/// One sample's activations.
+/// One sample's activations, and room for its backward pass.
 pub struct Activations {
     /// Hidden layer before SCReLU: the side to move's, then the other's.
-    pub acc: [[f32; HIDDEN]; 2],
+    pub acc: [Vec<f32>; 2],
+    /// The loss's gradient at `acc` (filled by [`backward`]).
+    d_acc: [Vec<f32>; 2],
     pub features: [[u16; MAX_PIECES]; 2],
     pub count: usize,
     pub bucket: usize,
@@ -106,9 +143,12 @@ pub struct Activations {
 }
 
 impl Activations {
-    pub fn new() -> Activations {
+    /// Room for the activations of a net laid out as `layout`.
+    pub fn new(layout: &Layout) -> Activations {
+        let hidden = || vec![0.0; layout.hidden()];
         Activations {
-            acc: [[0.0; HIDDEN]; 2],
+            acc: [hidden(), hidden()],
+            d_acc: [hidden(), hidden()],
             features: [[0; MAX_PIECES]; 2],
             count: 0,
             bucket: 0,
@@ -117,30 +157,31 @@ impl Activations {
     }
 }
 
-impl Default for Activations {
-    fn default() -> Self {
-        Activations::new()
-    }
-}
-
 /// Forward pass of `sample` (mirrored or not) into `act`.
-pub fn forward(params: &[f32], sample: &Sample, mirror: bool, act: &mut Activations) {
+pub fn forward(
+    layout: &Layout,
+    params: &[f32],
+    sample: &Sample,
+    mirror: bool,
+    act: &mut Activations,
+) {
+    let free = layout.free;
     let [us, them] = &mut act.features;
     act.count = sample.features(mirror, us, them);
     act.bucket = sample.bucket as usize;
-    let biases = &params[INPUT_BIASES..][..FREE];
+    let biases = &params[layout.input_biases..][..free];
     for p in 0..2 {
-        act.acc[p][..FREE].copy_from_slice(biases);
-        act.acc[p][FREE..].copy_from_slice(biases);
+        act.acc[p][..free].copy_from_slice(biases);
+        act.acc[p][free..].copy_from_slice(biases);
         for &f in &act.features[p][..act.count] {
-            add_input(params, f as usize, &mut act.acc[p]);
+            add_input(params, free, f as usize, &mut act.acc[p]);
         }
     }
-    let w = &params[OUTPUT_WEIGHTS + act.bucket * 2 * FREE..][..2 * FREE];
-    let mut out = params[OUTPUT_BIASES + act.bucket];
+    let w = &params[layout.output_weights + act.bucket * 2 * free..][..2 * free];
+    let mut out = params[layout.output_biases + act.bucket];
     for p in 0..2 {
-        let wp = &w[p * FREE..][..FREE];
-        let (first, second) = act.acc[p].split_at(FREE);
+        let wp = &w[p * free..][..free];
+        let (first, second) = act.acc[p].split_at(free);
         out += first
             .iter()
             .zip(second)
@@ -164,50 +205,53 @@ pub fn target_and_prediction(sample: &Sample, out: f32, loss: &LossConfig) -> (f
     (target, sigmoid(out * SCALE as f32 / loss.k))
 }
 
-/// Loss of `sample`, its gradient added (times `scale`) into `grad`.
+/// Loss of `sample`, whose forward pass is in `act`; its gradient is added
+/// into `grad`.
 pub fn backward(
+    layout: &Layout,
     params: &[f32],
     sample: &Sample,
-    act: &Activations,
+    act: &mut Activations,
     loss: &LossConfig,
     grad: &mut [f32],
 ) -> f32 {
+    let (free, hidden) = (layout.free, layout.hidden());
     let (target, pred) = target_and_prediction(sample, act.out, loss);
     let error = pred - target;
     // d(error²)/d(out) through the logistic.
     let g = 2.0 * error * pred * (1.0 - pred) * SCALE as f32 / loss.k;
     let b = act.bucket;
-    grad[OUTPUT_BIASES + b] += g;
-    let w = &params[OUTPUT_WEIGHTS + b * 2 * FREE..][..2 * FREE];
-    let mut d_acc = [[0.0f32; HIDDEN]; 2];
+    grad[layout.output_biases + b] += g;
+    let w = &params[layout.output_weights + b * 2 * free..][..2 * free];
+    let d_acc = &mut act.d_acc;
     {
-        let gw = &mut grad[OUTPUT_WEIGHTS + b * 2 * FREE..][..2 * FREE];
+        let gw = &mut grad[layout.output_weights + b * 2 * free..][..2 * free];
         for p in 0..2 {
-            let acc = &act.acc[p];
-            let (wp, gwp) = (&w[p * FREE..][..FREE], &mut gw[p * FREE..][..FREE]);
-            for i in 0..HIDDEN {
+            let (acc, d) = (&act.acc[p][..hidden], &mut d_acc[p][..hidden]);
+            let (wp, gwp) = (&w[p * free..][..free], &mut gw[p * free..][..free]);
+            for i in 0..hidden {
                 let a = unit(acc[i]);
-                gwp[i % FREE] += g * a * a;
+                gwp[i % free] += g * a * a;
                 // SCReLU's slope is 2a inside (0, 1), zero outside.
                 let inside = f32::from(u8::from(acc[i] > 0.0 && acc[i] < 1.0));
-                d_acc[p][i] = g * wp[i % FREE] * 2.0 * a * inside;
+                d[i] = g * wp[i % free] * 2.0 * a * inside;
             }
         }
     }
-    let gb = &mut grad[INPUT_BIASES..][..FREE];
-    for i in 0..FREE {
-        gb[i] += d_acc[0][i] + d_acc[0][FREE + i] + d_acc[1][i] + d_acc[1][FREE + i];
+    let gb = &mut grad[layout.input_biases..][..free];
+    for i in 0..free {
+        gb[i] += d_acc[0][i] + d_acc[0][free + i] + d_acc[1][i] + d_acc[1][free + i];
     }
     for (d, features) in d_acc.iter().zip(&act.features) {
-        let (first, second) = d.split_at(FREE);
+        let (first, second) = d.split_at(free);
         for &f in &features[..act.count] {
             let f = f as usize;
-            let col = &mut grad[INPUT_WEIGHTS + f * FREE..][..FREE];
+            let col = &mut grad[INPUT_WEIGHTS + f * free..][..free];
             for (c, d) in col.iter_mut().zip(first) {
                 *c += d;
             }
             let m = MIRRORED[f] as usize;
-            let col = &mut grad[INPUT_WEIGHTS + m * FREE..][..FREE];
+            let col = &mut grad[INPUT_WEIGHTS + m * free..][..free];
             for (c, d) in col.iter_mut().zip(second) {
                 *c += d;
             }
@@ -218,81 +262,83 @@ pub fn backward(
 
 /// The loss of `sample` alone (no gradient).
 pub fn loss_of(
+    layout: &Layout,
     params: &[f32],
     sample: &Sample,
     mirror: bool,
     loss: &LossConfig,
     act: &mut Activations,
 ) -> f32 {
-    forward(params, sample, mirror, act);
+    forward(layout, params, sample, mirror, act);
     let (target, pred) = target_and_prediction(sample, act.out, loss);
     (pred - target) * (pred - target)
 }
 
 /// Fresh parameters: small random input weights (uniform, scaled to the
 /// fan-in of ~26 active inputs), random output weights, zero biases.
-pub fn initial_params(seed: u64) -> Vec<f32> {
+pub fn initial_params(layout: &Layout, seed: u64) -> Vec<f32> {
     let mut rng = SplitMix64::new(seed);
     let mut uniform = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
-    let mut params = vec![0.0f32; PARAMS];
-    for p in &mut params[INPUT_WEIGHTS..INPUT_BIASES] {
+    let mut params = vec![0.0f32; layout.params];
+    for p in &mut params[INPUT_WEIGHTS..layout.input_biases] {
         *p = uniform() * 0.1;
     }
-    for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIASES] {
+    for p in &mut params[layout.output_weights..layout.output_biases] {
         *p = uniform() * 0.1;
     }
     params
 }
 
 /// Keeps the parameters where quantisation cannot overflow.
-pub fn clamp_params(params: &mut [f32]) {
-    for p in &mut params[INPUT_WEIGHTS..OUTPUT_WEIGHTS] {
+pub fn clamp_params(layout: &Layout, params: &mut [f32]) {
+    for p in &mut params[INPUT_WEIGHTS..layout.output_weights] {
         *p = p.clamp(-INPUT_LIMIT, INPUT_LIMIT);
     }
-    for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIASES] {
+    for p in &mut params[layout.output_weights..layout.output_biases] {
         *p = p.clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT);
     }
 }
 
 /// The engine's integer net of `params`, every mirror pair written out.
-pub fn quantise(params: &[f32]) -> Network {
+pub fn quantise(layout: &Layout, params: &[f32]) -> Network {
+    let (free, hidden) = (layout.free, layout.hidden());
     let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32_767.0, 32_767.0) as i16;
-    let mut input_weights = vec![0i16; INPUTS * HIDDEN];
-    for f in 0..INPUTS {
-        let own = &params[INPUT_WEIGHTS + f * FREE..][..FREE];
-        let mirror = &params[INPUT_WEIGHTS + mirrored(f) * FREE..][..FREE];
-        let column = &mut input_weights[f * HIDDEN..][..HIDDEN];
-        for j in 0..FREE {
+    let inputs = layout.arch.inputs();
+    let mut input_weights = vec![0i16; inputs * hidden];
+    for f in 0..inputs {
+        let own = &params[INPUT_WEIGHTS + f * free..][..free];
+        let mirror = &params[INPUT_WEIGHTS + mirrored(f) * free..][..free];
+        let column = &mut input_weights[f * hidden..][..hidden];
+        for j in 0..free {
             column[j] = q16(own[j], QI);
-            column[FREE + j] = q16(mirror[j], QI);
+            column[free + j] = q16(mirror[j], QI);
         }
     }
     let pair = |tensor: &[f32], scale: i32| -> Vec<i16> {
         tensor
-            .chunks(FREE)
+            .chunks(free)
             .flat_map(|half| half.iter().chain(half.iter()))
             .map(|&w| q16(w, scale).clamp(-128, 127))
             .collect()
     };
-    Network {
+    let biases = &params[layout.input_biases..layout.output_weights];
+    Network::new(
+        layout.arch,
         input_weights,
-        input_biases: params[INPUT_BIASES..OUTPUT_WEIGHTS]
-            .iter()
-            .chain(&params[INPUT_BIASES..OUTPUT_WEIGHTS])
-            .map(|&w| q16(w, QI))
-            .collect(),
-        output_weights: pair(&params[OUTPUT_WEIGHTS..OUTPUT_BIASES], QB),
-        output_biases: params[OUTPUT_BIASES..]
+        biases.iter().chain(biases).map(|&w| q16(w, QI)).collect(),
+        pair(&params[layout.output_weights..layout.output_biases], QB),
+        params[layout.output_biases..]
             .iter()
             .map(|&b| (b * (QA * QB) as f32).round() as i32)
             .collect(),
-    }
+    )
+    .expect("the layout's tensors fit its architecture, the output weights are clamped")
 }
 
 /// The float model's evaluation of `sample` in centipawns, side to move.
-pub fn evaluate(params: &[f32], sample: &Sample) -> f32 {
-    let mut act = Activations::new();
-    forward(params, sample, false, &mut act);
+pub fn evaluate(layout: &Layout, params: &[f32], sample: &Sample) -> f32 {
+    let mut act = Activations::new(layout);
+    forward(layout, params, sample, false, &mut act);
     act.out * SCALE as f32
 }
 
@@ -322,49 +368,62 @@ mod tests {
     }
 
     /// Parameters with a spread that puts many neurons inside (0, 1).
-    fn lively_params(seed: u64) -> Vec<f32> {
-        let mut params = initial_params(seed);
-        for p in &mut params[INPUT_WEIGHTS..INPUT_BIASES] {
+    fn lively_params(layout: &Layout, seed: u64) -> Vec<f32> {
+        let mut params = initial_params(layout, seed);
+        for p in &mut params[INPUT_WEIGHTS..layout.input_biases] {
             *p *= 0.5;
         }
-        for p in &mut params[INPUT_BIASES..OUTPUT_WEIGHTS] {
+        for p in &mut params[layout.input_biases..layout.output_weights] {
             *p = 0.3;
         }
-        for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIASES] {
+        for p in &mut params[layout.output_weights..layout.output_biases] {
             *p *= 4.0;
         }
         params
     }
 
+    /// The default layout and a narrower one.
+    fn layouts() -> [Layout; 2] {
+        let narrow = Architecture::new(xqnnue::FeatureSet::PieceSquare, 96).unwrap();
+        [Layout::default(), Layout::new(narrow)]
+    }
+
     #[test]
     fn gradients_match_finite_differences() {
+        for layout in layouts() {
+            gradients_match_finite_differences_in(&layout);
+        }
+    }
+
+    fn gradients_match_finite_differences_in(layout: &Layout) {
         let loss = LossConfig {
             result_weight: 0.3,
             k: 400.0,
         };
+        let free = layout.free;
         let mut checked = 0;
         for (n, pos) in positions(30).iter().enumerate().skip(10).step_by(5) {
             let sample = Sample::new(pos, (n as i16 - 15) * 20, GameResult::RedWins);
-            let mut params = lively_params(n as u64);
-            let mut act = Activations::new();
-            forward(&params, &sample, false, &mut act);
-            let mut grad = vec![0.0f32; PARAMS];
-            backward(&params, &sample, &act, &loss, &mut grad);
+            let mut params = lively_params(layout, n as u64);
+            let mut act = Activations::new(layout);
+            forward(layout, &params, &sample, false, &mut act);
+            let mut grad = vec![0.0f32; layout.params];
+            backward(layout, &params, &sample, &mut act, &loss, &mut grad);
             // Parameters the sample reaches: columns of its inputs and their
             // mirrors, the biases, its bucket's output weights and bias.
             let f = act.features[0][3] as usize;
             let picks = [
-                INPUT_WEIGHTS + f * FREE + 5,
-                INPUT_WEIGHTS + mirrored(act.features[1][2] as usize) * FREE + 17,
-                INPUT_BIASES + 9,
-                OUTPUT_WEIGHTS + act.bucket * 2 * FREE + 40,
-                OUTPUT_WEIGHTS + act.bucket * 2 * FREE + FREE + 3,
-                OUTPUT_BIASES + act.bucket,
+                INPUT_WEIGHTS + f * free + 5,
+                INPUT_WEIGHTS + mirrored(act.features[1][2] as usize) * free + 17,
+                layout.input_biases + 9,
+                layout.output_weights + act.bucket * 2 * free + 40,
+                layout.output_weights + act.bucket * 2 * free + free + 3,
+                layout.output_biases + act.bucket,
             ];
             for &i in &picks {
                 let h = 1e-3f32;
                 let at = |params: &[f32], act: &mut Activations| {
-                    f64::from(loss_of(params, &sample, false, &loss, act))
+                    f64::from(loss_of(layout, params, &sample, false, &loss, act))
                 };
                 let saved = params[i];
                 params[i] = saved + h;
@@ -387,28 +446,35 @@ mod tests {
 
     #[test]
     fn quantised_net_matches_the_float_model() {
+        for layout in layouts() {
+            quantised_net_matches_the_float_model_in(&layout);
+        }
+    }
+
+    fn quantised_net_matches_the_float_model_in(layout: &Layout) {
         // Parameters on the quantisation grid: the integer net must then
         // agree with the float model up to its truncating divisions, so a
         // slip in the layout or the scales shows at once. (Rounding off
         // the grid is measured on the trained net: docs/nnue.md.)
-        let mut params = lively_params(42);
+        let mut params = lively_params(layout, 42);
         let on_grid = |x: &mut f32, scale: i32| *x = (*x * scale as f32).round() / scale as f32;
-        params[INPUT_WEIGHTS..OUTPUT_WEIGHTS]
+        params[INPUT_WEIGHTS..layout.output_weights]
             .iter_mut()
             .for_each(|x| on_grid(x, QA));
         // (Multiples of 1/255 are multiples of 4/1,020: the activations'
         // rounding is exact too.)
-        params[OUTPUT_WEIGHTS..OUTPUT_BIASES]
+        params[layout.output_weights..layout.output_biases]
             .iter_mut()
             .for_each(|x| on_grid(x, QB));
-        params[OUTPUT_BIASES..]
+        params[layout.output_biases..]
             .iter_mut()
             .for_each(|x| on_grid(x, QA * QB));
-        let net = quantise(&params);
+        let net = quantise(layout, &params);
+        assert_eq!(net.architecture(), layout.arch);
         let mut worst = 0.0f32;
         for pos in positions(300) {
             let sample = Sample::new(&pos, 0, GameResult::Draw);
-            let float = evaluate(&params, &sample);
+            let float = evaluate(layout, &params, &sample);
             let int = net.evaluate_board(pos.board(), pos.turn()) as f32;
             worst = worst.max((float - int).abs());
             assert!(
@@ -421,10 +487,15 @@ mod tests {
 
     #[test]
     fn the_model_is_mirror_symmetric() {
-        let params = lively_params(3);
+        let layout = Layout::default();
+        let params = lively_params(&layout, 3);
         for pos in positions(100) {
-            let a = evaluate(&params, &Sample::new(&pos, 0, GameResult::Draw));
-            let b = evaluate(&params, &Sample::new(&pos.mirror(), 0, GameResult::Draw));
+            let a = evaluate(&layout, &params, &Sample::new(&pos, 0, GameResult::Draw));
+            let b = evaluate(
+                &layout,
+                &params,
+                &Sample::new(&pos.mirror(), 0, GameResult::Draw),
+            );
             assert!(
                 (a - b).abs() < 1e-3 * a.abs().max(1.0),
                 "{a} vs {b} at {}",

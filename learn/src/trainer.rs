@@ -13,8 +13,11 @@ use rayon::prelude::*;
 use xqcore::SplitMix64;
 
 use crate::data::Sample;
+use xqnnue::{Architecture, FeatureSet, Network};
+
 use crate::model::{
-    backward, clamp_params, forward, initial_params, loss_of, Activations, LossConfig, PARAMS,
+    backward, clamp_params, forward, initial_params, loss_of, quantise, Activations, Layout,
+    LossConfig,
 };
 
 /// How to train.
@@ -58,6 +61,8 @@ const EPSILON: f32 = 1e-8;
 /// stands. Saved whole as a checkpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trainer {
+    /// The shape of the net being trained, and where its tensors lie.
+    pub layout: Layout,
     pub params: Vec<f32>,
     m: Vec<f32>,
     v: Vec<f32>,
@@ -84,26 +89,39 @@ pub enum CheckpointError {
     Io(#[from] std::io::Error),
     #[error("not a checkpoint of this trainer (magic, version or size)")]
     Foreign,
+    #[error("a checkpoint of a net this program cannot train: {0}")]
+    Architecture(#[from] xqnnue::NetError),
     #[error("checksum mismatch (the file is damaged)")]
     Checksum,
 }
 
 /// The first bytes of a checkpoint.
 const CHECKPOINT_MAGIC: [u8; 8] = *b"XQCKPT\0\0";
-/// Checkpoint layout version; it also names the net layout of
-/// [`xqnnue::FORMAT_VERSION`] 1.
-const CHECKPOINT_VERSION: u16 = 1;
+/// Checkpoint version written. Version 2's header names the feature set
+/// and the hidden width; version 1 (read still) was the 256-wide
+/// piece-square net.
+const CHECKPOINT_VERSION: u16 = 2;
+/// Bytes of the header written: magic, version, feature set, hidden,
+/// zero, parameter count, step, epoch.
+const CHECKPOINT_HEAD: usize = 32;
 
 impl Trainer {
-    /// A fresh model.
-    pub fn new(seed: u64) -> Trainer {
+    /// A fresh model of shape `arch`.
+    pub fn new(arch: Architecture, seed: u64) -> Trainer {
+        let layout = Layout::new(arch);
         Trainer {
-            params: initial_params(seed),
-            m: vec![0.0; PARAMS],
-            v: vec![0.0; PARAMS],
+            layout,
+            params: initial_params(&layout, seed),
+            m: vec![0.0; layout.params],
+            v: vec![0.0; layout.params],
             step: 0,
             epoch: 0,
         }
+    }
+
+    /// The quantised net of the current parameters.
+    pub fn net(&self) -> Network {
+        quantise(&self.layout, &self.params)
     }
 
     /// The same net and optimiser state at the start of a new round of
@@ -137,7 +155,7 @@ impl Trainer {
                     p[i] = p[i] * decay - lr * (m[i] / c1) / ((v[i] / c2).sqrt() + EPSILON);
                 }
             });
-        clamp_params(&mut self.params);
+        clamp_params(&self.layout, &mut self.params);
     }
 
     /// Trains one epoch over `train` (shuffled), then measures `validation`.
@@ -156,7 +174,8 @@ impl Trainer {
             order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
         }
         let threads = cfg.threads.max(1);
-        let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; PARAMS]).collect();
+        let layout = self.layout;
+        let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; layout.params]).collect();
         let mut total = 0.0f64;
         for batch in order.chunks(cfg.batch_size.max(1)) {
             let share = batch.len().div_ceil(threads);
@@ -166,13 +185,14 @@ impl Trainer {
                 .zip(batch.par_chunks(share))
                 .map(|(grad, part)| {
                     grad.fill(0.0);
-                    let mut act = Activations::new();
+                    let mut act = Activations::new(&layout);
                     let mut sum = 0.0f64;
                     for &i in part {
                         // The model is mirror-symmetric: no need to mirror.
                         let sample = &train[i as usize];
-                        forward(params, sample, false, &mut act);
-                        sum += f64::from(backward(params, sample, &act, &cfg.loss, grad));
+                        forward(&layout, params, sample, false, &mut act);
+                        let loss = backward(&layout, params, sample, &mut act, &cfg.loss, grad);
+                        sum += f64::from(loss);
                     }
                     sum
                 })
@@ -207,9 +227,12 @@ impl Trainer {
         let total: f64 = samples
             .par_chunks(4096)
             .map(|part| {
-                let mut act = Activations::new();
+                let mut act = Activations::new(&self.layout);
                 part.iter()
-                    .map(|s| f64::from(loss_of(&self.params, s, false, loss, &mut act)))
+                    .map(|s| {
+                        let l = loss_of(&self.layout, &self.params, s, false, loss, &mut act);
+                        f64::from(l)
+                    })
                     .sum::<f64>()
             })
             .sum();
@@ -218,11 +241,18 @@ impl Trainer {
 
     /// The checkpoint's bytes: header, parameters and moments, checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32 + 12 * PARAMS);
+        let arch = self.layout.arch;
+        let mut out = Vec::with_capacity(CHECKPOINT_HEAD + 12 * self.layout.params + 4);
         out.extend_from_slice(&CHECKPOINT_MAGIC);
-        out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(&(PARAMS as u32).to_le_bytes());
+        for word in [
+            CHECKPOINT_VERSION,
+            arch.features().id(),
+            arch.hidden() as u16,
+            0,
+        ] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.layout.params as u32).to_le_bytes());
         out.extend_from_slice(&self.step.to_le_bytes());
         out.extend_from_slice(&self.epoch.to_le_bytes());
         for x in self.params.iter().chain(&self.m).chain(&self.v) {
@@ -233,30 +263,52 @@ impl Trainer {
         out
     }
 
-    /// Reads a checkpoint's bytes.
+    /// Reads a checkpoint's bytes (version 1 or 2).
+    ///
+    /// # Errors
+    /// [`CheckpointError::Foreign`] for another file or a size that does not
+    /// fit the header, [`CheckpointError::Architecture`] for a net shape
+    /// this program cannot train, [`CheckpointError::Checksum`] for a
+    /// damaged file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Trainer, CheckpointError> {
-        const HEAD: usize = 28;
-        if bytes.len() != HEAD + 12 * PARAMS + 4
-            || bytes[..8] != CHECKPOINT_MAGIC
-            || bytes[8..10] != CHECKPOINT_VERSION.to_le_bytes()
-            || bytes[12..16] != (PARAMS as u32).to_le_bytes()
-        {
+        if bytes.len() < CHECKPOINT_HEAD + 4 || bytes[..8] != CHECKPOINT_MAGIC {
+            return Err(CheckpointError::Foreign);
+        }
+        let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        // Version 1 had a zero word where version 2 has the feature set,
+        // hidden width and another zero; the rest follows 4 bytes earlier.
+        let (arch, at) = match u16_at(8) {
+            1 => (Architecture::DEFAULT, 12),
+            2 => {
+                let features = FeatureSet::from_id(u16_at(10)).ok_or_else(|| {
+                    xqnnue::NetError::Architecture(format!("feature set {}", u16_at(10)))
+                })?;
+                (Architecture::new(features, usize::from(u16_at(12)))?, 16)
+            }
+            _ => return Err(CheckpointError::Foreign),
+        };
+        let layout = Layout::new(arch);
+        let head = at + 16;
+        if u32_at(at) as usize != layout.params || bytes.len() != head + 12 * layout.params + 4 {
             return Err(CheckpointError::Foreign);
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
         if crc32fast::hash(body).to_le_bytes() != crc {
             return Err(CheckpointError::Checksum);
         }
-        let step = u64::from_le_bytes(body[16..24].try_into().expect("8 bytes"));
-        let epoch = u32::from_le_bytes(body[24..28].try_into().expect("4 bytes"));
-        let floats: Vec<f32> = body[HEAD..]
+        let step = u64::from_le_bytes(body[at + 4..at + 12].try_into().expect("8 bytes"));
+        let epoch = u32_at(at + 12);
+        let floats: Vec<f32> = body[head..]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
+        let n = layout.params;
         Ok(Trainer {
-            params: floats[..PARAMS].to_vec(),
-            m: floats[PARAMS..2 * PARAMS].to_vec(),
-            v: floats[2 * PARAMS..].to_vec(),
+            layout,
+            params: floats[..n].to_vec(),
+            m: floats[n..2 * n].to_vec(),
+            v: floats[2 * n..].to_vec(),
             step,
             epoch,
         })
@@ -330,7 +382,7 @@ mod tests {
             threads: 2,
             ..TrainConfig::default()
         };
-        let mut trainer = Trainer::new(1);
+        let mut trainer = Trainer::new(Architecture::DEFAULT, 1);
         let before = trainer.loss(&data, &cfg.loss);
         for _ in 0..5 {
             trainer.epoch(&data, &[], &cfg);
@@ -355,6 +407,43 @@ mod tests {
         assert!(matches!(
             Trainer::from_bytes(&bytes[..50]),
             Err(CheckpointError::Foreign)
+        ));
+    }
+
+    /// `trainer`'s checkpoint in version 1's layout (a 256-wide net).
+    fn version_1_bytes(trainer: &Trainer) -> Vec<u8> {
+        let v2 = trainer.to_bytes();
+        let mut out = v2[..8].to_vec();
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&v2[16..v2.len() - 4]);
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn checkpoints_name_their_net_and_version_1_still_reads() {
+        let default = Trainer::new(Architecture::DEFAULT, 2);
+        assert_eq!(
+            Trainer::from_bytes(&version_1_bytes(&default)).unwrap(),
+            default
+        );
+        let narrow = Architecture::new(FeatureSet::PieceSquare, 64).unwrap();
+        let mut trainer = Trainer::new(narrow, 3);
+        let cfg = TrainConfig {
+            batch_size: 256,
+            ..TrainConfig::default()
+        };
+        trainer.epoch(&samples(), &[], &cfg);
+        let back = Trainer::from_bytes(&trainer.to_bytes()).unwrap();
+        assert_eq!(back, trainer);
+        assert_eq!(back.net().architecture(), narrow);
+        let mut odd = trainer.to_bytes();
+        odd[12] = 48; // a width the kernels cannot take
+        assert!(matches!(
+            Trainer::from_bytes(&odd),
+            Err(CheckpointError::Architecture(_))
         ));
     }
 }

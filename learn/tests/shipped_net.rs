@@ -5,7 +5,7 @@ use std::path::Path;
 
 use xqcore::{GameResult, Position};
 use xqlearn::data::Sample;
-use xqlearn::model::{evaluate, quantise};
+use xqlearn::model::evaluate;
 use xqlearn::trainer::Trainer;
 use xqnnue::Network;
 
@@ -16,12 +16,13 @@ fn checkpoint() -> Trainer {
 
 #[test]
 fn the_built_in_net_is_the_checkpoint_quantised() {
-    assert_eq!(quantise(&checkpoint().params), *Network::embedded());
+    assert_eq!(checkpoint().net(), *Network::embedded());
 }
 
 #[test]
 fn the_quantised_net_stays_close_to_the_float_model() {
-    let params = checkpoint().params;
+    let trainer = checkpoint();
+    let (layout, params) = (trainer.layout, trainer.params);
     let net = Network::embedded();
     let mut pos = Position::start();
     let mut state = 5u64;
@@ -36,7 +37,7 @@ fn the_quantised_net_stays_close_to_the_float_model() {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         pos.make_move(moves[(state >> 33) as usize % moves.len()]);
-        let float = evaluate(&params, &Sample::new(&pos, 0, GameResult::Draw));
+        let float = evaluate(&layout, &params, &Sample::new(&pos, 0, GameResult::Draw));
         let int = net.evaluate_board(pos.board(), pos.turn()) as f32;
         let error = (float - int).abs();
         worst = worst.max(error);

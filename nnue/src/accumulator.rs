@@ -4,21 +4,35 @@ use xqcore::{Board, Color, Move, Piece};
 
 use crate::features::{bucket, feature};
 use crate::network::Network;
-use crate::{simd, HIDDEN, QA, QB, SCALE};
+use crate::{simd, MAX_HIDDEN, QA, QB, SCALE};
 
 /// Both perspectives' hidden layer before activation (Red's, Black's),
-/// quantised by [`QA`].
+/// quantised by [`crate::QI`]: the first [`Network::hidden`] values of each
+/// half are the net's, the rest stay zero.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
 pub struct Accumulator {
-    pub values: [[i16; HIDDEN]; 2],
+    values: [[i16; MAX_HIDDEN]; 2],
 }
 
 impl Default for Accumulator {
     fn default() -> Self {
         Accumulator {
-            values: [[0; HIDDEN]; 2],
+            values: [[0; MAX_HIDDEN]; 2],
         }
+    }
+}
+
+impl Accumulator {
+    /// The first `hidden` values of `color`'s half.
+    #[inline]
+    fn half(&self, color: Color, hidden: usize) -> &[i16] {
+        &self.values[color.index()][..hidden]
+    }
+
+    #[inline]
+    fn half_mut(&mut self, color: Color, hidden: usize) -> &mut [i16] {
+        &mut self.values[color.index()][..hidden]
     }
 }
 
@@ -26,9 +40,10 @@ impl Network {
     /// The accumulator of `board`, from scratch.
     pub fn refresh(&self, board: &Board) -> Accumulator {
         let mut acc = Accumulator::default();
+        let hidden = self.hidden();
         for color in Color::ALL {
-            let half = &mut acc.values[color.index()];
-            half.copy_from_slice(&self.input_biases);
+            let half = acc.half_mut(color, hidden);
+            half.copy_from_slice(self.biases());
             for (sq, piece) in board.pieces() {
                 simd::add_assign(half, self.column(feature(color, piece, sq)));
             }
@@ -44,15 +59,16 @@ impl Network {
         let (from, to) = (m.from(), m.to());
         let moving: Piece = board.piece_at(from).expect("a piece on the from square");
         let captured = board.piece_at(to);
+        let hidden = self.hidden();
         for color in Color::ALL {
-            let i = color.index();
+            let (out, input) = (child.half_mut(color, hidden), parent.half(color, hidden));
             let add = self.column(feature(color, moving, to));
             let sub = self.column(feature(color, moving, from));
             match captured {
-                None => simd::add_sub(&mut child.values[i], &parent.values[i], add, sub),
+                None => simd::add_sub(out, input, add, sub),
                 Some(c) => {
                     let gone = self.column(feature(color, c, to));
-                    simd::add_sub_sub(&mut child.values[i], &parent.values[i], add, sub, gone)
+                    simd::add_sub_sub(out, input, add, sub, gone)
                 }
             }
         }
@@ -63,11 +79,12 @@ impl Network {
     #[inline]
     pub fn evaluate(&self, acc: &Accumulator, board: &Board, turn: Color) -> i32 {
         let b = bucket(board);
-        let us = &acc.values[turn.index()];
-        let them = &acc.values[1 - turn.index()];
+        let hidden = self.hidden();
+        let us = acc.half(turn, hidden);
+        let them = acc.half(!turn, hidden);
         // Σ v² w is scaled by QA² QB: one QA off brings it to the bias's QA QB.
         let sum = simd::screlu_dot(us, them, self.output(b)) / i64::from(QA)
-            + i64::from(self.output_biases[b]);
+            + i64::from(self.output_bias(b));
         (sum * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -123,7 +140,7 @@ impl AccumulatorStack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model_for_tests::random_net;
+    use crate::model_for_tests::{random_net, random_net_of};
     use xqcore::Position;
 
     /// A tiny pseudo-random stream for the tests' games.
@@ -136,11 +153,12 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_a_full_recompute() {
-        let net = random_net(3);
+        let nets = [random_net(3), random_net_of(64, 4), random_net_of(512, 5)];
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
-        for _game in 0..40 {
+        for game in 0..42 {
+            let net = &nets[game % nets.len()];
             let mut pos = Position::start();
-            let mut stack = AccumulatorStack::new(&net, pos.board());
+            let mut stack = AccumulatorStack::new(net, pos.board());
             let mut played = 0;
             for _ in 0..150 {
                 let moves = pos.legal_moves();
@@ -148,7 +166,7 @@ mod tests {
                     break;
                 }
                 let m = moves[(next(&mut rng) % moves.len() as u64) as usize];
-                stack.push(&net, pos.board(), m);
+                stack.push(net, pos.board(), m);
                 pos.make_move(m);
                 played += 1;
                 assert_eq!(
@@ -172,8 +190,13 @@ mod tests {
 
     #[test]
     fn evaluation_is_colour_and_mirror_symmetric() {
-        let net = random_net(5);
-        let mut rng = 99u64;
+        for (n, net) in [random_net(5), random_net_of(96, 6)].iter().enumerate() {
+            symmetric(net, 99 + n as u64);
+        }
+    }
+
+    fn symmetric(net: &Network, seed: u64) {
+        let mut rng = seed;
         let mut pos = Position::start();
         for _ in 0..200 {
             let moves = pos.legal_moves();

@@ -11,6 +11,48 @@ pub const INPUTS: usize = 14 * 90;
 /// Output buckets, by attacking material.
 pub const BUCKETS: usize = 8;
 
+/// The input layouts a net file can name, by the id in its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FeatureSet {
+    /// Each piece on each square, own and enemy, from each side's view
+    /// ([`feature`]): [`INPUTS`] a perspective.
+    PieceSquare,
+}
+
+impl FeatureSet {
+    /// The id written in a net file's header.
+    pub const fn id(self) -> u16 {
+        match self {
+            FeatureSet::PieceSquare => 0,
+        }
+    }
+
+    /// The feature set of a header's id; `None` for one this program
+    /// does not know.
+    pub const fn from_id(id: u16) -> Option<FeatureSet> {
+        match id {
+            0 => Some(FeatureSet::PieceSquare),
+            _ => None,
+        }
+    }
+
+    /// Inputs of one perspective.
+    pub const fn inputs(self) -> usize {
+        match self {
+            FeatureSet::PieceSquare => INPUTS,
+        }
+    }
+}
+
+impl std::fmt::Display for FeatureSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FeatureSet::PieceSquare => "piece-square",
+        })
+    }
+}
+
 /// The input that `piece` on `sq` activates in `perspective`'s half: the
 /// piece as own or enemy, the square as that side sees it (Black's view
 /// is the board rotated, so both sides share one set of weights).
@@ -95,6 +137,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn feature_set_ids_round_trip() {
+        let set = FeatureSet::PieceSquare;
+        assert_eq!(FeatureSet::from_id(set.id()), Some(set));
+        assert_eq!(FeatureSet::from_id(7), None);
+        assert_eq!(set.inputs(), INPUTS);
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! The engine's learned evaluation (NNUE): an efficiently updatable neural
 //! network over piece-square inputs.
 //!
-//! Architecture (version 1 of the net file):
+//! Architecture (version 2 of the net file names the feature set and the
+//! width):
 //!
 //! ```text
 //! inputs   1,260 per perspective: 14 pieces (own 7, enemy 7) x 90 squares,
 //!          the board seen from that side (Black's view rotated)
-//! hidden   256 per perspective (the accumulator), shared weights,
-//!          the side to move's half first: 512 values
+//! hidden   H per perspective (the accumulator; 256 in the shipped net, a
+//!          multiple of 32 up to 1,024), shared weights, the side to
+//!          move's half first: 2H values
 //! act      SCReLU: clamp(x, 0, 1)^2
 //! output   1 of 8 buckets chosen by the attacking material left
 //! ```
@@ -26,11 +28,12 @@ pub mod network;
 mod simd;
 
 pub use accumulator::Accumulator;
-pub use features::{bucket, feature, BUCKETS, INPUTS};
-pub use network::{NetError, Network, FORMAT_VERSION, MAGIC};
+pub use features::{bucket, feature, FeatureSet, BUCKETS, INPUTS};
+pub use network::{Architecture, NetError, Network, FORMAT_VERSION, MAGIC};
 
-/// Width of one perspective's hidden layer.
-pub const HIDDEN: usize = 256;
+/// The widest hidden layer (one perspective's) this program evaluates: it
+/// sizes the accumulators.
+pub const MAX_HIDDEN: usize = 1024;
 /// Quantisation of the activations: 1.0 is 255, the top of SCReLU's range.
 pub const QA: i32 = 255;
 /// The accumulator keeps this many bits below the activations' steps: input
@@ -52,11 +55,18 @@ pub const SCALE: i32 = 400;
 #[cfg(test)]
 pub(crate) mod model_for_tests {
     use crate::features::mirrored;
-    use crate::{Network, BUCKETS, HIDDEN, INPUTS};
+    use crate::{Architecture, FeatureSet, Network, BUCKETS, INPUTS};
 
-    /// A random net whose neurons come in mirror pairs, in the ranges the
-    /// trainer keeps (input weights within ±505, output within ±127).
+    /// A random net of the shipped net's shape.
     pub fn random_net(seed: u64) -> Network {
+        random_net_of(Architecture::DEFAULT.hidden(), seed)
+    }
+
+    /// A random net of `hidden` neurons a perspective, which come in mirror
+    /// pairs, in the ranges the trainer keeps (input weights within ±505,
+    /// output within ±127).
+    pub fn random_net_of(hidden: usize, seed: u64) -> Network {
+        let arch = Architecture::new(FeatureSet::PieceSquare, hidden).expect("a valid width");
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut rand = move |range: i32| {
             state ^= state << 13;
@@ -64,13 +74,13 @@ pub(crate) mod model_for_tests {
             state ^= state << 17;
             ((state >> 20) % (2 * range as u64 + 1)) as i32 - range
         };
-        let free = HIDDEN / 2;
+        let free = hidden / 2;
         let own: Vec<i16> = (0..INPUTS * free).map(|_| rand(120) as i16).collect();
-        let mut input_weights = vec![0i16; INPUTS * HIDDEN];
+        let mut input_weights = vec![0i16; INPUTS * hidden];
         for f in 0..INPUTS {
             for j in 0..free {
-                input_weights[f * HIDDEN + j] = own[f * free + j];
-                input_weights[f * HIDDEN + free + j] = own[mirrored(f) * free + j];
+                input_weights[f * hidden + j] = own[f * free + j];
+                input_weights[f * hidden + free + j] = own[mirrored(f) * free + j];
             }
         }
         let biases: Vec<i16> = (0..free).map(|_| rand(200) as i16).collect();
@@ -80,11 +90,13 @@ pub(crate) mod model_for_tests {
             output_weights.extend_from_slice(&half);
             output_weights.extend_from_slice(&half);
         }
-        Network {
+        Network::new(
+            arch,
             input_weights,
-            input_biases: biases.iter().chain(&biases).copied().collect(),
+            biases.iter().chain(&biases).copied().collect(),
             output_weights,
-            output_biases: (0..BUCKETS).map(|_| rand(100_000)).collect(),
-        }
+            (0..BUCKETS).map(|_| rand(100_000)).collect(),
+        )
+        .expect("tensors of the architecture's sizes")
     }
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use xqcli::out;
 use xqlearn::trainer::Trainer;
+use xqnnue::{Architecture, FeatureSet};
 use xqrecords::load_openings;
 
 #[derive(Parser)]
@@ -84,6 +85,11 @@ struct NnueArgs {
     /// Where the quantised net is written after every epoch.
     #[arg(long, default_value = "nnue/nets/default.xqnn")]
     out: PathBuf,
+    /// Hidden neurons a perspective of a new net (a multiple of 32 up to
+    /// 1,024) [default: 256]; a resumed or continued net keeps its own
+    /// width, and giving another is an error.
+    #[arg(long)]
+    hidden: Option<usize>,
     /// Epochs in all (a resumed run goes on up to this many).
     #[arg(long, default_value_t = 20)]
     epochs: u32,
@@ -419,7 +425,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
 
 fn nnue(args: &NnueArgs) -> ExitCode {
     use xqlearn::data::{Dataset, Filter};
-    use xqlearn::model::{quantise, LossConfig};
+    use xqlearn::model::LossConfig;
     use xqlearn::trainer::TrainConfig;
     let filter = Filter {
         max_score: args.max_score,
@@ -519,10 +525,12 @@ fn nnue(args: &NnueArgs) -> ExitCode {
     if let Some(code) = save(&trainer, &args.checkpoint, &args.out) {
         return code;
     }
+    let net = trainer.net();
     out!(
-        "net {} (checksum {:08x}) after {} epochs",
+        "net {} ({}, checksum {:08x}) after {} epochs",
         args.out.display(),
-        quantise(&trainer.params).checksum(),
+        net.architecture(),
+        net.checksum(),
         trainer.epoch
     );
     ExitCode::SUCCESS
@@ -533,10 +541,11 @@ fn nnue(args: &NnueArgs) -> ExitCode {
 const RESERVOIR_GAMES: u32 = 10_000;
 
 /// The trainer `nnue` starts from: its own checkpoint resumed; or, when
-/// there is none or `--fresh`, a new round from `--init-from` or a new net.
+/// there is none or `--fresh`, a new round from `--init-from` or a new net
+/// of `--hidden` neurons.
 fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     if !args.fresh && args.checkpoint.exists() {
-        let t = load_checkpoint(&args.checkpoint)?;
+        let t = load_checkpoint(&args.checkpoint, args.hidden)?;
         eprintln!(
             "resuming from {} after epoch {}",
             args.checkpoint.display(),
@@ -545,9 +554,16 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
         return Ok(t);
     }
     let Some(from) = &args.init_from else {
-        return Ok(Trainer::new(args.seed));
+        let hidden = args.hidden.unwrap_or(Architecture::DEFAULT.hidden());
+        return match Architecture::new(FeatureSet::PieceSquare, hidden) {
+            Ok(arch) => Ok(Trainer::new(arch, args.seed)),
+            Err(e) => {
+                eprintln!("xqtrain nnue: --hidden {hidden}: {e}");
+                Err(ExitCode::from(2))
+            }
+        };
     };
-    let t = load_checkpoint(from)?;
+    let t = load_checkpoint(from, args.hidden)?;
     eprintln!(
         "a new round from {} (after its epoch {}, step {})",
         from.display(),
@@ -557,12 +573,24 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     Ok(t.new_round())
 }
 
-/// A checkpoint, or the exit code of `nnue` having said why it cannot be.
-fn load_checkpoint(path: &Path) -> Result<Trainer, ExitCode> {
-    Trainer::load(path).map_err(|e| {
+/// A checkpoint (of `hidden` neurons when given), or the exit code of
+/// `nnue` having said why it cannot be.
+fn load_checkpoint(path: &Path, hidden: Option<usize>) -> Result<Trainer, ExitCode> {
+    let t = Trainer::load(path).map_err(|e| {
         eprintln!("xqtrain nnue: {}: {e}", path.display());
         ExitCode::from(2)
-    })
+    })?;
+    match hidden {
+        Some(h) if h != t.layout.hidden() => {
+            eprintln!(
+                "xqtrain nnue: {} holds a net of {} hidden, not --hidden {h}",
+                path.display(),
+                t.layout.hidden()
+            );
+            Err(ExitCode::from(2))
+        }
+        _ => Ok(t),
+    }
 }
 
 fn reservoir(args: &ReservoirArgs) -> ExitCode {
@@ -617,7 +645,7 @@ fn save(
     checkpoint: &std::path::Path,
     net: &std::path::Path,
 ) -> Option<ExitCode> {
-    let bytes = xqlearn::model::quantise(&trainer.params).to_bytes();
+    let bytes = trainer.net().to_bytes();
     for (path, bytes) in [(checkpoint, trainer.to_bytes()), (net, bytes)] {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(dir);

@@ -77,22 +77,21 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
     self_play(&data, 4);
     let checkpoint = dir.path().join("run.xqck");
     let net = dir.path().join("run.xqnn");
-    let train = |epochs: &str| {
-        xqtrain(&[
+    let run = |more: &[&str]| {
+        let mut args = vec![
             "nnue",
             data.to_str().unwrap(),
             "--checkpoint",
             checkpoint.to_str().unwrap(),
             "--out",
             net.to_str().unwrap(),
-            "--epochs",
-            epochs,
             "--batch-size",
             "64",
-            "--validation-every",
-            "2",
-        ])
+        ];
+        args.extend_from_slice(more);
+        xqtrain(&args)
     };
+    let train = |epochs: &str| run(&["--epochs", epochs, "--validation-every", "2"]);
     let out = train("2");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
@@ -110,6 +109,31 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
     let out = train("4");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run.xqck"));
+    // A new net of another width, written with its width in the header;
+    // a width the engine cannot take, or another than the checkpoint's, is
+    // refused.
+    let wide = |hidden: &str, fresh: bool| {
+        let args = ["--epochs", "1", "--hidden", hidden, "--fresh"];
+        run(&args[..if fresh { 5 } else { 4 }])
+    };
+    let out = wide("64", true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("1260->64x2"), "{stdout}");
+    assert_eq!(xqnnue::Network::load(&net).unwrap().hidden(), 64);
+    for (hidden, fresh, says) in [
+        ("100", true, "100 hidden"),
+        ("128", false, "not --hidden 128"),
+    ] {
+        let out = wide(hidden, fresh);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
     // Games files that are not games files are refused, naming them.
     let out = xqtrain(&["nnue", "/nonexistent/x.games"]);
     assert_eq!(out.status.code(), Some(2));
