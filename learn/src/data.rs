@@ -12,8 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use xqcore::{Color, GameResult, Piece, Position, Square};
-use xqnnue::{bucket, feature, features::mirrored};
+use xqcore::{Color, GameResult, Piece, Position, Role, Square};
+use xqnnue::{bucket, FeatureSet};
 
 use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
 use crate::reservoir::{is_reservoir, Reservoir, ReservoirDamage};
@@ -101,21 +101,43 @@ impl Sample {
     /// value: free extra data). Returns how many each holds.
     pub fn features(
         &self,
+        set: FeatureSet,
         mirror: bool,
         us: &mut [u16; MAX_PIECES],
         them: &mut [u16; MAX_PIECES],
     ) -> usize {
         let n = self.count as usize;
+        let piece_square = |code: u16| {
+            let piece = Piece::from_index(usize::from(code) / 90);
+            let sq = Square::from_index(usize::from(code) % 90).expect("a square below 90");
+            (piece, sq)
+        };
+        let king = |color: Color| {
+            let home = Square::from_index(if color == Color::Red { 4 } else { 85 });
+            self.pieces[..n]
+                .iter()
+                .map(|&code| piece_square(code))
+                .find(|&(piece, _)| piece == Piece::new(color, Role::King))
+                .map(|(_, sq)| sq)
+                .or(home)
+                .expect("a square")
+        };
+        let (our_king, their_king) = if set.king_relative() {
+            (king(self.turn), king(!self.turn))
+        } else {
+            (
+                Square::from_index(0).expect("a square"),
+                Square::from_index(0).expect("a square"),
+            )
+        };
         for i in 0..n {
-            let code = self.pieces[i] as usize;
-            let piece = Piece::from_index(code / 90);
-            let sq = Square::from_index(code % 90).expect("a square below 90");
+            let (piece, sq) = piece_square(self.pieces[i]);
             let (mut u, mut t) = (
-                feature(self.turn, piece, sq),
-                feature(!self.turn, piece, sq),
+                set.feature(self.turn, piece, sq, our_king),
+                set.feature(!self.turn, piece, sq, their_king),
             );
             if mirror {
-                (u, t) = (mirrored(u), mirrored(t));
+                (u, t) = (set.mirrored(u), set.mirrored(t));
             }
             us[i] = u as u16;
             them[i] = t as u16;
@@ -331,21 +353,52 @@ mod tests {
 
     #[test]
     fn mirrored_features_are_those_of_the_mirrored_position() {
-        let pos = Position::from_fen(
+        for fen in [
             "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b - - 0 1",
-        )
-        .unwrap();
-        let a = Sample::new(&pos, 0, GameResult::Draw);
-        let b = Sample::new(&pos.mirror(), 0, GameResult::Draw);
-        let (mut au, mut at, mut bu, mut bt) = ([0; 32], [0; 32], [0; 32], [0; 32]);
-        let n = a.features(true, &mut au, &mut at);
-        b.features(false, &mut bu, &mut bt);
-        let sorted = |x: &[u16]| {
-            let mut v = x.to_vec();
+            // Kings off the middle file: the king buckets mirror too.
+            "3k5/4a4/9/9/9/2R6/9/9/4K4/3A5 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for set in [FeatureSet::PieceSquare, FeatureSet::KingSquare] {
+                let a = Sample::new(&pos, 0, GameResult::Draw);
+                let b = Sample::new(&pos.mirror(), 0, GameResult::Draw);
+                let (mut au, mut at, mut bu, mut bt) = ([0; 32], [0; 32], [0; 32], [0; 32]);
+                let n = a.features(set, true, &mut au, &mut at);
+                b.features(set, false, &mut bu, &mut bt);
+                let sorted = |x: &[u16]| {
+                    let mut v = x.to_vec();
+                    v.sort();
+                    v
+                };
+                assert_eq!(sorted(&au[..n]), sorted(&bu[..n]), "{set} {fen}");
+                assert_eq!(sorted(&at[..n]), sorted(&bt[..n]), "{set} {fen}");
+                let (mut plain, mut rest) = ([0; 32], [0; 32]);
+                a.features(set, false, &mut plain, &mut rest);
+                assert_ne!(sorted(&plain[..n]), sorted(&bu[..n]), "the mirror differs");
+            }
+        }
+    }
+
+    #[test]
+    fn sample_features_are_the_nets_inputs() {
+        let pos = Position::from_fen("3k5/4a4/9/9/9/2R6/9/9/4K4/3A5 b - - 0 1").unwrap();
+        let sample = Sample::new(&pos, 0, GameResult::Draw);
+        let set = FeatureSet::KingSquare;
+        let (mut us, mut them) = ([0; 32], [0; 32]);
+        let n = sample.features(set, false, &mut us, &mut them);
+        let board = pos.board();
+        let mut want_us: Vec<u16> = board
+            .pieces()
+            .map(|(sq, p)| set.feature(Color::Black, p, sq, pos.king(Color::Black)) as u16)
+            .collect();
+        let mut want_them: Vec<u16> = board
+            .pieces()
+            .map(|(sq, p)| set.feature(Color::Red, p, sq, pos.king(Color::Red)) as u16)
+            .collect();
+        let (mut got_us, mut got_them) = (us[..n].to_vec(), them[..n].to_vec());
+        for v in [&mut want_us, &mut want_them, &mut got_us, &mut got_them] {
             v.sort();
-            v
-        };
-        assert_eq!(sorted(&au[..n]), sorted(&bu[..n]));
-        assert_eq!(sorted(&at[..n]), sorted(&bt[..n]));
+        }
+        assert_eq!((got_us, got_them), (want_us, want_them));
     }
 }

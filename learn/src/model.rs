@@ -21,8 +21,7 @@
 //! with the search score's probability, sigmoid(score / K).
 
 use xqcore::SplitMix64;
-use xqnnue::features::mirrored;
-use xqnnue::{Architecture, Network, BUCKETS, INPUTS, QA, QB, QI, SCALE};
+use xqnnue::{Architecture, FeatureSet, Network, BUCKETS, QA, QB, QI, SCALE};
 
 use crate::data::{Sample, MAX_PIECES};
 use crate::games::NO_SCORE;
@@ -109,20 +108,30 @@ fn unit(x: f32) -> f32 {
     x.clamp(0.0, 1.0)
 }
 
-/// The mirror of every input (see [`xqnnue::features::mirrored`]).
-static MIRRORED: std::sync::LazyLock<Vec<u16>> =
-    std::sync::LazyLock::new(|| (0..INPUTS).map(|f| mirrored(f) as u16).collect());
+/// The mirror of every input of `set` (see [`FeatureSet::mirrored`]).
+fn mirror_table(set: FeatureSet) -> &'static [u16] {
+    use std::sync::LazyLock;
+    fn table(set: FeatureSet) -> Vec<u16> {
+        (0..set.inputs()).map(|f| set.mirrored(f) as u16).collect()
+    }
+    static PIECE_SQUARE: LazyLock<Vec<u16>> = LazyLock::new(|| table(FeatureSet::PieceSquare));
+    static KING_SQUARE: LazyLock<Vec<u16>> = LazyLock::new(|| table(FeatureSet::KingSquare));
+    match set {
+        FeatureSet::KingSquare => &KING_SQUARE,
+        _ => &PIECE_SQUARE,
+    }
+}
 
 /// Adds input `f` to `acc`: its column to the first neurons of the pairs,
 /// its mirror's column to the second.
 #[inline(always)]
-fn add_input(params: &[f32], free: usize, f: usize, acc: &mut [f32]) {
+fn add_input(params: &[f32], free: usize, mirrors: &[u16], f: usize, acc: &mut [f32]) {
     let (first, second) = acc.split_at_mut(free);
     let col = &params[INPUT_WEIGHTS + f * free..][..free];
     for (a, w) in first.iter_mut().zip(col) {
         *a += w;
     }
-    let m = MIRRORED[f] as usize;
+    let m = mirrors[f] as usize;
     let col = &params[INPUT_WEIGHTS + m * free..][..free];
     for (a, w) in second.iter_mut().zip(col) {
         *a += w;
@@ -167,14 +176,16 @@ pub fn forward(
 ) {
     let free = layout.free;
     let [us, them] = &mut act.features;
-    act.count = sample.features(mirror, us, them);
+    let set = layout.arch.features();
+    act.count = sample.features(set, mirror, us, them);
+    let mirrors = mirror_table(set);
     act.bucket = sample.bucket as usize;
     let biases = &params[layout.input_biases..][..free];
     for p in 0..2 {
         act.acc[p][..free].copy_from_slice(biases);
         act.acc[p][free..].copy_from_slice(biases);
         for &f in &act.features[p][..act.count] {
-            add_input(params, free, f as usize, &mut act.acc[p]);
+            add_input(params, free, mirrors, f as usize, &mut act.acc[p]);
         }
     }
     let w = &params[layout.output_weights + act.bucket * 2 * free..][..2 * free];
@@ -238,6 +249,7 @@ pub fn backward(
             }
         }
     }
+    let mirrors = mirror_table(layout.arch.features());
     let gb = &mut grad[layout.input_biases..][..free];
     for i in 0..free {
         gb[i] += d_acc[0][i] + d_acc[0][free + i] + d_acc[1][i] + d_acc[1][free + i];
@@ -250,7 +262,7 @@ pub fn backward(
             for (c, d) in col.iter_mut().zip(first) {
                 *c += d;
             }
-            let m = MIRRORED[f] as usize;
+            let m = mirrors[f] as usize;
             let col = &mut grad[INPUT_WEIGHTS + m * free..][..free];
             for (c, d) in col.iter_mut().zip(second) {
                 *c += d;
@@ -307,7 +319,7 @@ pub fn quantise(layout: &Layout, params: &[f32]) -> Network {
     let mut input_weights = vec![0i16; inputs * hidden];
     for f in 0..inputs {
         let own = &params[INPUT_WEIGHTS + f * free..][..free];
-        let mirror = &params[INPUT_WEIGHTS + mirrored(f) * free..][..free];
+        let mirror = &params[INPUT_WEIGHTS + layout.arch.features().mirrored(f) * free..][..free];
         let column = &mut input_weights[f * hidden..][..hidden];
         for j in 0..free {
             column[j] = q16(own[j], QI);
@@ -382,10 +394,11 @@ mod tests {
         params
     }
 
-    /// The default layout and a narrower one.
-    fn layouts() -> [Layout; 2] {
-        let narrow = Architecture::new(xqnnue::FeatureSet::PieceSquare, 96).unwrap();
-        [Layout::default(), Layout::new(narrow)]
+    /// The default layout, a narrower one, and one over king squares.
+    fn layouts() -> [Layout; 3] {
+        let narrow = Architecture::new(FeatureSet::PieceSquare, 96).unwrap();
+        let kings = Architecture::new(FeatureSet::KingSquare, 64).unwrap();
+        [Layout::default(), Layout::new(narrow), Layout::new(kings)]
     }
 
     #[test]
@@ -400,7 +413,7 @@ mod tests {
             result_weight: 0.3,
             k: 400.0,
         };
-        let free = layout.free;
+        let (free, set) = (layout.free, layout.arch.features());
         let mut checked = 0;
         for (n, pos) in positions(30).iter().enumerate().skip(10).step_by(5) {
             let sample = Sample::new(pos, (n as i16 - 15) * 20, GameResult::RedWins);
@@ -414,7 +427,7 @@ mod tests {
             let f = act.features[0][3] as usize;
             let picks = [
                 INPUT_WEIGHTS + f * free + 5,
-                INPUT_WEIGHTS + mirrored(act.features[1][2] as usize) * free + 17,
+                INPUT_WEIGHTS + set.mirrored(act.features[1][2] as usize) * free + 17,
                 layout.input_biases + 9,
                 layout.output_weights + act.bucket * 2 * free + 40,
                 layout.output_weights + act.bucket * 2 * free + free + 3,
@@ -487,7 +500,13 @@ mod tests {
 
     #[test]
     fn the_model_is_mirror_symmetric() {
-        let layout = Layout::default();
+        for layout in layouts() {
+            mirror_symmetric(&layout);
+        }
+    }
+
+    fn mirror_symmetric(layout: &Layout) {
+        let layout = *layout;
         let params = lively_params(&layout, 3);
         for pos in positions(100) {
             let a = evaluate(&layout, &params, &Sample::new(&pos, 0, GameResult::Draw));

@@ -1,8 +1,8 @@
 //! The hidden layer of a position, and the output computed from it.
 
-use xqcore::{Board, Color, Move, Piece};
+use xqcore::{Board, Color, Move, Piece, Role, Square};
 
-use crate::features::{bucket, feature};
+use crate::features::{bucket, feature, king_square, FeatureSet};
 use crate::network::Network;
 use crate::{simd, MAX_HIDDEN, QA, QB, SCALE};
 
@@ -40,15 +40,28 @@ impl Network {
     /// The accumulator of `board`, from scratch.
     pub fn refresh(&self, board: &Board) -> Accumulator {
         let mut acc = Accumulator::default();
-        let hidden = self.hidden();
         for color in Color::ALL {
-            let half = acc.half_mut(color, hidden);
-            half.copy_from_slice(self.biases());
-            for (sq, piece) in board.pieces() {
-                simd::add_assign(half, self.column(feature(color, piece, sq)));
-            }
+            let king = king_square(board, color);
+            self.refresh_half(&mut acc, color, king, board.pieces());
         }
         acc
+    }
+
+    /// Writes `color`'s half of `acc` from scratch: its king on `king`,
+    /// the board's `pieces`.
+    fn refresh_half(
+        &self,
+        acc: &mut Accumulator,
+        color: Color,
+        king: Square,
+        pieces: impl Iterator<Item = (Square, Piece)>,
+    ) {
+        let set = self.architecture().features();
+        let half = acc.half_mut(color, self.hidden());
+        half.copy_from_slice(self.biases());
+        for (sq, piece) in pieces {
+            simd::add_assign(half, self.column(set.feature(color, piece, sq, king)));
+        }
     }
 
     /// Writes into `child` the accumulator after the legal move `m` on
@@ -56,20 +69,51 @@ impl Network {
     /// accumulator of `board`.
     #[inline]
     pub fn update(&self, board: &Board, m: Move, parent: &Accumulator, child: &mut Accumulator) {
+        // The shipped width as a constant: the slicing and the kernels'
+        // choice of block then compile away.
+        match self.hidden() {
+            simd::BLOCK => self.update_with(simd::BLOCK, board, m, parent, child),
+            hidden => self.update_with(hidden, board, m, parent, child),
+        }
+    }
+
+    /// [`Network::update`] for a net `hidden` wide.
+    #[inline(always)]
+    fn update_with(
+        &self,
+        hidden: usize,
+        board: &Board,
+        m: Move,
+        parent: &Accumulator,
+        child: &mut Accumulator,
+    ) {
         let (from, to) = (m.from(), m.to());
         let moving: Piece = board.piece_at(from).expect("a piece on the from square");
         let captured = board.piece_at(to);
-        let hidden = self.hidden();
+        let set = self.architecture().features();
         for color in Color::ALL {
-            let (out, input) = (child.half_mut(color, hidden), parent.half(color, hidden));
-            let add = self.column(feature(color, moving, to));
-            let sub = self.column(feature(color, moving, from));
+            if set.king_relative() && moving == Piece::new(color, Role::King) {
+                // Every input of the king's side moves to another bucket:
+                // that half is built again from the board after the move.
+                let after = board
+                    .pieces()
+                    .filter(|&(sq, _)| sq != to)
+                    .map(|(sq, piece)| (if sq == from { to } else { sq }, piece));
+                self.refresh_half(child, color, to, after);
+                continue;
+            }
+            // Piece-square inputs do not read the king: skip finding it.
+            let input = |piece, sq| match set {
+                FeatureSet::PieceSquare => feature(color, piece, sq),
+                _ => set.feature(color, piece, sq, king_square(board, color)),
+            };
+            let (out, parent) = (child.half_mut(color, hidden), parent.half(color, hidden));
+            let column = |f: usize| &self.input_weights()[f * hidden..(f + 1) * hidden];
+            let add = column(input(moving, to));
+            let sub = column(input(moving, from));
             match captured {
-                None => simd::add_sub(out, input, add, sub),
-                Some(c) => {
-                    let gone = self.column(feature(color, c, to));
-                    simd::add_sub_sub(out, input, add, sub, gone)
-                }
+                None => simd::add_sub(out, parent, add, sub),
+                Some(c) => simd::add_sub_sub(out, parent, add, sub, column(input(c, to))),
             }
         }
     }
@@ -78,13 +122,23 @@ impl Network {
     /// given its accumulator and board.
     #[inline]
     pub fn evaluate(&self, acc: &Accumulator, board: &Board, turn: Color) -> i32 {
+        // The shipped width as a constant, as in `update`.
+        match self.hidden() {
+            simd::BLOCK => self.evaluate_with(simd::BLOCK, acc, board, turn),
+            hidden => self.evaluate_with(hidden, acc, board, turn),
+        }
+    }
+
+    /// [`Network::evaluate`] for a net `hidden` wide.
+    #[inline(always)]
+    fn evaluate_with(&self, hidden: usize, acc: &Accumulator, board: &Board, turn: Color) -> i32 {
         let b = bucket(board);
-        let hidden = self.hidden();
         let us = acc.half(turn, hidden);
         let them = acc.half(!turn, hidden);
         // Σ v² w is scaled by QA² QB: one QA off brings it to the bias's QA QB.
-        let sum = simd::screlu_dot(us, them, self.output(b)) / i64::from(QA)
-            + i64::from(self.output_bias(b));
+        let output = &self.output_weights()[b * 2 * hidden..(b + 1) * 2 * hidden];
+        let sum =
+            simd::screlu_dot(us, them, output) / i64::from(QA) + i64::from(self.output_bias(b));
         (sum * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -141,6 +195,7 @@ impl AccumulatorStack {
 mod tests {
     use super::*;
     use crate::model_for_tests::{random_net, random_net_of};
+    use crate::FeatureSet;
     use xqcore::Position;
 
     /// A tiny pseudo-random stream for the tests' games.
@@ -153,9 +208,15 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_a_full_recompute() {
-        let nets = [random_net(3), random_net_of(64, 4), random_net_of(512, 5)];
+        let nets = [
+            random_net(3),
+            random_net_of(FeatureSet::PieceSquare, 64, 4),
+            random_net_of(FeatureSet::PieceSquare, 512, 5),
+            random_net_of(FeatureSet::KingSquare, 64, 6),
+        ];
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
-        for game in 0..42 {
+        let mut king_moves = 0;
+        for game in 0..48 {
             let net = &nets[game % nets.len()];
             let mut pos = Position::start();
             let mut stack = AccumulatorStack::new(net, pos.board());
@@ -166,6 +227,8 @@ mod tests {
                     break;
                 }
                 let m = moves[(next(&mut rng) % moves.len() as u64) as usize];
+                let mover = pos.board().piece_at(m.from()).expect("a mover");
+                king_moves += usize::from(mover.role == Role::King);
                 stack.push(net, pos.board(), m);
                 pos.make_move(m);
                 played += 1;
@@ -186,11 +249,18 @@ mod tests {
                 }
             }
         }
+        // The king-square net rebuilds a half on each king move.
+        assert!(king_moves > 20, "{king_moves} king moves");
     }
 
     #[test]
     fn evaluation_is_colour_and_mirror_symmetric() {
-        for (n, net) in [random_net(5), random_net_of(96, 6)].iter().enumerate() {
+        let nets = [
+            random_net(5),
+            random_net_of(FeatureSet::PieceSquare, 96, 6),
+            random_net_of(FeatureSet::KingSquare, 64, 7),
+        ];
+        for (n, net) in nets.iter().enumerate() {
             symmetric(net, 99 + n as u64);
         }
     }

@@ -8,6 +8,9 @@ use xqcore::{Board, Color, Piece, Role, Square};
 /// Inputs of one perspective: 14 pieces x 90 squares.
 pub const INPUTS: usize = 14 * 90;
 
+/// Squares of a palace: the king buckets of [`FeatureSet::KingSquare`].
+pub const PALACE: usize = 9;
+
 /// Output buckets, by attacking material.
 pub const BUCKETS: usize = 8;
 
@@ -18,6 +21,11 @@ pub enum FeatureSet {
     /// Each piece on each square, own and enemy, from each side's view
     /// ([`feature`]): [`INPUTS`] a perspective.
     PieceSquare,
+    /// The piece-square inputs once for each square of the perspective's
+    /// own king in its palace ([`PALACE`] x [`INPUTS`]): a net that knows
+    /// where the king stands (chess nets' king buckets). A king move
+    /// changes every input of its side's perspective.
+    KingSquare,
 }
 
 impl FeatureSet {
@@ -25,6 +33,7 @@ impl FeatureSet {
     pub const fn id(self) -> u16 {
         match self {
             FeatureSet::PieceSquare => 0,
+            FeatureSet::KingSquare => 1,
         }
     }
 
@@ -33,6 +42,7 @@ impl FeatureSet {
     pub const fn from_id(id: u16) -> Option<FeatureSet> {
         match id {
             0 => Some(FeatureSet::PieceSquare),
+            1 => Some(FeatureSet::KingSquare),
             _ => None,
         }
     }
@@ -41,6 +51,77 @@ impl FeatureSet {
     pub const fn inputs(self) -> usize {
         match self {
             FeatureSet::PieceSquare => INPUTS,
+            FeatureSet::KingSquare => PALACE * INPUTS,
+        }
+    }
+
+    /// Whether a move of `perspective`'s own king changes all its inputs.
+    #[inline]
+    pub const fn king_relative(self) -> bool {
+        matches!(self, FeatureSet::KingSquare)
+    }
+
+    /// The input that `piece` on `sq` activates in `perspective`'s half,
+    /// that side's king standing on `king`.
+    #[inline]
+    pub fn feature(self, perspective: Color, piece: Piece, sq: Square, king: Square) -> usize {
+        match self {
+            FeatureSet::PieceSquare => feature(perspective, piece, sq),
+            FeatureSet::KingSquare => {
+                palace_index(perspective, king) * INPUTS + feature(perspective, piece, sq)
+            }
+        }
+    }
+
+    /// The input of a feature seen in a left-right mirror.
+    #[inline]
+    pub fn mirrored(self, f: usize) -> usize {
+        match self {
+            FeatureSet::PieceSquare => mirrored(f),
+            FeatureSet::KingSquare => {
+                let (king, rest) = (f / INPUTS, f % INPUTS);
+                (king / 3 * 3 + 2 - king % 3) * INPUTS + mirrored(rest)
+            }
+        }
+    }
+}
+
+/// The square of `perspective`'s king in its palace as that side sees it:
+/// rank (0 to 2 from its own side) x 3 + file (0 to 2 from its left). A
+/// board without that king (only in tests) counts it on its home square.
+#[inline]
+fn palace_index(perspective: Color, king: Square) -> usize {
+    let seen = if perspective == Color::Red {
+        king
+    } else {
+        king.rotate()
+    };
+    let rank = usize::from(seen.rank()).min(2);
+    let file = usize::from(seen.file()).clamp(3, 5) - 3;
+    rank * 3 + file
+}
+
+/// The square of `color`'s king on `board` (its home square when there is
+/// none, which only test boards lack).
+#[inline]
+pub fn king_square(board: &Board, color: Color) -> Square {
+    let bits = board.piece_bits(Piece::new(color, Role::King));
+    let home = if color == Color::Red { 4 } else { 85 };
+    Square::from_index(bits.trailing_zeros() as usize)
+        .unwrap_or(Square::from_index(home).expect("a square"))
+}
+
+impl std::str::FromStr for FeatureSet {
+    type Err = String;
+
+    /// Parses the names [`FeatureSet`]'s `Display` writes.
+    fn from_str(s: &str) -> Result<FeatureSet, String> {
+        match s {
+            "piece-square" => Ok(FeatureSet::PieceSquare),
+            "king-square" => Ok(FeatureSet::KingSquare),
+            _ => Err(format!(
+                "unknown feature set {s:?} (piece-square or king-square)"
+            )),
         }
     }
 }
@@ -49,6 +130,7 @@ impl std::fmt::Display for FeatureSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             FeatureSet::PieceSquare => "piece-square",
+            FeatureSet::KingSquare => "king-square",
         })
     }
 }
@@ -141,10 +223,48 @@ mod tests {
 
     #[test]
     fn feature_set_ids_round_trip() {
-        let set = FeatureSet::PieceSquare;
-        assert_eq!(FeatureSet::from_id(set.id()), Some(set));
+        for set in [FeatureSet::PieceSquare, FeatureSet::KingSquare] {
+            assert_eq!(FeatureSet::from_id(set.id()), Some(set));
+            assert_eq!(set.to_string().parse(), Ok(set));
+        }
+        assert!("king".parse::<FeatureSet>().is_err());
         assert_eq!(FeatureSet::from_id(7), None);
-        assert_eq!(set.inputs(), INPUTS);
+        assert_eq!(FeatureSet::PieceSquare.inputs(), INPUTS);
+    }
+
+    /// The palace squares of `color`.
+    fn palace(color: Color) -> Vec<Square> {
+        let ranks = if color == Color::Red { 0..3 } else { 7..10 };
+        ranks
+            .flat_map(|r| (3..6).map(move |f| Square::new(f, r).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn king_square_inputs_are_distinct_and_swap_and_mirror() {
+        let set = FeatureSet::KingSquare;
+        for perspective in Color::ALL {
+            let mut seen = vec![false; set.inputs()];
+            for king in palace(perspective) {
+                for p in 0..14 {
+                    for sq in Square::all() {
+                        let piece = Piece::from_index(p);
+                        let f = set.feature(perspective, piece, sq, king);
+                        assert!(!seen[f], "{f} twice");
+                        seen[f] = true;
+                        let m = set.feature(perspective, piece, sq.mirror(), king.mirror());
+                        assert_eq!(set.mirrored(f), m);
+                        // The other colour, from the other side.
+                        let other = Piece::new(!piece.color, piece.role);
+                        assert_eq!(
+                            set.feature(!perspective, other, sq.rotate(), king.rotate()),
+                            f
+                        );
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&s| s), "every input reachable");
+        }
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The engine's learned evaluation (NNUE): an efficiently updatable neural
-//! network over piece-square inputs.
+//! network over piece-square inputs ([`FeatureSet`]).
 //!
 //! Architecture (version 2 of the net file names the feature set and the
 //! width):
 //!
 //! ```text
 //! inputs   1,260 per perspective: 14 pieces (own 7, enemy 7) x 90 squares,
-//!          the board seen from that side (Black's view rotated)
+//!          the board seen from that side (Black's view rotated); or, for
+//!          the king-square feature set, those once for each palace square
+//!          of the perspective's own king (11,340)
 //! hidden   H per perspective (the accumulator; 256 in the shipped net, a
 //!          multiple of 32 up to 1,024), shared weights, the side to
 //!          move's half first: 2H values
@@ -28,7 +30,7 @@ pub mod network;
 mod simd;
 
 pub use accumulator::Accumulator;
-pub use features::{bucket, feature, FeatureSet, BUCKETS, INPUTS};
+pub use features::{bucket, feature, FeatureSet, BUCKETS, INPUTS, PALACE};
 pub use network::{Architecture, NetError, Network, FORMAT_VERSION, MAGIC};
 
 /// The widest hidden layer (one perspective's) this program evaluates: it
@@ -54,19 +56,23 @@ pub const SCALE: i32 = 400;
 /// Random nets for the tests, mirror-paired as the trainer makes them.
 #[cfg(test)]
 pub(crate) mod model_for_tests {
-    use crate::features::mirrored;
-    use crate::{Architecture, FeatureSet, Network, BUCKETS, INPUTS};
+    use crate::{Architecture, FeatureSet, Network, BUCKETS};
 
     /// A random net of the shipped net's shape.
     pub fn random_net(seed: u64) -> Network {
-        random_net_of(Architecture::DEFAULT.hidden(), seed)
+        random_net_of(
+            FeatureSet::PieceSquare,
+            Architecture::DEFAULT.hidden(),
+            seed,
+        )
     }
 
-    /// A random net of `hidden` neurons a perspective, which come in mirror
-    /// pairs, in the ranges the trainer keeps (input weights within ±505,
-    /// output within ±127).
-    pub fn random_net_of(hidden: usize, seed: u64) -> Network {
-        let arch = Architecture::new(FeatureSet::PieceSquare, hidden).expect("a valid width");
+    /// A random net over `set` of `hidden` neurons a perspective, which come
+    /// in mirror pairs, in the ranges the trainer keeps (input weights
+    /// within ±505, output within ±127).
+    pub fn random_net_of(set: FeatureSet, hidden: usize, seed: u64) -> Network {
+        let arch = Architecture::new(set, hidden).expect("a valid width");
+        let inputs = set.inputs();
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut rand = move |range: i32| {
             state ^= state << 13;
@@ -75,12 +81,12 @@ pub(crate) mod model_for_tests {
             ((state >> 20) % (2 * range as u64 + 1)) as i32 - range
         };
         let free = hidden / 2;
-        let own: Vec<i16> = (0..INPUTS * free).map(|_| rand(120) as i16).collect();
-        let mut input_weights = vec![0i16; INPUTS * hidden];
-        for f in 0..INPUTS {
+        let own: Vec<i16> = (0..inputs * free).map(|_| rand(120) as i16).collect();
+        let mut input_weights = vec![0i16; inputs * hidden];
+        for f in 0..inputs {
             for j in 0..free {
                 input_weights[f * hidden + j] = own[f * free + j];
-                input_weights[f * hidden + free + j] = own[mirrored(f) * free + j];
+                input_weights[f * hidden + free + j] = own[set.mirrored(f) * free + j];
             }
         }
         let biases: Vec<i16> = (0..free).map(|_| rand(200) as i16).collect();

@@ -48,7 +48,7 @@ pub enum NetError {
     NotANet,
     #[error("net format version {0}: this program reads versions 1 and {FORMAT_VERSION}")]
     Version(u16),
-    #[error("net architecture {0}: this program reads piece-square nets of 32 to {MAX_HIDDEN} hidden neurons (a multiple of 32) with {BUCKETS} buckets, QA {QA}, QB {QB}, scale {SCALE}, shift {ACC_SHIFT}")]
+    #[error("net architecture {0}: this program reads piece-square and king-square nets of 32 to {MAX_HIDDEN} hidden neurons (a multiple of 32) with {BUCKETS} buckets, QA {QA}, QB {QB}, scale {SCALE}, shift {ACC_SHIFT}")]
     Architecture(String),
     #[error("truncated: {have} bytes, the header says {want}")]
     Truncated { have: usize, want: usize },
@@ -387,13 +387,6 @@ impl Network {
         &self.input_biases
     }
 
-    /// The output weights of `bucket`.
-    #[inline]
-    pub(crate) fn output(&self, bucket: usize) -> &[i16] {
-        let h = self.hidden();
-        &self.output_weights[bucket * 2 * h..(bucket + 1) * 2 * h]
-    }
-
     /// The output bias of `bucket`.
     #[inline]
     pub(crate) fn output_bias(&self, bucket: usize) -> i32 {
@@ -432,10 +425,14 @@ mod tests {
     }
 
     #[test]
-    fn other_widths_round_trip() {
-        for hidden in [32, 512] {
-            let net = crate::model_for_tests::random_net_of(hidden, 9);
-            assert_eq!(net.hidden(), hidden);
+    fn other_shapes_round_trip() {
+        for (set, hidden) in [
+            (FeatureSet::PieceSquare, 32),
+            (FeatureSet::PieceSquare, 512),
+            (FeatureSet::KingSquare, 64),
+        ] {
+            let net = crate::model_for_tests::random_net_of(set, hidden, 9);
+            assert_eq!(net.architecture(), Architecture::new(set, hidden).unwrap());
             assert_eq!(Network::from_bytes(&net.to_bytes()).unwrap(), net);
         }
     }

@@ -6,6 +6,11 @@
 //! output layer's multiply-add. Results are identical on both paths
 //! (integer arithmetic, the same order of lane sums up to wrapping-free
 //! bounds; see [`screlu_dot`]).
+//!
+//! The bodies work on fixed-size blocks (arrays of [`BLOCK`] values, or
+//! [`SMALL_BLOCK`] for widths that are not a multiple of it), so that they
+//! compile fully unrolled whatever the width of the net; the public kernels
+//! take the net's slices and walk them block by block.
 
 #![allow(unsafe_code)]
 
@@ -27,13 +32,13 @@ fn has_avx2() -> bool {
 /// Calls the AVX2 compilation of a kernel when the CPU has it, else the
 /// portable one.
 macro_rules! dispatch {
-    ($portable:ident, $avx2:ident, $($arg:expr),*) => {{
+    ($portable:expr, $avx2:expr, $($arg:expr),*) => {{
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx2() {
                 // SAFETY: the CPU supports AVX2 (checked just above), the
                 // only requirement of a `target_feature(enable = "avx2")`
-                // function; the arguments are plain slices.
+                // function; the arguments are plain slices and arrays.
                 return unsafe { $avx2($($arg),*) };
             }
         }
@@ -41,31 +46,63 @@ macro_rules! dispatch {
     }};
 }
 
+/// The block the element-wise kernels work on: a whole half of a 256-wide
+/// net (or a quarter of a 1,024-wide one) at once, so that the loops
+/// compile fully unrolled over fixed-size arrays.
+pub const BLOCK: usize = 256;
+
+/// The smallest block: any width the nets may have is a multiple of it.
+pub const SMALL_BLOCK: usize = 32;
+
 #[inline(always)]
-fn add_sub_portable(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
-    let n = out.len();
-    let (input, add, sub) = (&input[..n], &add[..n], &sub[..n]);
-    for i in 0..n {
+fn add_sub_portable<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub: &[i16; N],
+) {
+    for i in 0..N {
         out[i] = input[i].wrapping_add(add[i]).wrapping_sub(sub[i]);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_sub_avx2(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
+unsafe fn add_sub_avx2<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub: &[i16; N],
+) {
     add_sub_portable(out, input, add, sub)
 }
 
-/// `out = input + add - sub`, element-wise (a quiet move).
-pub fn add_sub(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
-    dispatch!(add_sub_portable, add_sub_avx2, out, input, add, sub)
+/// `out = input + add - sub` on a block of `N` values.
+fn add_sub_block<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub: &[i16; N],
+) {
+    dispatch!(
+        add_sub_portable::<N>,
+        add_sub_avx2::<N>,
+        out,
+        input,
+        add,
+        sub
+    )
 }
 
 #[inline(always)]
-fn add_sub_sub_portable(out: &mut [i16], input: &[i16], add: &[i16], sub1: &[i16], sub2: &[i16]) {
-    let n = out.len();
-    let (input, add, sub1, sub2) = (&input[..n], &add[..n], &sub1[..n], &sub2[..n]);
-    for i in 0..n {
+fn add_sub_sub_portable<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub1: &[i16; N],
+    sub2: &[i16; N],
+) {
+    for i in 0..N {
         out[i] = input[i]
             .wrapping_add(add[i])
             .wrapping_sub(sub1[i])
@@ -75,21 +112,27 @@ fn add_sub_sub_portable(out: &mut [i16], input: &[i16], add: &[i16], sub1: &[i16
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_sub_sub_avx2(
-    out: &mut [i16],
-    input: &[i16],
-    add: &[i16],
-    sub1: &[i16],
-    sub2: &[i16],
+unsafe fn add_sub_sub_avx2<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub1: &[i16; N],
+    sub2: &[i16; N],
 ) {
     add_sub_sub_portable(out, input, add, sub1, sub2)
 }
 
-/// `out = input + add - sub1 - sub2`, element-wise (a capture).
-pub fn add_sub_sub(out: &mut [i16], input: &[i16], add: &[i16], sub1: &[i16], sub2: &[i16]) {
+/// `out = input + add - sub1 - sub2` on a block of `N` values.
+fn add_sub_sub_block<const N: usize>(
+    out: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub1: &[i16; N],
+    sub2: &[i16; N],
+) {
     dispatch!(
-        add_sub_sub_portable,
-        add_sub_sub_avx2,
+        add_sub_sub_portable::<N>,
+        add_sub_sub_avx2::<N>,
         out,
         input,
         add,
@@ -99,29 +142,77 @@ pub fn add_sub_sub(out: &mut [i16], input: &[i16], add: &[i16], sub1: &[i16], su
 }
 
 #[inline(always)]
-fn add_assign_portable(acc: &mut [i16], row: &[i16]) {
-    let row = &row[..acc.len()];
-    for i in 0..acc.len() {
+fn add_assign_portable<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
+    for i in 0..N {
         acc[i] = acc[i].wrapping_add(row[i]);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_assign_avx2(acc: &mut [i16], row: &[i16]) {
+unsafe fn add_assign_avx2<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
     add_assign_portable(acc, row)
 }
 
-/// `acc += row`, element-wise (building an accumulator from scratch).
+/// `acc += row` on a block of `N` values.
+fn add_assign_block<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
+    dispatch!(add_assign_portable::<N>, add_assign_avx2::<N>, acc, row)
+}
+
+/// The `k`th block of `N` values of a slice.
+#[inline(always)]
+fn block<const N: usize>(values: &[i16], k: usize) -> &[i16; N] {
+    values[k * N..].first_chunk().expect("a whole block")
+}
+
+/// Runs `$kernel` on each block of `$out` and the same block of each of
+/// `$inputs`: blocks of [`BLOCK`] values when the width is a multiple of
+/// it, of [`SMALL_BLOCK`] otherwise.
+macro_rules! blockwise {
+    ($kernel:ident, $out:ident, $($input:ident),*) => {{
+        fn blocks<const N: usize>(out: &mut [i16], $($input: &[i16]),*) {
+            for (k, o) in out.as_chunks_mut::<N>().0.iter_mut().enumerate() {
+                $kernel::<N>(o, $(block::<N>($input, k)),*);
+            }
+        }
+        if $out.len() == BLOCK {
+            // The shipped width: one block, no loop.
+            let o = $out.first_chunk_mut::<BLOCK>().expect("a whole block");
+            $kernel::<BLOCK>(o, $(block::<BLOCK>($input, 0)),*)
+        } else if $out.len().is_multiple_of(BLOCK) {
+            blocks::<BLOCK>($out, $($input),*)
+        } else {
+            blocks::<SMALL_BLOCK>($out, $($input),*)
+        }
+    }};
+}
+
+/// `out = input + add - sub`, element-wise (a quiet move), over `out`'s
+/// length (the width: a multiple of [`SMALL_BLOCK`]).
+#[inline]
+pub fn add_sub(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
+    blockwise!(add_sub_block, out, input, add, sub)
+}
+
+/// `out = input + add - sub1 - sub2`, element-wise (a capture), over
+/// `out`'s length (the width: a multiple of [`SMALL_BLOCK`]).
+#[inline]
+pub fn add_sub_sub(out: &mut [i16], input: &[i16], add: &[i16], sub1: &[i16], sub2: &[i16]) {
+    blockwise!(add_sub_sub_block, out, input, add, sub1, sub2)
+}
+
+/// `acc += row`, element-wise (building an accumulator from scratch), over
+/// `acc`'s length (the width: a multiple of [`SMALL_BLOCK`]).
+#[inline]
 pub fn add_assign(acc: &mut [i16], row: &[i16]) {
-    dispatch!(add_assign_portable, add_assign_avx2, acc, row)
+    blockwise!(add_assign_block, acc, row)
 }
 
 /// Partial sums kept apart before the final sum, so none overflows an
-/// i32: with a half of at most [`crate::MAX_HIDDEN`] (1,024) values, each
-/// of the 16 lanes adds 64 products of at most 255² x 128 (8.3e6) before
-/// the half's lanes are added in i64, 5.3e8. (The AVX2 path's eight lanes
-/// add 128 products a half, 1.1e9.)
+/// i32: a block of a half has at most [`BLOCK`] (256) values, so each of
+/// the 16 lanes adds 16 products of at most 255² x 128 (8.3e6), 1.3e8,
+/// before the lanes are added in i64. (The AVX2 path's eight lanes add 32
+/// products a block, 2.7e8.)
 const LANES: usize = 16;
 
 /// An accumulator value as an activation input: clamped to SCReLU's range
@@ -132,14 +223,16 @@ fn activation(acc: i16) -> i32 {
 }
 
 #[inline(always)]
-fn screlu_dot_portable(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
-    let n = us.len();
-    let weights = &weights[..2 * n];
+fn screlu_dot_portable<const N: usize>(
+    us: &[i16; N],
+    them: &[i16; N],
+    w_us: &[i16; N],
+    w_them: &[i16; N],
+) -> i64 {
     let mut sum = 0i64;
-    for (half, values) in [us, them].into_iter().enumerate() {
-        let (w, values) = (&weights[half * n..(half + 1) * n], &values[..n]);
+    for (values, w) in [(us, w_us), (them, w_them)] {
         let mut lanes = [0i32; LANES];
-        for i in 0..n {
+        for i in 0..N {
             let v = activation(values[i]);
             // (v * w) fits an i16 as long as |w| <= 128: the AVX2 path
             // multiplies in 16 bits, so both paths agree.
@@ -153,21 +246,23 @@ fn screlu_dot_portable(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn screlu_dot_avx2(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
+unsafe fn screlu_dot_avx2<const N: usize>(
+    us: &[i16; N],
+    them: &[i16; N],
+    w_us: &[i16; N],
+    w_them: &[i16; N],
+) -> i64 {
     use std::arch::x86_64::*;
-    let n = us.len();
-    assert!(n.is_multiple_of(16) && them.len() == n && weights.len() >= 2 * n);
+    const { assert!(N.is_multiple_of(16)) };
     let zero = _mm256_setzero_si256();
     let top = _mm256_set1_epi16(QI as i16);
     let round = _mm256_set1_epi16(1 << (ACC_SHIFT - 1));
-    let mut total = 0i64;
-    for (half, values) in [us, them].into_iter().enumerate() {
-        let w = &weights[half * n..(half + 1) * n];
-        let mut sum = _mm256_setzero_si256();
-        for i in (0..n).step_by(16) {
-            // SAFETY: `i + 16 <= n` (n is a multiple of 16, asserted
-            // above) and both slices hold n values; unaligned loads have
-            // no alignment requirement.
+    let mut sum = _mm256_setzero_si256();
+    for (values, w) in [(us, w_us), (them, w_them)] {
+        for i in (0..N).step_by(16) {
+            // SAFETY: `i + 16 <= N` (N is a multiple of 16, checked at
+            // compile time) and both arrays hold N values; unaligned loads
+            // have no alignment requirement.
             let v = _mm256_loadu_si256(values.as_ptr().add(i).cast());
             let wv = _mm256_loadu_si256(w.as_ptr().add(i).cast());
             let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
@@ -176,20 +271,51 @@ unsafe fn screlu_dot_avx2(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
             let vw = _mm256_mullo_epi16(v, wv);
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
         }
-        let mut lanes = [0i32; 8];
-        // SAFETY: `lanes` is 32 bytes, the size of the store.
-        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum);
-        total += lanes.iter().map(|&l| i64::from(l)).sum::<i64>();
     }
-    total
+    let mut lanes = [0i32; 8];
+    // SAFETY: `lanes` is 32 bytes, the size of the store.
+    _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum);
+    lanes.iter().map(|&l| i64::from(l)).sum()
+}
+
+/// [`screlu_dot`] on a block of `N` values of each half.
+fn screlu_dot_block<const N: usize>(
+    us: &[i16; N],
+    them: &[i16; N],
+    w_us: &[i16; N],
+    w_them: &[i16; N],
+) -> i64 {
+    dispatch!(
+        screlu_dot_portable::<N>,
+        screlu_dot_avx2::<N>,
+        us,
+        them,
+        w_us,
+        w_them
+    )
 }
 
 /// Σ a² · w over both halves of the hidden layer, a the [`activation`] of
-/// each accumulator value (the side to move's first; each half a multiple
-/// of 16 values), `weights` holding twice as many output weights, each
-/// within ±128.
+/// each accumulator value (the side to move's half `us` first; each half
+/// a multiple of [`SMALL_BLOCK`] values), `weights` holding twice as many
+/// output weights, each within ±128. Block by block, as the element-wise
+/// kernels; the sum is exact, so its order does not matter.
+#[inline]
 pub fn screlu_dot(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
-    dispatch!(screlu_dot_portable, screlu_dot_avx2, us, them, weights)
+    fn blocks<const N: usize>(us: &[i16], them: &[i16], weights: &[i16]) -> i64 {
+        let (w_us, w_them) = weights.split_at(us.len());
+        (0..us.len() / N)
+            .map(|k| {
+                let (u, t) = (block::<N>(us, k), block::<N>(them, k));
+                screlu_dot_block::<N>(u, t, block::<N>(w_us, k), block::<N>(w_them, k))
+            })
+            .sum()
+    }
+    if us.len().is_multiple_of(BLOCK) {
+        blocks::<BLOCK>(us, them, weights)
+    } else {
+        blocks::<SMALL_BLOCK>(us, them, weights)
+    }
 }
 
 #[cfg(test)]
@@ -215,25 +341,68 @@ mod tests {
             let us = pseudo(seed, n, 1500);
             let them = pseudo(seed + 100, n, 1500);
             let w = pseudo(seed + 200, 2 * n, 127);
-            let portable = screlu_dot_portable(&us, &them, &w);
-            assert_eq!(screlu_dot(&us, &them, &w), portable);
+            let portable = screlu_dot_portable::<32>(
+                us.first_chunk().unwrap(),
+                them.first_chunk().unwrap(),
+                w.first_chunk().unwrap(),
+                w[n..].first_chunk().unwrap(),
+            );
+            assert_eq!(
+                screlu_dot_block::<32>(
+                    us.first_chunk().unwrap(),
+                    them.first_chunk().unwrap(),
+                    w.first_chunk().unwrap(),
+                    w[n..].first_chunk().unwrap(),
+                ),
+                portable
+            );
+            let whole = screlu_dot(&us, &them, &w);
             let mut exact = 0i64;
             for i in 0..n {
                 let a = i64::from(activation(us[i]));
                 let b = i64::from(activation(them[i]));
                 exact += a * a * i64::from(w[i]) + b * b * i64::from(w[n + i]);
             }
-            assert_eq!(portable, exact);
-            let row = pseudo(seed + 300, n, 300);
-            let row2 = pseudo(seed + 400, n, 300);
-            let mut a = vec![0i16; n];
-            let mut b = vec![0i16; n];
-            add_sub(&mut a, &us, &row, &row2);
-            add_sub_portable(&mut b, &us, &row, &row2);
+            assert_eq!(whole, exact);
+            let mut first = 0i64;
+            for i in 0..32 {
+                let a = i64::from(activation(us[i]));
+                let b = i64::from(activation(them[i]));
+                first += a * a * i64::from(w[i]) + b * b * i64::from(w[n + i]);
+            }
+            assert_eq!(portable, first);
+            let block = |v: &[i16]| -> [i16; SMALL_BLOCK] { *v.first_chunk().unwrap() };
+            let input = block(&us);
+            let row = block(&pseudo(seed + 300, SMALL_BLOCK, 300));
+            let row2 = block(&pseudo(seed + 400, SMALL_BLOCK, 300));
+            let row3 = block(&w);
+            let (mut a, mut b) = ([0i16; SMALL_BLOCK], [0i16; SMALL_BLOCK]);
+            add_sub_block(&mut a, &input, &row, &row2);
+            add_sub_portable(&mut b, &input, &row, &row2);
             assert_eq!(a, b);
-            add_sub_sub(&mut a, &us, &row, &row2, &w[..n]);
-            add_sub_sub_portable(&mut b, &us, &row, &row2, &w[..n]);
+            assert_eq!(a[3], input[3].wrapping_add(row[3]).wrapping_sub(row2[3]));
+            add_sub_sub_block(&mut a, &input, &row, &row2, &row3);
+            add_sub_sub_portable(&mut b, &input, &row, &row2, &row3);
             assert_eq!(a, b);
+            add_assign_block(&mut a, &row);
+            add_assign_portable(&mut b, &row);
+            assert_eq!(a, b);
+            // The slice kernels, over blocks of either size.
+            let (mut c, mut d) = (vec![0i16; n], vec![0i16; n]);
+            let (row, row2) = (pseudo(seed + 500, n, 300), pseudo(seed + 600, n, 300));
+            add_sub(&mut c, &us, &row, &row2);
+            add_sub_sub(&mut d, &us, &row, &row2, &them);
+            for i in 0..n {
+                let quiet = us[i].wrapping_add(row[i]).wrapping_sub(row2[i]);
+                assert_eq!((c[i], d[i]), (quiet, quiet.wrapping_sub(them[i])));
+            }
+            add_assign(&mut c, &row);
+            assert_eq!(
+                c[n - 1],
+                us[n - 1]
+                    .wrapping_sub(row2[n - 1])
+                    .wrapping_add(row[n - 1] * 2)
+            );
         }
     }
 }

@@ -90,6 +90,11 @@ struct NnueArgs {
     /// width, and giving another is an error.
     #[arg(long)]
     hidden: Option<usize>,
+    /// Inputs of a new net: piece-square, or king-square (the piece-square
+    /// inputs once for each square of the side's own king) [default:
+    /// piece-square]; a resumed or continued net keeps its own.
+    #[arg(long)]
+    features: Option<FeatureSet>,
     /// Epochs in all (a resumed run goes on up to this many).
     #[arg(long, default_value_t = 20)]
     epochs: u32,
@@ -545,7 +550,7 @@ const RESERVOIR_GAMES: u32 = 10_000;
 /// of `--hidden` neurons.
 fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     if !args.fresh && args.checkpoint.exists() {
-        let t = load_checkpoint(&args.checkpoint, args.hidden)?;
+        let t = load_checkpoint(&args.checkpoint, args)?;
         eprintln!(
             "resuming from {} after epoch {}",
             args.checkpoint.display(),
@@ -555,7 +560,8 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     }
     let Some(from) = &args.init_from else {
         let hidden = args.hidden.unwrap_or(Architecture::DEFAULT.hidden());
-        return match Architecture::new(FeatureSet::PieceSquare, hidden) {
+        let features = args.features.unwrap_or(Architecture::DEFAULT.features());
+        return match Architecture::new(features, hidden) {
             Ok(arch) => Ok(Trainer::new(arch, args.seed)),
             Err(e) => {
                 eprintln!("xqtrain nnue: --hidden {hidden}: {e}");
@@ -563,7 +569,7 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
             }
         };
     };
-    let t = load_checkpoint(from, args.hidden)?;
+    let t = load_checkpoint(from, args)?;
     eprintln!(
         "a new round from {} (after its epoch {}, step {})",
         from.display(),
@@ -573,23 +579,30 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     Ok(t.new_round())
 }
 
-/// A checkpoint (of `hidden` neurons when given), or the exit code of
-/// `nnue` having said why it cannot be.
-fn load_checkpoint(path: &Path, hidden: Option<usize>) -> Result<Trainer, ExitCode> {
+/// A checkpoint (of the shape `--hidden` and `--features` ask for, when
+/// given), or the exit code of `nnue` having said why it cannot be.
+fn load_checkpoint(path: &Path, args: &NnueArgs) -> Result<Trainer, ExitCode> {
     let t = Trainer::load(path).map_err(|e| {
         eprintln!("xqtrain nnue: {}: {e}", path.display());
         ExitCode::from(2)
     })?;
-    match hidden {
-        Some(h) if h != t.layout.hidden() => {
+    let arch = t.layout.arch;
+    let other = match (args.hidden, args.features) {
+        (Some(h), _) if h != arch.hidden() => Some(format!("--hidden {h}")),
+        (_, Some(f)) if f != arch.features() => Some(format!("--features {f}")),
+        _ => None,
+    };
+    match other {
+        Some(asked) => {
             eprintln!(
-                "xqtrain nnue: {} holds a net of {} hidden, not --hidden {h}",
+                "xqtrain nnue: {} holds a net of {} hidden over {} inputs, not {asked}",
                 path.display(),
-                t.layout.hidden()
+                arch.hidden(),
+                arch.features()
             );
             Err(ExitCode::from(2))
         }
-        _ => Ok(t),
+        None => Ok(t),
     }
 }
 

@@ -125,6 +125,29 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
     );
     assert!(stdout.contains("1260->64x2"), "{stdout}");
     assert_eq!(xqnnue::Network::load(&net).unwrap().hidden(), 64);
+    // A king-square net goes on from its checkpoint; asking another
+    // feature set of it is refused.
+    let out = run(&["--epochs", "1", "--features", "king-square", "--fresh"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("king-square 11340->256x2"));
+    let out = run(&["--epochs", "2", "--features", "piece-square"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not --features piece-square"));
+    let out = run(&["--epochs", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let net = xqnnue::Network::load(&net).unwrap();
+    assert_eq!(
+        net.architecture().features(),
+        xqnnue::FeatureSet::KingSquare
+    );
     for (hidden, fresh, says) in [
         ("100", true, "100 hidden"),
         ("128", false, "not --hidden 128"),
