@@ -21,7 +21,7 @@
 //! with the search score's probability, sigmoid(score / K).
 
 use xqcore::SplitMix64;
-use xqnnue::{Architecture, FeatureSet, Network, BUCKETS, QA, QB, QI, SCALE};
+use xqnnue::{Architecture, FeatureSet, Network, BUCKETS, INPUTS, QA, QB, QI, SCALE};
 
 use crate::data::{Sample, MAX_PIECES};
 use crate::games::NO_SCORE;
@@ -37,6 +37,12 @@ pub struct Layout {
     pub input_biases: usize,
     pub output_weights: usize,
     pub output_biases: usize,
+    /// King-square nets only: the piece-square columns `[INPUTS][free]`
+    /// that every king square's column adds (a factoriser: what a piece
+    /// on a square is worth whatever the king's square is learns from all
+    /// the positions, not from those with the king on one square). They
+    /// are summed into the net's columns when it is quantised.
+    pub factor: Option<usize>,
     /// Number of parameters.
     pub params: usize,
 }
@@ -52,14 +58,26 @@ impl Layout {
         let input_biases = INPUT_WEIGHTS + arch.inputs() * free;
         let output_weights = input_biases + free;
         let output_biases = output_weights + BUCKETS * 2 * free;
+        let end = output_biases + BUCKETS;
+        let factor = arch.features().king_relative().then_some(end);
         Layout {
             arch,
             free,
             input_biases,
             output_weights,
             output_biases,
-            params: output_biases + BUCKETS,
+            factor,
+            params: end + factor.map_or(0, |_| INPUTS * free),
         }
+    }
+
+    /// Where the columns input `f` adds start: its own, and its factor's.
+    #[inline(always)]
+    fn columns(&self, f: usize) -> [Option<usize>; 2] {
+        [
+            Some(INPUT_WEIGHTS + f * self.free),
+            self.factor.map(|at| at + (f % INPUTS) * self.free),
+        ]
     }
 
     /// Width of one perspective's hidden layer.
@@ -125,16 +143,15 @@ fn mirror_table(set: FeatureSet) -> &'static [u16] {
 /// Adds input `f` to `acc`: its column to the first neurons of the pairs,
 /// its mirror's column to the second.
 #[inline(always)]
-fn add_input(params: &[f32], free: usize, mirrors: &[u16], f: usize, acc: &mut [f32]) {
+fn add_input(layout: &Layout, params: &[f32], mirrors: &[u16], f: usize, acc: &mut [f32]) {
+    let free = layout.free;
     let (first, second) = acc.split_at_mut(free);
-    let col = &params[INPUT_WEIGHTS + f * free..][..free];
-    for (a, w) in first.iter_mut().zip(col) {
-        *a += w;
-    }
-    let m = mirrors[f] as usize;
-    let col = &params[INPUT_WEIGHTS + m * free..][..free];
-    for (a, w) in second.iter_mut().zip(col) {
-        *a += w;
+    for (half, input) in [(first, f), (second, mirrors[f] as usize)] {
+        for at in layout.columns(input).into_iter().flatten() {
+            for (a, w) in half.iter_mut().zip(&params[at..][..free]) {
+                *a += w;
+            }
+        }
     }
 }
 
@@ -185,7 +202,7 @@ pub fn forward(
         act.acc[p][..free].copy_from_slice(biases);
         act.acc[p][free..].copy_from_slice(biases);
         for &f in &act.features[p][..act.count] {
-            add_input(params, free, mirrors, f as usize, &mut act.acc[p]);
+            add_input(layout, params, mirrors, f as usize, &mut act.acc[p]);
         }
     }
     let w = &params[layout.output_weights + act.bucket * 2 * free..][..2 * free];
@@ -258,14 +275,12 @@ pub fn backward(
         let (first, second) = d.split_at(free);
         for &f in &features[..act.count] {
             let f = f as usize;
-            let col = &mut grad[INPUT_WEIGHTS + f * free..][..free];
-            for (c, d) in col.iter_mut().zip(first) {
-                *c += d;
-            }
-            let m = mirrors[f] as usize;
-            let col = &mut grad[INPUT_WEIGHTS + m * free..][..free];
-            for (c, d) in col.iter_mut().zip(second) {
-                *c += d;
+            for (half, input) in [(first, f), (second, mirrors[f] as usize)] {
+                for at in layout.columns(input).into_iter().flatten() {
+                    for (c, d) in grad[at..][..free].iter_mut().zip(half) {
+                        *c += d;
+                    }
+                }
             }
         }
     }
@@ -309,6 +324,24 @@ pub fn clamp_params(layout: &Layout, params: &mut [f32]) {
     for p in &mut params[layout.output_weights..layout.output_biases] {
         *p = p.clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT);
     }
+    if let Some(at) = layout.factor {
+        for p in &mut params[at..] {
+            *p = p.clamp(-INPUT_LIMIT, INPUT_LIMIT);
+        }
+    }
+}
+
+/// The weight input `f` gives neuron `j` (of the first of each pair): its
+/// own, plus its factor's in a king-square net, kept within the limit
+/// that bounds the accumulator.
+fn input_weight(layout: &Layout, params: &[f32], f: usize, j: usize) -> f32 {
+    let sum: f32 = layout
+        .columns(f)
+        .into_iter()
+        .flatten()
+        .map(|at| params[at + j])
+        .sum();
+    sum.clamp(-INPUT_LIMIT, INPUT_LIMIT)
 }
 
 /// The engine's integer net of `params`, every mirror pair written out.
@@ -318,12 +351,11 @@ pub fn quantise(layout: &Layout, params: &[f32]) -> Network {
     let inputs = layout.arch.inputs();
     let mut input_weights = vec![0i16; inputs * hidden];
     for f in 0..inputs {
-        let own = &params[INPUT_WEIGHTS + f * free..][..free];
-        let mirror = &params[INPUT_WEIGHTS + layout.arch.features().mirrored(f) * free..][..free];
+        let mirror = layout.arch.features().mirrored(f);
         let column = &mut input_weights[f * hidden..][..hidden];
         for j in 0..free {
-            column[j] = q16(own[j], QI);
-            column[free + j] = q16(mirror[j], QI);
+            column[j] = q16(input_weight(layout, params, f, j), QI);
+            column[free + j] = q16(input_weight(layout, params, mirror, j), QI);
         }
     }
     let pair = |tensor: &[f32], scale: i32| -> Vec<i16> {
@@ -339,7 +371,7 @@ pub fn quantise(layout: &Layout, params: &[f32]) -> Network {
         input_weights,
         biases.iter().chain(biases).map(|&w| q16(w, QI)).collect(),
         pair(&params[layout.output_weights..layout.output_biases], QB),
-        params[layout.output_biases..]
+        params[layout.output_biases..layout.output_biases + BUCKETS]
             .iter()
             .map(|&b| (b * (QA * QB) as f32).round() as i32)
             .collect(),
@@ -391,6 +423,12 @@ mod tests {
         for p in &mut params[layout.output_weights..layout.output_biases] {
             *p *= 4.0;
         }
+        if let Some(at) = layout.factor {
+            let mut rng = SplitMix64::new(seed ^ 5);
+            for p in &mut params[at..] {
+                *p = ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.1;
+            }
+        }
         params
     }
 
@@ -425,7 +463,7 @@ mod tests {
             // Parameters the sample reaches: columns of its inputs and their
             // mirrors, the biases, its bucket's output weights and bias.
             let f = act.features[0][3] as usize;
-            let picks = [
+            let mut picks = vec![
                 INPUT_WEIGHTS + f * free + 5,
                 INPUT_WEIGHTS + set.mirrored(act.features[1][2] as usize) * free + 17,
                 layout.input_biases + 9,
@@ -433,6 +471,12 @@ mod tests {
                 layout.output_weights + act.bucket * 2 * free + free + 3,
                 layout.output_biases + act.bucket,
             ];
+            // The factor's column of the first input and its mirror's.
+            if let Some(at) = layout.factor {
+                let m = set.mirrored(act.features[1][2] as usize);
+                picks.push(at + (f % INPUTS) * free + 7);
+                picks.push(at + (m % INPUTS) * free + 11);
+            }
             for &i in &picks {
                 let h = 1e-3f32;
                 let at = |params: &[f32], act: &mut Activations| {
@@ -474,12 +518,15 @@ mod tests {
         params[INPUT_WEIGHTS..layout.output_weights]
             .iter_mut()
             .for_each(|x| on_grid(x, QA));
+        if let Some(at) = layout.factor {
+            params[at..].iter_mut().for_each(|x| on_grid(x, QA));
+        }
         // (Multiples of 1/255 are multiples of 4/1,020: the activations'
         // rounding is exact too.)
         params[layout.output_weights..layout.output_biases]
             .iter_mut()
             .for_each(|x| on_grid(x, QB));
-        params[layout.output_biases..]
+        params[layout.output_biases..layout.output_biases + BUCKETS]
             .iter_mut()
             .for_each(|x| on_grid(x, QA * QB));
         let net = quantise(layout, &params);
