@@ -5,9 +5,9 @@
 //! ```text
 //! header  36 bytes
 //!   magic "XQNNUE\0\0", u16 format version (2), u16 feature set id
-//!   (0: piece-square), u16 inputs (1,260), u16 hidden (256 for the
-//!   shipped net), u16 buckets (8), u16 QA (255), u16 QB (256),
-//!   u16 scale (400), u16 accumulator shift (2), u16 zero,
+//!   (0 piece-square, 1 king-square), u16 inputs (1,260 or 11,340),
+//!   u16 hidden (256 for the shipped net), u16 buckets (8), u16 QA (255),
+//!   u16 QB (256), u16 scale (400), u16 accumulator shift (2), u16 zero,
 //!   u32 payload length, u32 CRC-32 of the payload
 //! payload
 //!   i16 input weights [inputs][hidden], i16 input biases [hidden]
@@ -77,7 +77,7 @@ impl Architecture {
     ///
     /// # Errors
     /// [`NetError::Architecture`] unless `hidden` is a multiple of 32 from
-    /// 32 to [`MAX_HIDDEN`] (the kernels work in blocks of 16 and the
+    /// 32 to [`MAX_HIDDEN`] (the kernels work in blocks of 32 or more and the
     /// trainer's neurons come in mirror pairs).
     pub fn new(features: FeatureSet, hidden: usize) -> Result<Architecture, NetError> {
         if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(32) {

@@ -211,8 +211,8 @@ pub fn add_assign(acc: &mut [i16], row: &[i16]) {
 /// Partial sums kept apart before the final sum, so none overflows an
 /// i32: a block of a half has at most [`BLOCK`] (256) values, so each of
 /// the 16 lanes adds 16 products of at most 255² x 128 (8.3e6), 1.3e8,
-/// before the lanes are added in i64. (The AVX2 path's eight lanes add 32
-/// products a block, 2.7e8.)
+/// before the lanes are added in i64. (The AVX2 path's eight lanes add 64
+/// products a block, both halves, 5.3e8.)
 const LANES: usize = 16;
 
 /// An accumulator value as an activation input: clamped to SCReLU's range
