@@ -1,8 +1,7 @@
 //! Static exchange evaluation: the material balance of a capture sequence on
 //! one square, each side recapturing with its least valuable piece.
 
-use crate::board::{codes, role_of};
-use crate::board::{Board, Code};
+use crate::board::{codes, role_of, Board, Code};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::tables::{
