@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use xqcore::{Color, GameResult, Piece, Position, Role, Square};
+use xqnnue::features::king_home;
 use xqnnue::{bucket, FeatureSet};
 
 use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
@@ -112,23 +113,18 @@ impl Sample {
             let sq = Square::from_index(usize::from(code) % 90).expect("a square below 90");
             (piece, sq)
         };
+        // The kings' squares, looked for only when the inputs read them.
         let king = |color: Color| {
-            let home = Square::from_index(if color == Color::Red { 4 } else { 85 });
             self.pieces[..n]
                 .iter()
                 .map(|&code| piece_square(code))
                 .find(|&(piece, _)| piece == Piece::new(color, Role::King))
-                .map(|(_, sq)| sq)
-                .or(home)
-                .expect("a square")
+                .map_or(king_home(color), |(_, sq)| sq)
         };
         let (our_king, their_king) = if set.king_relative() {
             (king(self.turn), king(!self.turn))
         } else {
-            (
-                Square::from_index(0).expect("a square"),
-                Square::from_index(0).expect("a square"),
-            )
+            (king_home(self.turn), king_home(!self.turn))
         };
         for i in 0..n {
             let (piece, sq) = piece_square(self.pieces[i]);

@@ -108,6 +108,8 @@ impl Network {
                 _ => set.feature(color, piece, sq, king_square(board, color)),
             };
             let (out, parent) = (child.half_mut(color, hidden), parent.half(color, hidden));
+            // `Network::column` reads the width at run time; this one
+            // slices by `hidden`, the constant 256 for the shipped width.
             let column = |f: usize| &self.input_weights()[f * hidden..(f + 1) * hidden];
             let add = column(input(moving, to));
             let sub = column(input(moving, from));

@@ -106,9 +106,13 @@ fn palace_index(perspective: Color, king: Square) -> usize {
 #[inline]
 pub fn king_square(board: &Board, color: Color) -> Square {
     let bits = board.piece_bits(Piece::new(color, Role::King));
-    let home = if color == Color::Red { 4 } else { 85 };
-    Square::from_index(bits.trailing_zeros() as usize)
-        .unwrap_or(Square::from_index(home).expect("a square"))
+    Square::from_index(bits.trailing_zeros() as usize).unwrap_or(king_home(color))
+}
+
+/// `color`'s king's home square (e0 or e9).
+#[inline]
+pub fn king_home(color: Color) -> Square {
+    Square::from_index(if color == Color::Red { 4 } else { 85 }).expect("a square")
 }
 
 impl std::str::FromStr for FeatureSet {
