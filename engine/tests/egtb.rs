@@ -250,13 +250,15 @@ fn a_table_draw_is_reported_as_a_draw() {
     let root = Position::from_fen(fen).unwrap();
     assert_eq!(tb.probe(&root).unwrap(), Some(Value::Draw));
     for (protocol, timed) in [
-        (Protocol::Ucci, "go time 3 increment 0"),
+        (Protocol::Ucci, "go time 30 increment 0"),
         (Protocol::Uci, "go movetime 300"),
     ] {
         for go in ["go depth 8", timed] {
             let lines = analyse(dir.path(), protocol, fen, go);
             let infos = depth_infos(protocol, &lines);
-            assert!(infos.len() >= 2, "{lines:#?}");
+            // A timed search on a busy machine may stop after depth 1.
+            let least = if go == "go depth 8" { 2 } else { 1 };
+            assert!(infos.len() >= least, "{lines:#?}");
             for info in &infos {
                 let draw = Some(EngineScore::Cp(0));
                 assert_eq!(info.score, draw, "{protocol} {go}: {info:?}");
