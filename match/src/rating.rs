@@ -100,7 +100,9 @@ pub struct Rating {
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 
 /// Fits every engine's rating on all the games of `table` (see the module
-/// documentation). An engine without games gets 0 and the prior's margin.
+/// documentation). The ratings are centred on the average of the engines
+/// that played; an engine without games (a tournament just begun) gets 0
+/// and the prior's margin, and moves no one else's rating or margin.
 pub fn fit_ratings(table: &Crosstable) -> Vec<Rating> {
     let n = table.players();
     if n == 0 {
@@ -131,11 +133,15 @@ pub fn fit_ratings(table: &Crosstable) -> Vec<Rating> {
     let (_, information) = derivatives(table, &r);
     let covariance = invert(&information).unwrap_or_else(|| vec![vec![0.0; n]; n]);
     let dispersion = dispersion(table, &r);
-    let mean = r.iter().sum::<f64>() / n as f64;
+    let played: Vec<bool> = (0..n).map(|i| table.total(i).games() > 0).collect();
+    let active = played.iter().filter(|&&p| p).count().max(1) as f64;
+    let mean = (0..n).filter(|&i| played[i]).map(|i| r[i]).sum::<f64>() / active;
     (0..n)
         .map(|i| {
-            // The variance of r_i minus the average: a' C a with a = e_i - 1/n.
-            let weight = |k: usize| f64::from(u8::from(k == i)) - 1.0 / n as f64;
+            // The variance of r_i minus the players' average: a' C a with
+            // a = e_i - 1/m on the m engines that played.
+            let share = |k: usize| f64::from(u8::from(played[k])) / active;
+            let weight = |k: usize| f64::from(u8::from(k == i)) - share(k);
             let variance: f64 = (0..n)
                 .flat_map(|a| (0..n).map(move |b| (a, b)))
                 .map(|(a, b)| weight(a) * covariance[a][b] * weight(b))
@@ -300,6 +306,22 @@ mod tests {
             Elo::Finite(e) => e,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn engines_yet_to_play_change_no_one_elses_rating() {
+        let two = fit_ratings(&table_of(2, &[(0, 1, 13, 5, 2)]));
+        let four = fit_ratings(&table_of(4, &[(0, 1, 13, 5, 2)]));
+        for i in 0..2 {
+            assert!((two[i].elo - four[i].elo).abs() < 1e-6, "{two:?} {four:?}");
+            assert!(
+                (two[i].margin - four[i].margin).abs() < 1e-3,
+                "{two:?} {four:?}"
+            );
+        }
+        assert!(two[0].margin < 300.0, "{two:?}");
+        assert_eq!(four[2].elo, 0.0);
+        assert!(four[3].margin > 1000.0, "{four:?}");
     }
 
     #[test]

@@ -90,7 +90,13 @@ pub fn standings(results: &Results) -> String {
     let names = &results.names;
     let ratings = fit_ratings(&results.table);
     let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by(|&a, &b| ratings[b].elo.total_cmp(&ratings[a].elo));
+    // Engines yet to play come last, unrated.
+    let played = |i: usize| results.table.total(i).games() > 0;
+    order.sort_by(|&a, &b| {
+        (played(b), ratings[b].elo)
+            .partial_cmp(&(played(a), ratings[a].elo))
+            .expect("finite ratings")
+    });
     let width = names
         .iter()
         .map(|n| n.chars().count())
@@ -108,12 +114,18 @@ pub fn standings(results: &Results) -> String {
         } else {
             100.0 * f64::from(tally.draws) / f64::from(tally.games())
         };
+        let (elo, margin) = if played(i) {
+            (
+                format!("{:+.1}", ratings[i].elo),
+                format!("{:.1}", ratings[i].margin),
+            )
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
         text.push_str(&format!(
-            "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>5}  {:>5.1} %  {:>5.1} %\n",
+            "{:>4}  {:<width$}  {elo:>7}  {margin:>6}  {:>5}  {:>5.1} %  {:>5.1} %\n",
             rank + 1,
             names[i],
-            ratings[i].elo,
-            ratings[i].margin,
             tally.games(),
             tally.percent(),
             draws,
@@ -340,6 +352,33 @@ mod tests {
             rows[3].contains("+0 =0 -2") && rows[3].contains("+0 =2 -0"),
             "{cross}"
         );
+    }
+
+    #[test]
+    fn engines_yet_to_play_stand_last_unrated() {
+        // The first encounter only (Alpha against Beta) of a round robin of
+        // three: Beta wins both games.
+        let mut partial = Results::new(vec!["Alpha".into(), "Beta".into(), "Gamma".into()]);
+        let pairings = Pairings {
+            format: Format::RoundRobin,
+            rounds: 1,
+            games: 2,
+            order: OpeningOrder::Sequential,
+        };
+        for game in pairings.schedule(3, 0).into_iter().take(2) {
+            let beta_wins = if game.red == 1 {
+                GameResult::RedWins
+            } else {
+                GameResult::BlackWins
+            };
+            partial.add(&game, beta_wins, "resignation");
+        }
+        let table = standings(&partial);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[1].contains("Beta"), "{table}");
+        assert!(lines[2].contains("Alpha"), "{table}");
+        let gamma: Vec<&str> = lines[3].split_whitespace().collect();
+        assert_eq!(gamma[..5], ["3", "Gamma", "-", "-", "0"], "{table}");
     }
 
     #[test]
