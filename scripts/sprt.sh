@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Tests a search or evaluation change the way docs/strength.md asks: the
+# engine NEW against the engine OLD, both without book, from the first 10
+# plies of the 3,000 master games of data/games (shuffled by SEED, each
+# opening with both colours), at TC (default 2 s + 0.02 s), two games at
+# once, until the pentanomial SPRT of H0 "Elo = ELO0" against H1 "Elo =
+# ELO1" decides (default 0,5) or GAMES (default 6000) are played.
+#
+# Both binaries are copied beside the PGN (PGN.d/) the first time, so
+# rebuilding either during the test changes nothing; run the same command
+# again with the same PGN to go on where it stopped (xqmatch --resume).
+#
+# usage: scripts/sprt.sh NEW OLD PGN [ELO0,ELO1] [GAMES]
+# environment: TC (2+0.02), SEED (1)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ $# -lt 3 ]; then
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2
+  exit 2
+fi
+new=$1 old=$2 pgn=$3 bounds=${4:-0,5} games=${5:-6000}
+
+snap=$pgn.d
+if [ ! -d "$snap" ]; then
+  mkdir -p "$snap.part"
+  cp "$new" "$snap.part/new"
+  cp "$old" "$snap.part/old"
+  mv "$snap.part" "$snap"
+fi
+snap=$(cd "$snap" && pwd)
+
+resume=()
+[ -s "$pgn" ] && resume=(--resume)
+exec "$repo/target/release/xqmatch" \
+  --engine1 "$snap/new" --option1 usebook=false \
+  --engine2 "$snap/old" --option2 usebook=false \
+  --openings "$repo/data/games/ccpd-sample-3000.iccs.pgn" --openings-plies 10 \
+  --openings-order random --seed "${SEED:-1}" \
+  --games "$games" --concurrency 2 --tc "${TC:-2+0.02}" --sprt "$bounds" \
+  --resign movecount=3,score=600 --draw movenumber=30,movecount=8,score=10 \
+  --pgn "$pgn" "${resume[@]}"
