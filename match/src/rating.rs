@@ -3,10 +3,10 @@
 //! `E = 1 / (1 + 10^(-(r_i - r_j) / 400))` makes the games played most
 //! likely (a draw counts as half a win and half a loss). At the fit each
 //! engine's expected score over its games equals the score it made. The
-//! ratings are centred on the engines' average, and each has a 95 %
-//! interval from the curvature of the likelihood, widened or narrowed by
-//! how much the game scores really vary about the model (draws make them
-//! vary less).
+//! ratings are centred on the average of the engines that have played,
+//! and each has a 95 % interval from the curvature of the likelihood,
+//! widened or narrowed by how much the game scores really vary about the
+//! model (draws make them vary less).
 //!
 //! A weak prior (ratings spread about their average with a standard
 //! deviation of [`PRIOR_SD`] Elo) keeps an engine that won or lost every
