@@ -2,11 +2,12 @@
 //! the search's signature: any change to search or evaluation that changes
 //! it should say so in its commit message.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use xqcore::Position;
+use xqnnue::Network;
 
-use crate::eval::Evaluation;
 use crate::search::{SearchConfig, Silent};
 use crate::searcher::Searcher;
 use crate::time::Limits;
@@ -34,13 +35,12 @@ pub struct BenchResult {
     pub elapsed: Duration,
 }
 
-/// Searches every bench position to `depth` with `evaluation` (the
-/// built-in net for the learned one) on one thread with a fresh searcher:
-/// a new 16 MB table and fresh thread memory.
-pub fn run(depth: u32, evaluation: Evaluation, mut each: impl FnMut(&str, u64)) -> BenchResult {
+/// Searches every bench position to `depth` with `net` (`None`: the
+/// hand-crafted evaluation) on one thread with a fresh searcher: a new
+/// 16 MB table and fresh thread memory.
+pub fn run(depth: u32, net: Option<Arc<Network>>, mut each: impl FnMut(&str, u64)) -> BenchResult {
     let config = SearchConfig {
-        net: (evaluation == Evaluation::Nnue)
-            .then(|| std::sync::Arc::new(xqnnue::Network::embedded().clone())),
+        net,
         ..SearchConfig::default()
     };
     let limits = Limits::depth(depth);

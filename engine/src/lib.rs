@@ -10,7 +10,8 @@
 //!   line) out, with progress through a [`Reporter`]. The analysis server
 //!   and self-play use it.
 //!
-//! [`bench`](mod@bench) is the search's signature; [`hce`] the hand-crafted
+//! [`bench`](mod@bench) is the search's signature; [`puzzles`] test
+//! positions with a known answer; [`hce`] the hand-crafted
 //! evaluation's terms, for tuning them. The match runner is `xqmatch`;
 //! self-play data and training are `xqtrain`'s.
 
@@ -22,6 +23,7 @@ mod eval;
 mod huge;
 mod options;
 mod protocol;
+pub mod puzzles;
 mod score;
 mod search;
 mod searcher;

@@ -1,6 +1,7 @@
 //! `xqengine`: with no arguments, the UCCI protocol loop (UCI when the first
 //! command is `uci`); `perft` checks move generation, `bench` the search,
-//! `options` lists the options, `judge` rules a game.
+//! `solve` searches puzzles with known answers, `options` lists the
+//! options, `judge` rules a game.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -62,6 +63,23 @@ enum Command {
         /// the engine's default, the `evaluation` option's].
         #[arg(long, value_enum)]
         eval: Option<BenchEval>,
+        /// Evaluate with this net file instead of the built-in net (to
+        /// compare a new net's speed and signature with the shipped one's).
+        #[arg(long, value_name = "FILE", conflicts_with = "eval")]
+        net: Option<std::path::PathBuf>,
+    },
+    /// Search each position of a puzzle file (data/mates.txt: mates in n
+    /// with their first move, and mated positions) without book or
+    /// tables, and say which are solved; fails unless all are.
+    Solve {
+        /// The puzzle file.
+        file: std::path::PathBuf,
+        /// Milliseconds a position.
+        #[arg(long, default_value_t = 500)]
+        movetime: u64,
+        /// Search this many nodes a position instead of a time.
+        #[arg(long)]
+        nodes: Option<u64>,
     },
 }
 
@@ -153,17 +171,88 @@ fn options() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn bench(depth: u32, eval: Option<BenchEval>) -> ExitCode {
+fn bench(depth: u32, eval: Option<BenchEval>, net_file: Option<&std::path::Path>) -> ExitCode {
     let eval = match eval {
         Some(BenchEval::Nnue) => Evaluation::Nnue,
         Some(BenchEval::Hce) => Evaluation::Hce,
         None => EngineOptions::default().evaluation,
     };
-    let r = xqengine::bench::run(depth, eval, |fen, nodes| out!("{nodes:>12} {fen}"));
+    let net = match net_file {
+        Some(file) => match xqnnue::Network::load(file) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("xqengine bench: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => (eval == Evaluation::Nnue).then(|| xqnnue::Network::embedded().clone()),
+    };
+    if let Some(net) = &net {
+        eprintln!("net {:08x} ({})", net.checksum(), net.architecture());
+    }
+    let r = xqengine::bench::run(depth, net.map(std::sync::Arc::new), |fen, nodes| {
+        out!("{nodes:>12} {fen}")
+    });
     let secs = r.elapsed.as_secs_f64().max(1e-9);
     out!("time {:.3} s", secs);
     out!("{} nodes {} nps", r.nodes, (r.nodes as f64 / secs) as u64);
     ExitCode::SUCCESS
+}
+
+/// One line a puzzle of `file` (solved or not, the move, score, depth,
+/// nodes, time), then `solved K of N`; success when all are.
+fn solve(file: &std::path::Path, movetime: u64, nodes: Option<u64>) -> ExitCode {
+    use xqengine::puzzles::{self, Expected};
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("xqengine solve: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let puzzles = match puzzles::parse(&text) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("xqengine solve: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let limits = match nodes {
+        Some(n) => xqengine::Limits::nodes(n),
+        None => xqengine::Limits::movetime(std::time::Duration::from_millis(movetime)),
+    };
+    let mut engine = xqengine::Engine::new();
+    engine.options.use_book = false;
+    engine.options.use_egtb = false;
+    let mut solved = 0;
+    for p in &puzzles {
+        let v = puzzles::solve(&mut engine, p, limits.clone());
+        solved += usize::from(v.solved);
+        let want = match p.expected {
+            Expected::MateIn(n, mv) => format!("mate {n} {mv}"),
+            Expected::NoMove => "no move".to_string(),
+        };
+        let got = v.played.map_or("(none)".to_string(), |m| m.to_string());
+        let score = match v.score {
+            Some(xqengine::Score::Mate(n)) => format!("mate {n}"),
+            Some(xqengine::Score::Cp(cp)) => format!("cp {cp}"),
+            None => "-".to_string(),
+        };
+        out!(
+            "{} line {:>3}: want {want}, played {got} ({score}, depth {}, {} nodes, {} ms)",
+            if v.solved { "solved" } else { "FAILED" },
+            p.line,
+            v.depth,
+            v.nodes,
+            v.time.as_millis()
+        );
+    }
+    out!("solved {solved} of {}", puzzles.len());
+    if solved == puzzles.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Runs `xqmatch` from beside this executable with `args`, for scripts
@@ -189,7 +278,12 @@ fn run_xqmatch(args: &[std::ffi::OsString]) -> ExitCode {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Some(Command::Perft { depth, fen }) => perft(depth, fen.as_deref()),
-        Some(Command::Bench { depth, eval }) => bench(depth, eval),
+        Some(Command::Bench { depth, eval, net }) => bench(depth, eval, net.as_deref()),
+        Some(Command::Solve {
+            file,
+            movetime,
+            nodes,
+        }) => solve(&file, movetime, nodes),
         Some(Command::Options) => options(),
         Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),
