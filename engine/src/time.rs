@@ -206,7 +206,8 @@ impl Budget {
     }
 
     /// Whether to start no further iteration: the mate asked for is found;
-    /// or, in a timed search, a mate is proven either way, there is one
+    /// or, in a timed search, a mate is settled either way
+    /// ([`is_settled_mate`]), there is one
     /// legal move or one that does not lose by force, or the soft limit
     /// (stretched by `factors`) has passed.
     pub(crate) fn stop_after_iteration(
@@ -227,13 +228,29 @@ impl Budget {
             return false;
         };
         let non_losing = done.root_moves.saturating_sub(done.losing);
-        if done.score.abs() >= MATE_BOUND && done.depth > 1 || done.root_moves == 1 {
+        if done.root_moves == 1 || is_settled_mate(done.score, done.depth) {
             return true;
         }
         if non_losing <= 1 && done.depth > 4 {
             return true;
         }
         control.elapsed() >= soft.mul_f64(factors.factor())
+    }
+}
+
+/// Whether `score`, found by an iteration of `depth`, is a mate that
+/// deeper iterations will not change: a mate in one, or being mated along
+/// a line at most half the depth. Pruning and reductions can hide a
+/// shorter mate from iterations well past the one found (a mate in 5 found
+/// at depth 18 where a mate in 4 exists), so a side that mates searches
+/// on for its time, as it would without a mate, and plays and shows the
+/// shortest mate it finds.
+fn is_settled_mate(score: i32, depth: i32) -> bool {
+    let plies = MATE - score.abs();
+    if score >= MATE_BOUND {
+        plies == 1 && depth > 1
+    } else {
+        score <= -MATE_BOUND && depth > 1 && depth >= 2 * plies
     }
 }
 
@@ -380,7 +397,12 @@ mod tests {
             losing,
         };
         assert!(!timed.stop_after_iteration(&control, &done(10, 5, 30, 0), &steady));
-        assert!(timed.stop_after_iteration(&control, &done(MATE - 5, 5, 30, 0), &steady));
+        // A mate in one settles at once, a longer mate never; being mated
+        // in 2 (4 plies) settles at depth 8.
+        assert!(timed.stop_after_iteration(&control, &done(MATE - 1, 2, 30, 0), &steady));
+        assert!(!timed.stop_after_iteration(&control, &done(MATE - 5, 40, 30, 0), &steady));
+        assert!(!timed.stop_after_iteration(&control, &done(4 - MATE, 7, 30, 0), &steady));
+        assert!(timed.stop_after_iteration(&control, &done(4 - MATE, 8, 30, 0), &steady));
         assert!(timed.stop_after_iteration(&control, &done(10, 1, 1, 0), &steady));
         assert!(timed.stop_after_iteration(&control, &done(-200, 5, 30, 29), &steady));
         assert!(!timed.stop_after_iteration(&control, &done(-200, 4, 30, 29), &steady));
