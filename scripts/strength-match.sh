@@ -10,17 +10,18 @@
 #                selectivity small so that the games differ), GAMES games
 #                (default 200)
 #
-# Ours play 10 s + 0.1 s with the default book; two games at once; resign at
-# 600 cp for 3 moves and draw within 10 cp for 8 moves after move 30, when
-# both engines agree. `odds 1` has the settings of `book-match.sh pikafish`.
+# Ours play TC (default 10+0.1: 10 s + 0.1 s a move; TC=3+0.03 for a
+# ladder at 3 s + 0.03 s) with the default book; two games at once; resign
+# at 600 cp for 3 moves and draw within 10 cp for 8 moves after move 30,
+# when both engines agree. `odds 1` has the settings of `book-match.sh pikafish`.
 # The games go to PGN; run the same command again to go on where it stopped
 # (xqmatch --resume). Our engine and book are copied beside the PGN (PGN.d/)
 # the first time, so a rebuild does not change a tournament half played.
 # Pikafish-HCE and ElephantEye are built by ../shared/anchors/build.sh into
 # $ANCHORS (default /tmp/anchors) when missing.
 #
-# usage: scripts/strength-match.sh round-robin PGN [GAMES]
-#        scripts/strength-match.sh odds N PGN [GAMES]
+# usage: [TC=B+I] scripts/strength-match.sh round-robin PGN [GAMES]
+#        [TC=B+I] scripts/strength-match.sh odds N PGN [GAMES]
 # Build first: cargo build --release.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +43,8 @@ odds)
 esac
 pgn=${1:-}
 [ -n "$pgn" ] || usage
+tc=${TC:-10+0.1}
+[[ $tc =~ ^[0-9.]+\+[0-9.]+$ ]] || usage
 
 snap=$pgn.d
 if [ ! -d "$snap" ]; then
@@ -73,8 +76,9 @@ round-robin)
   ;;
 odds)
   games=${2:-200}
-  # N times 10 s + 0.1 s, written as xqmatch reads a time control.
-  their_tc=$(awk -v n="$factor" 'BEGIN { printf "%g+%g", 10 * n, 0.1 * n }')
+  # N times ours, written as xqmatch reads a time control.
+  their_tc=$(awk -v n="$factor" -v tc="$tc" \
+    'BEGIN { split(tc, t, "+"); printf "%g+%g", t[1] * n, t[2] * n }')
   engines=(
     --engine "${ours[@]}" name=xqengine option.selectivity=small
     --engine "${pikafish[@]}" tc="$their_tc"
@@ -86,6 +90,6 @@ esac
 resume=()
 [ -s "$pgn" ] && resume=(--resume)
 exec "$repo/target/release/xqmatch" "${engines[@]}" "${rest[@]}" \
-  --games "$games" --concurrency 2 --tc 10+0.1 \
+  --games "$games" --concurrency 2 --tc "$tc" \
   --resign movecount=3,score=600 --draw movenumber=30,movecount=8,score=10 \
   --report-every 20 --pgn "$pgn" "${resume[@]}"
