@@ -6,12 +6,17 @@
 # once, until the pentanomial SPRT of H0 "Elo = ELO0" against H1 "Elo =
 # ELO1" decides (default 0,5) or GAMES (default 6000) are played.
 #
-# Both binaries are copied beside the PGN (PGN.d/) the first time, so
-# rebuilding either during the test changes nothing; run the same command
-# again with the same PGN to go on where it stopped (xqmatch --resume).
+# NEW_NET and OLD_NET name net files the engines evaluate with instead of
+# their built-in net (`evalfile`): a new net is tested as one binary with
+# NEW_NET against itself.
+#
+# Both binaries and the nets are copied beside the PGN (PGN.d/) the first
+# time, so rebuilding or retraining during the test changes nothing; run
+# the same command again with the same PGN to go on where it stopped
+# (xqmatch --resume).
 #
 # usage: scripts/sprt.sh NEW OLD PGN [ELO0,ELO1] [GAMES]
-# environment: TC (2+0.02), SEED (1)
+# environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -26,15 +31,20 @@ if [ ! -d "$snap" ]; then
   mkdir -p "$snap.part"
   cp "$new" "$snap.part/new"
   cp "$old" "$snap.part/old"
+  if [ -n "${NEW_NET:-}" ]; then cp "$NEW_NET" "$snap.part/new.xqnn"; fi
+  if [ -n "${OLD_NET:-}" ]; then cp "$OLD_NET" "$snap.part/old.xqnn"; fi
   mv "$snap.part" "$snap"
 fi
 snap=$(cd "$snap" && pwd)
+nets=()
+[ -f "$snap/new.xqnn" ] && nets+=(--option1 "evalfile=$snap/new.xqnn")
+[ -f "$snap/old.xqnn" ] && nets+=(--option2 "evalfile=$snap/old.xqnn")
 
 resume=()
 [ -s "$pgn" ] && resume=(--resume)
 exec "$repo/target/release/xqmatch" \
   --engine1 "$snap/new" --option1 usebook=false \
-  --engine2 "$snap/old" --option2 usebook=false \
+  --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" \
   --openings "$repo/data/games/ccpd-sample-3000.iccs.pgn" --openings-plies 10 \
   --openings-order random --seed "${SEED:-1}" \
   --games "$games" --concurrency 2 --tc "${TC:-2+0.02}" --sprt "$bounds" \
