@@ -199,8 +199,9 @@ fn bench(depth: u32, eval: Option<BenchEval>, net_file: Option<&std::path::Path>
     ExitCode::SUCCESS
 }
 
-/// One line a puzzle of `file` (solved or not, the move, score, depth,
-/// nodes, time), then `solved K of N`; success when all are.
+/// One line a puzzle of `file` (solved or not, the move, and the score,
+/// depth, nodes and time of the last iteration), then `solved K of N`;
+/// success when all are.
 fn solve(file: &std::path::Path, movetime: u64, nodes: Option<u64>) -> ExitCode {
     use xqengine::puzzles::{self, Expected};
     let text = match std::fs::read_to_string(file) {

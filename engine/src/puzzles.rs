@@ -105,6 +105,8 @@ pub struct Verdict {
     pub played: Option<Move>,
     /// The score of its last reported iteration (`None`: no search).
     pub score: Option<Score>,
+    /// Depth, nodes and time of that last iteration (the search may have
+    /// gone on without finding better until its limit).
     pub depth: i32,
     pub nodes: u64,
     pub time: Duration,

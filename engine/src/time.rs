@@ -207,9 +207,8 @@ impl Budget {
 
     /// Whether to start no further iteration: the mate asked for is found;
     /// or, in a timed search, a mate is settled either way
-    /// ([`is_settled_mate`]), there is one
-    /// legal move or one that does not lose by force, or the soft limit
-    /// (stretched by `factors`) has passed.
+    /// ([`is_settled_mate`]), there is one legal move or one that does not
+    /// lose by force, or the soft limit (stretched by `factors`) has passed.
     pub(crate) fn stop_after_iteration(
         &self,
         control: &SearchControl,

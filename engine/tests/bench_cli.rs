@@ -33,7 +33,9 @@ fn bench_into_a_closed_pipe_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-fn bench_nodes(args: &[&str]) -> (bool, String, String) {
+/// Runs `xqengine ARGS`: whether it succeeded, the first word of its last
+/// line (a bench's node count), and its stderr.
+fn run_xqengine(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xqengine"))
         .args(args)
         .output()
@@ -52,14 +54,14 @@ fn bench_nodes(args: &[&str]) -> (bool, String, String) {
 #[test]
 fn bench_with_a_net_file_searches_as_with_that_net_built_in() {
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../nnue/nets/default.xqnn");
-    let (ok, built_in, _) = bench_nodes(&["bench", "--depth", "5", "--eval", "nnue"]);
+    let (ok, built_in, _) = run_xqengine(&["bench", "--depth", "5", "--eval", "nnue"]);
     assert!(ok);
-    let (ok, from_file, stderr) = bench_nodes(&["bench", "--depth", "5", "--net", shipped]);
+    let (ok, from_file, stderr) = run_xqengine(&["bench", "--depth", "5", "--net", shipped]);
     assert!(ok, "{stderr}");
     assert_eq!(from_file, built_in);
     assert!(stderr.starts_with("net "), "{stderr}");
     // And the hand-crafted evaluation searches differently.
-    let (_, hce, _) = bench_nodes(&["bench", "--depth", "5", "--eval", "hce"]);
+    let (_, hce, _) = run_xqengine(&["bench", "--depth", "5", "--eval", "hce"]);
     assert_ne!(hce, built_in);
 }
 
@@ -69,7 +71,7 @@ fn bench_names_a_net_file_it_cannot_use() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.xqnn");
     std::fs::write(&bad, b"not a net").unwrap();
-    let (ok, _, stderr) = bench_nodes(&["bench", "--net", bad.to_str().unwrap()]);
+    let (ok, _, stderr) = run_xqengine(&["bench", "--net", bad.to_str().unwrap()]);
     assert!(!ok);
     assert!(stderr.contains("bad.xqnn"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -83,7 +85,7 @@ fn solve_reports_each_puzzle_and_fails_unless_all_are_solved() {
     let first_mate = mates.lines().find(|l| l.starts_with("1\t")).unwrap();
     let good = dir.join("good.txt");
     std::fs::write(&good, format!("# one mate in one\n{first_mate}\n")).unwrap();
-    let (ok, _, stderr) = bench_nodes(&["solve", good.to_str().unwrap(), "--nodes", "20000"]);
+    let (ok, _, stderr) = run_xqengine(&["solve", good.to_str().unwrap(), "--nodes", "20000"]);
     assert!(ok, "{stderr}");
 
     // The same mate, expected in two moves: the engine's mate in one is
@@ -101,7 +103,7 @@ fn solve_reports_each_puzzle_and_fails_unless_all_are_solved() {
 
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "# x\n1\tnot a fen\th7e7\n").unwrap();
-    let (ok, _, stderr) = bench_nodes(&["solve", bad.to_str().unwrap()]);
+    let (ok, _, stderr) = run_xqengine(&["solve", bad.to_str().unwrap()]);
     assert!(!ok);
     assert!(stderr.contains("bad.txt: line 2: FEN"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
