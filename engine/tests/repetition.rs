@@ -97,3 +97,32 @@ fn a_cycle_reaching_back_before_the_root_is_ruled_at_its_third_occurrence() {
     let best = best_of(lines.last().unwrap());
     assert_ne!(best, "h8g6", "{lines:#?}");
 }
+
+/// A game the engine lost at four times the odds: Red's cannon shuttled
+/// d3-d1-d3 chasing Black's rook (f3, f1) through a screen. Red's d1d3
+/// repeats the position of eight plies before, a cycle with an idle rook
+/// move that draws; but Black's f3f1 then makes the third occurrence of
+/// the position four plies before, by a cycle of Red's two chases, and
+/// Red loses. The engine, scoring the second occurrence as a draw at
+/// once, played d1d3; it must see Black's answer.
+#[test]
+fn a_drawn_cycle_before_the_root_is_not_scored_before_the_third_occurrence() {
+    let moves = concat!(
+        "h2e2 b7e7 h0g2 b9c7 i0h0 a9b9 h0h7 b9b2 b0a2 h9i7 a0b0 b2b0 a2b0 i9i8 f0e1 i8f8 ",
+        "g3g4 f8f3 e2d2 c6c5 h7h5 c9a7 c0e2 i6i5 h5i5 e7e8 d2d3 f3f1 i5i6 f1h1 i6i5 h1f1 ",
+        "d3d1 f1f3",
+    );
+    let moves: Vec<&str> = moves.split_whitespace().collect();
+    let mut pos = Position::start();
+    for m in moves.iter().chain(&["d1d3", "f3f1"]) {
+        pos.make_move(pos.parse_move(m).unwrap());
+    }
+    assert_eq!(
+        pos.outcome(&xqcore::EndRules::default()).map(|o| o.rule()),
+        Some("perpetual chase"),
+        "the judge's ruling of the line this test is about"
+    );
+    let lines = think(xqcore::START_FEN, &moves, "go depth 12");
+    let best = best_of(lines.last().unwrap());
+    assert_ne!(best, "d1d3", "{lines:#?}");
+}

@@ -753,10 +753,13 @@ impl<'a> Worker<'a> {
     /// game would be at the third: the players chose every move of it
     /// there, and could repeat it again. A cycle reaching back before the
     /// root holds moves already played, which their player may still
-    /// leave: a draw by it scores a draw at once, as any repetition does,
-    /// but a loss by it only at the game's third occurrence; before that
-    /// the position is searched on, so that the third occurrence is found
-    /// and ruled in the tree. A rule result scores [`BAN`] less the ply:
+    /// leave, and the game is ruled only at a third occurrence, by the
+    /// cycle since the second: before that the position is searched on,
+    /// so that the third occurrence is found and ruled in the tree. Not
+    /// even a draw is scored there at once: the opponent may answer with
+    /// a shorter cycle that loses for us (a cannon shuttling to chase a
+    /// rook, where the longer cycle had an idle move and drew, cost a
+    /// game at four times the odds). A rule result scores [`BAN`] less the ply:
     /// beyond any evaluation, below every mate and table result, so it is
     /// never reported as a mate.
     fn repetition_score(&self, repetition: &Repetition, ply: usize) -> Option<i32> {
@@ -768,13 +771,13 @@ impl<'a> Worker<'a> {
             },
             RepetitionRule::AsianRule => repetition.outcome(),
         };
-        let Some(winner) = outcome.winner() else {
-            return Some(self.draw_score());
-        };
         let crosses_root = repetition.plies > ply;
         if crosses_root && self.pos.repetition_count() < 3 {
             return None;
         }
+        let Some(winner) = outcome.winner() else {
+            return Some(self.draw_score());
+        };
         Some(if winner == self.pos.turn() {
             BAN - ply as i32
         } else {
