@@ -11,7 +11,7 @@ use crate::book::{BookCandidate, BookVariety, Books};
 use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
 use crate::eval::{Evaluation, Knowledge};
 use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
-use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo};
+use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchParams};
 use crate::searcher::Searcher;
 use crate::time::{Limits, SearchControl};
 use xqegtb::{Answers, Repetitions, Tablebase, Value};
@@ -47,6 +47,8 @@ pub struct EngineOptions {
     pub evaluation: Evaluation,
     /// The net the learned evaluation uses (`evalfile`; the built-in one).
     pub net: Arc<Network>,
+    /// The search's margins: their defaults, but in a tuning build.
+    pub params: SearchParams,
 }
 
 /// Transposition table size when `hashsize` is 0.
@@ -94,6 +96,7 @@ impl Default for EngineOptions {
             multipv: 1,
             evaluation: Evaluation::Nnue,
             net: Arc::new(Network::embedded().clone()),
+            params: SearchParams::default(),
         }
     }
 }
@@ -343,6 +346,7 @@ impl Engine {
             multipv: self.options.multipv.max(1),
             egtb: None,
             net: (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone()),
+            params: self.options.params,
         }
     }
 

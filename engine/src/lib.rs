@@ -38,11 +38,14 @@ pub use egtb::{
 };
 pub use engine::{BestMove, Engine, EngineOptions};
 pub use eval::{Evaluation, Knowledge};
-pub use options::{find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS};
+pub use options::{
+    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS,
+};
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use score::{Score, MATE, MATE_BOUND};
 pub use search::{
-    Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchResult, Silent,
+    Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchParams, SearchResult,
+    Silent, Tunable, TUNABLES,
 };
 pub use searcher::Searcher;
 pub use session::{run_stdio, Output, Session};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use xqcli::out;
 use xqcore::{perft_divide, EndRules, Position};
-use xqengine::{EngineOptions, Evaluation, OPTIONS};
+use xqengine::{all_options, EngineOptions, Evaluation};
 
 #[derive(Parser)]
 #[command(
@@ -43,6 +43,10 @@ enum Command {
     /// List every option: its UCCI and UCI names, kind, default and range,
     /// and what it sets.
     Options,
+    /// List the search's tunable parameters, one a line: `name default min
+    /// max step`, the parameter file `xqmatch spsa` reads. An engine built
+    /// with `--features tune` takes each as an option of the same name.
+    Params,
     /// Rule a game: replay the moves from the start (or --fen) and say how
     /// the game stands by the rules after the last one (`red loses:
     /// perpetual chase`, `draw: repetition`, `ongoing`, ...): Asian rules, a
@@ -155,11 +159,25 @@ fn judge(fen: Option<&str>, moves: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// One line a tunable parameter, in the tuner's format.
+fn params() -> ExitCode {
+    let tuning = if cfg!(feature = "tune") {
+        "this build takes them as options"
+    } else {
+        "this build does not take them as options: build with --features tune"
+    };
+    out!("# name default min max step ({tuning})");
+    for t in xqengine::TUNABLES {
+        out!("{} {} {} {} {}", t.name, t.default, t.min, t.max, t.step);
+    }
+    ExitCode::SUCCESS
+}
+
 /// One line an option: UCCI name, UCI name, kind with default and range,
 /// and what it sets.
 fn options() -> ExitCode {
     out!("{:<12} {:<12} {:<46} effect", "UCCI", "UCI", "kind");
-    for spec in OPTIONS {
+    for spec in all_options() {
         out!(
             "{:<12} {:<12} {:<46} {}",
             spec.ucci.unwrap_or("-"),
@@ -286,6 +304,7 @@ fn main() -> ExitCode {
             nodes,
         }) => solve(&file, movetime, nodes),
         Some(Command::Options) => options(),
+        Some(Command::Params) => params(),
         Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),
         None => {

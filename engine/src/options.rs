@@ -6,7 +6,7 @@
 use crate::book::BookVariety;
 use crate::engine::Engine;
 use crate::eval::{Evaluation, Knowledge};
-use crate::search::{Pruning, RepetitionRule};
+use crate::search::{Pruning, RepetitionRule, PARAM_OPTIONS};
 
 /// The kind of an option, with its default and range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +102,7 @@ pub struct OptionSpec {
     /// What it sets, in words.
     pub effect: &'static str,
     /// Sets it; returns notes for the user (`info string`).
-    apply: fn(&mut Target, OptionValue) -> Vec<String>,
+    pub(crate) apply: fn(&mut Target, OptionValue) -> Vec<String>,
 }
 
 /// The search and evaluation levels of `pruning`, `knowledge`, `selectivity`.
@@ -462,9 +462,20 @@ impl OptionSpec {
     }
 }
 
-/// The option `name` names, if any.
+/// The options this build announces, in order: [`OPTIONS`], and with the
+/// `tune` feature the search's parameters after them.
+pub fn all() -> impl Iterator<Item = &'static OptionSpec> {
+    let params: &[OptionSpec] = if cfg!(feature = "tune") {
+        PARAM_OPTIONS
+    } else {
+        &[]
+    };
+    OPTIONS.iter().chain(params)
+}
+
+/// The option `name` names among those this build announces, if any.
 pub fn find(name: &str) -> Option<&'static OptionSpec> {
-    OPTIONS.iter().find(|spec| spec.is_named(name))
+    all().find(|spec| spec.is_named(name))
 }
 
 /// Lower case without spaces or underscores: `Clear Hash` and `clearhash`
@@ -483,7 +494,7 @@ fn set_flag(value: OptionValue, flag: &mut bool) -> Vec<String> {
     Vec::new()
 }
 
-fn spin(value: OptionValue) -> i64 {
+pub(crate) fn spin(value: OptionValue) -> i64 {
     match value {
         OptionValue::Spin(n) => n,
         _ => unreachable!("a spin option is given a number"),
@@ -519,8 +530,9 @@ mod tests {
 
     #[test]
     fn names_are_unique_in_each_protocol() {
-        for (i, a) in OPTIONS.iter().enumerate() {
-            for b in &OPTIONS[i + 1..] {
+        let every: Vec<_> = OPTIONS.iter().chain(PARAM_OPTIONS).collect();
+        for (i, a) in every.iter().enumerate() {
+            for b in &every[i + 1..] {
                 for name in [a.ucci, a.uci].into_iter().flatten() {
                     assert!(!b.is_named(name), "{name} twice");
                 }
@@ -563,7 +575,7 @@ mod tests {
         let mut engine = Engine::new();
         let mut protocol = ProtocolFlags::default();
         let before = format!("{:?}", engine.options);
-        for spec in OPTIONS {
+        for spec in OPTIONS.iter().chain(PARAM_OPTIONS) {
             let Some(value) = spec.default_value() else {
                 continue;
             };

@@ -10,7 +10,7 @@ use xqcore::{Move, Position};
 
 use crate::book::BookCandidate;
 use crate::engine::Engine;
-use crate::options::{self, ProtocolFlags, Target, OPTIONS};
+use crate::options::{self, ProtocolFlags, Target};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
@@ -215,10 +215,7 @@ impl Session {
                 out.line(&format!("id name xqengine {version}"));
                 out.line("id copyright 2026 the xiangqi toolkit authors, MIT or Apache-2.0");
                 out.line("id author the xiangqi toolkit authors");
-                for line in OPTIONS
-                    .iter()
-                    .filter_map(|o| protocol::format_option(dialect, o))
-                {
+                for line in options::all().filter_map(|o| protocol::format_option(dialect, o)) {
                     out.line(&line);
                 }
                 out.line("ucciok");
@@ -226,10 +223,7 @@ impl Session {
             Dialect::Uci => {
                 out.line(&format!("id name xqengine {version}"));
                 out.line("id author the xiangqi toolkit authors");
-                for line in OPTIONS
-                    .iter()
-                    .filter_map(|o| protocol::format_option(dialect, o))
-                {
+                for line in options::all().filter_map(|o| protocol::format_option(dialect, o)) {
                     out.line(&line);
                 }
                 out.line("uciok");

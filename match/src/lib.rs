@@ -15,6 +15,8 @@
 //! - [`run`]: a whole tournament, games on several threads, counted as
 //!   they finish, resumed from earlier results, stopped by an SPRT or an
 //!   interrupt ([`run_tournament`]).
+//! - [`spsa`]: tuning an engine's parameters by games of two perturbed
+//!   copies ([`Spsa`], [`run_spsa`]).
 //! - [`stats`], [`rating`], [`report`], [`pgn`]: scores with their Elo
 //!   intervals, game pairs and the SPRT; ratings fitted on all games; the
 //!   lines the command prints; the games as PGN, written and read back.
@@ -27,6 +29,7 @@ pub mod rating;
 pub mod report;
 pub mod run;
 pub mod settings;
+pub mod spsa;
 pub mod stats;
 pub mod tournament;
 
@@ -45,6 +48,9 @@ pub use run::{
     SprtDecision, TournamentReport, TournamentSpec,
 };
 pub use settings::{EngineSettings, SettingsError};
+pub use spsa::{
+    read_params, run_spsa, PairOutcome, Param, Schedule, Spsa, SpsaError, SpsaFileError, SpsaGames,
+};
 pub use stats::{GameScore, Pentanomial, Sprt, SprtVerdict, Tally};
 pub use tournament::{Format, OpeningOrder, Pairings, ScheduledGame};
 pub use xqrecords::openings::{

@@ -16,6 +16,7 @@ use xqmatch::{
     FinishedGame, Format, MatchConfig, MoveLimit, OpeningOrder, Pairings, PlayedGame, Player,
     ResignRule, Results, ScoreAdjudication, Sprt, TournamentReport, TournamentSpec,
 };
+use xqmatch::{read_params, run_spsa, Schedule, Spsa, SpsaGames};
 
 /// Play engines against each other and report their scores.
 ///
@@ -33,8 +34,10 @@ use xqmatch::{
 /// Ctrl-C stops the tournament (a second one at once): no finished game is
 /// lost, and `--resume` goes on from the PGN.
 #[derive(Parser)]
-#[command(name = "xqmatch", version)]
+#[command(name = "xqmatch", version, args_conflicts_with_subcommands = true)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Subcommand>,
     /// An engine of a tournament: `key=value` words, `cmd=COMMAND` (run by
     /// `sh -c`), `name=NAME`, `proto=ucci|uci`, a time control (`tc=40/60`,
     /// `tc=10+0.1`, `st=SECONDS` a move, `depth=N`, `nodes=N`) and options
@@ -132,20 +135,8 @@ struct Args {
     /// two-engine match; no new game starts once it decides.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     sprt: Option<Sprt>,
-    /// Adjudicate a win once both engines have scored it at least SCORE cp
-    /// for the same side on each of their last MOVES moves (cutechess-cli's
-    /// `-resign`, but both engines must agree), e.g. `movecount=3,score=600`.
-    #[arg(long, value_name = "movecount=MOVES,score=SCORE", value_parser = parse_resign)]
-    resign: Option<ResignRule>,
-    /// Adjudicate a draw once, from move NUMBER on, both engines have scored
-    /// the game within SCORE cp of zero on each of their last MOVES moves
-    /// (cutechess-cli's `-draw`), e.g. `movenumber=30,movecount=8,score=10`.
-    #[arg(
-        long,
-        value_name = "movenumber=NUMBER,movecount=MOVES,score=SCORE",
-        value_parser = parse_draw
-    )]
-    draw: Option<DrawRule>,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
     /// Adjudicate by the endgame tables in this directory (repeat for more):
     /// a position they hold ends the game, drawn at once, won when the mate
     /// comes within the natural-move limit.
@@ -160,6 +151,238 @@ struct Args {
     /// endurance test. Each game line then ends with both engines' memory.
     #[arg(long)]
     keep_engines: bool,
+}
+
+#[derive(clap::Subcommand)]
+enum Subcommand {
+    Spsa(SpsaArgs),
+}
+
+/// Tune an engine's parameters by SPSA: two copies of the engine, every
+/// parameter moved up in one and down in the other by a random sign, play
+/// a pair of games (one opening, each colour once); the parameters move
+/// towards the copy that scored more. The engine must take each parameter
+/// as an option (`xqengine` built with `--features tune`; `xqengine
+/// params` prints its parameter file). The state is saved after every
+/// batch of pairs; run the same command again to go on. Ctrl-C stops after
+/// saving.
+#[derive(clap::Args)]
+struct SpsaArgs {
+    /// Command starting the engine (run by `sh -c`).
+    #[arg(long)]
+    engine: String,
+    /// Protocol of the engine (auto: ucci first, then uci).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Auto)]
+    proto: ProtocolArg,
+    /// An option both copies get before the tuned ones, `NAME=VALUE`. Repeat for more.
+    #[arg(long, value_name = "NAME=VALUE")]
+    option: Vec<EngineOption>,
+    /// The parameters to tune, one a line: `name value min max step` (the
+    /// step is the probe size at the end). Read when the state file does
+    /// not exist yet.
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+    /// The tuner's state: read and continued when it exists, written after
+    /// every batch; its parameter lines are the current values.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// Planned iterations (game pairs) of a new run: the gains shrink over them.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    iterations: u32,
+    /// Play at most this many pairs in this run [default: to the end].
+    #[arg(long)]
+    pairs: Option<u32>,
+    /// Learning rate at the end, relative to each step squared (new runs).
+    #[arg(long, default_value_t = 0.002)]
+    r_end: f64,
+    /// Time control: [MOVES/]BASE[+INC] in seconds.
+    #[arg(long, default_value = "2+0.02", conflicts_with = "nodes")]
+    tc: String,
+    /// Search every move this many nodes instead of using a clock.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Milliseconds a timed move may run over its clock before it is forfeited.
+    #[arg(long, default_value_t = 200)]
+    tolerance: u64,
+    /// Where games start, as for a match [default: the 60 bundled lines].
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Cut every opening to its first PLIES moves.
+    #[arg(long, value_name = "PLIES")]
+    openings_plies: Option<usize>,
+    /// Pairs played at once (two engine processes each).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    concurrency: u32,
+    /// Seed of the perturbations and the openings (new runs).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Plies after which a game is drawn.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..))]
+    max_plies: u32,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
+}
+
+/// `--resign` and `--draw`, of a match and of `spsa`.
+#[derive(clap::Args)]
+struct AdjudicationArgs {
+    /// Adjudicate a win once both engines have scored it at least SCORE cp
+    /// for the same side on each of their last MOVES moves (cutechess-cli's
+    /// `-resign`, but both engines must agree), e.g. `movecount=3,score=600`.
+    #[arg(long, value_name = "movecount=MOVES,score=SCORE", value_parser = parse_resign)]
+    resign: Option<ResignRule>,
+    /// Adjudicate a draw once, from move NUMBER on, both engines have scored
+    /// the game within SCORE cp of zero on each of their last MOVES moves
+    /// (cutechess-cli's `-draw`), e.g. `movenumber=30,movecount=8,score=10`.
+    #[arg(
+        long,
+        value_name = "movenumber=NUMBER,movecount=MOVES,score=SCORE",
+        value_parser = parse_draw
+    )]
+    draw: Option<DrawRule>,
+}
+
+impl AdjudicationArgs {
+    fn rules(&self) -> ScoreAdjudication {
+        ScoreAdjudication {
+            resign: self.resign,
+            draw: self.draw,
+        }
+    }
+}
+
+/// The tuner of `args`: its saved state, or a new one from `--params`.
+fn spsa_state(args: &SpsaArgs) -> Result<Spsa, String> {
+    let state = &args.state;
+    match std::fs::read_to_string(state) {
+        Ok(text) => {
+            return Spsa::from_text(&text).map_err(|e| format!("--state {}: {e}", state.display()))
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("--state {}: {e}", state.display()))
+        }
+        Err(_) => {}
+    }
+    let path = args.params.as_ref().ok_or_else(|| {
+        format!(
+            "--state {} does not exist yet: give --params FILE to start",
+            state.display()
+        )
+    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--params {}: {e}", path.display()))?;
+    let params = read_params(&text).map_err(|e| format!("--params {}: {e}", path.display()))?;
+    let mut schedule = Schedule::new(args.iterations);
+    schedule.r_end = args.r_end;
+    Ok(Spsa::new(params, schedule, args.seed))
+}
+
+/// The openings of `--openings` (or the bundled ones), cut to `plies`.
+fn openings_of(path: Option<&Path>, plies: Option<usize>) -> Result<Vec<xqmatch::Opening>, String> {
+    let mut openings = match path {
+        Some(path) => {
+            let read = read_any_openings(path).map_err(|e| e.to_string())?;
+            if let Some(first) = read.skipped.first() {
+                eprintln!(
+                    "xqmatch: {}: {} games skipped (the first: {first})",
+                    path.display(),
+                    read.skipped.len()
+                );
+            }
+            read.openings
+        }
+        None => xqmatch::bundled_openings(),
+    };
+    if let Some(plies) = plies {
+        openings = openings.into_iter().map(|o| o.truncated(plies)).collect();
+    }
+    Ok(openings)
+}
+
+/// `xqmatch spsa`.
+fn spsa(args: &SpsaArgs) -> ExitCode {
+    let setup = || -> Result<_, String> {
+        let spsa = spsa_state(args)?;
+        let openings = openings_of(args.openings.as_deref(), args.openings_plies)?;
+        if openings.is_empty() {
+            return Err("no opening to play".into());
+        }
+        let tolerance = Duration::from_millis(args.tolerance);
+        let limit = match args.nodes {
+            Some(n) => MoveLimit::Nodes(n),
+            None => {
+                MoveLimit::parse_clock(&args.tc, tolerance).map_err(|e| format!("--tc: {e}"))?
+            }
+        };
+        Ok((spsa, openings, limit))
+    };
+    let (mut state, openings, limit) = match setup() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("xqmatch spsa: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let engine = xqmatch::EngineSpec {
+        command: args.engine.clone(),
+        protocol: args.proto.protocol(),
+        options: args.option.clone(),
+    };
+    let config = MatchConfig {
+        score_adjudication: args.adjudication.rules(),
+        max_plies: args.max_plies as usize,
+        ..MatchConfig::default()
+    };
+    let games = SpsaGames {
+        engine: &engine,
+        openings: &openings,
+        limit,
+        config: &config,
+        concurrency: args.concurrency as usize,
+    };
+    let stop = stop_on_interrupt();
+    let n = state.schedule.iterations;
+    out!(
+        "spsa: {} parameters, pair {} of {n}",
+        state.params.len(),
+        state.iteration
+    );
+    let ran = run_spsa(
+        &mut state,
+        &games,
+        args.pairs.unwrap_or(u32::MAX),
+        stop,
+        |spsa, batch| {
+            for o in batch {
+                out!(
+                    "pair {} of {n}: {:+} (plus as Red {}, as Black {})",
+                    o.probe.iteration + 1,
+                    o.result,
+                    o.results[0],
+                    o.results[1]
+                );
+            }
+            let values: Vec<String> = spsa
+                .params
+                .iter()
+                .map(|p| format!("{}={:.1}", p.name, p.value))
+                .collect();
+            out!("after {}: {}", spsa.iteration, values.join(" "));
+            spsa.save(&args.state)
+                .map_err(|e| format!("--state {}: {e}", args.state.display()))
+        },
+    );
+    if let Err(e) = ran {
+        eprintln!("xqmatch spsa: {e}");
+        return ExitCode::FAILURE;
+    }
+    if !state.finished() {
+        eprintln!(
+            "xqmatch spsa: stopped after pair {} of {n}; run the same command to go on",
+            state.iteration
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// `--proto1`, `--proto2`.
@@ -311,23 +534,7 @@ fn players(args: &Args) -> Result<Vec<Player>, String> {
 
 fn tournament_spec(args: &Args) -> Result<TournamentSpec, String> {
     let players = players(args)?;
-    let mut openings = match &args.openings {
-        Some(path) => {
-            let read = read_any_openings(path).map_err(|e| e.to_string())?;
-            if let Some(first) = read.skipped.first() {
-                eprintln!(
-                    "xqmatch: {}: {} games skipped (the first: {first})",
-                    path.display(),
-                    read.skipped.len()
-                );
-            }
-            read.openings
-        }
-        None => xqmatch::bundled_openings(),
-    };
-    if let Some(plies) = args.openings_plies {
-        openings = openings.into_iter().map(|o| o.truncated(plies)).collect();
-    }
+    let openings = openings_of(args.openings.as_deref(), args.openings_plies)?;
     let pairings = Pairings {
         format: match args.format {
             FormatArg::RoundRobin => Format::RoundRobin,
@@ -346,10 +553,7 @@ fn tournament_spec(args: &Args) -> Result<TournamentSpec, String> {
         openings,
         concurrency: args.concurrency as usize,
         config: MatchConfig {
-            score_adjudication: ScoreAdjudication {
-                resign: args.resign,
-                draw: args.draw,
-            },
+            score_adjudication: args.adjudication.rules(),
             max_plies: args.max_plies as usize,
             tables: tables(&args.tables)?,
             ..MatchConfig::default()
@@ -536,6 +740,9 @@ fn parse_args() -> Args {
 
 fn main() -> ExitCode {
     let args = parse_args();
+    if let Some(Subcommand::Spsa(spsa_args)) = &args.command {
+        return spsa(spsa_args);
+    }
     let mut run = match setup(&args) {
         Ok(run) => run,
         Err(e) => {

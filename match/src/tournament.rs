@@ -170,10 +170,10 @@ impl OpeningDeck {
 
 /// A small, fixed pseudo-random sequence (Steele, Lea and Flood's
 /// SplitMix64): the same seed gives the same schedule on every machine.
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -663,3 +663,82 @@ fn ctrl_c_keeps_every_finished_game_and_resume_finishes_the_match() {
     assert_eq!(played, 12 - finished, "{again}");
     assert!(again.contains("engine1 +0 =12 -0"), "{again}");
 }
+
+/// A UCCI engine with one option, `strength`: below 50 it resigns every
+/// move; from 50 on it shuffles its knights (so two such engines draw by
+/// repetition).
+const STRENGTH_OPTION: &str = "s=50; while read -r line; do case \"$line\" in \
+    ucci) echo 'option strength type spin min 0 max 100 default 50'; echo ucciok;; \
+    setoption*) set -- $line; s=$3;; isready) echo readyok;; \
+    position*) n=0; seen=; for w in $line; do [ -n \"$seen\" ] && n=$((n + 1)); \
+        [ \"$w\" = moves ] && seen=1; done;; \
+    go*) if [ \"$s\" -lt 50 ]; then echo 'bestmove a0a1 resign'; else \
+        case $((n % 4)) in 0) m=b0c2;; 1) m=b9c7;; 2) m=c2b0;; 3) m=c7b9;; esac; \
+        echo \"bestmove $m\"; fi;; \
+    quit) exit 0;; esac; done";
+
+/// The value of `name` in an spsa state file.
+fn tuned_value(state: &std::path::Path, name: &str) -> f64 {
+    let text = std::fs::read_to_string(state).unwrap();
+    let line = text.lines().find(|l| l.starts_with(name)).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn spsa_moves_a_parameter_towards_the_copy_that_wins_and_resumes() {
+    let params = TempFile::new("spsa-params");
+    let state = TempFile::new("spsa-state");
+    std::fs::write(
+        &params.0,
+        "# a parameter below 50 loses\nstrength 40 0 100 10\n",
+    )
+    .unwrap();
+    let args = |pairs: &str| {
+        let mut all = vec!["spsa", "--engine", STRENGTH_OPTION, "--iterations", "20"];
+        all.extend_from_slice(&["--r-end", "0.5", "--tc", "60+1", "--pairs", pairs]);
+        all.extend_from_slice(&["--params", params.0.to_str().unwrap()]);
+        all.extend_from_slice(&["--state", state.0.to_str().unwrap()]);
+        all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let run = |pairs: &str| {
+        let args = args(pairs);
+        stdout(&xqmatch(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        ))
+    };
+    let first = run("3");
+    assert!(first.contains("pair 3 of 20"), "{first}");
+    let after_three = tuned_value(&state.0, "strength");
+    // Each pair is won twice by the copy at 50 or more, and the value moves
+    // its way; once both copies reach 50 they draw and it stays.
+    assert!(after_three > 40.0, "{first}");
+    // The same command goes on from the state (its --params is not read again).
+    std::fs::write(&params.0, "not a parameter file").unwrap();
+    let second = run("2");
+    assert!(
+        second.contains("spsa: 1 parameters, pair 3 of 20"),
+        "{second}"
+    );
+    assert!(
+        second.contains("pair 5 of 20:") && !second.contains("pair 3 of 20:"),
+        "{second}"
+    );
+    assert!(tuned_value(&state.0, "strength") >= after_three);
+    // A bad parameter file is refused with its line.
+    let fresh = TempFile::new("spsa-fresh");
+    let out = xqmatch(&[
+        "spsa",
+        "--engine",
+        STRENGTH_OPTION,
+        "--params",
+        params.0.to_str().unwrap(),
+        "--state",
+        fresh.0.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let why = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        why.contains("line 1: 'not a parameter file' is not: name value min max step"),
+        "{why}"
+    );
+}

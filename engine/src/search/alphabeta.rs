@@ -7,7 +7,9 @@ use xqcore::{Move, MoveList, Piece, Role};
 
 use super::history::{self, PieceTo};
 use super::movepick::{piece_to, Context, MovePicker, SEE_VALUES};
-use super::{score_from_tt, score_to_tt, Pruning, Worker, MATE, MATE_BOUND, MAX_PLY, NO_EVAL};
+use super::{
+    score_from_tt, score_to_tt, Pruning, SearchParams, Worker, MATE, MATE_BOUND, MAX_PLY, NO_EVAL,
+};
 use crate::tt::{Bound, Entry};
 
 /// Late-move reductions in plies, by depth and then move number (see
@@ -43,7 +45,7 @@ fn late_move_limit(depth: i32, improving: bool) -> usize {
     (if improving { base } else { base / 2 }) as usize
 }
 
-impl Worker<'_> {
+impl<'a> Worker<'a> {
     /// Whether `color` has a rook, horse or cannon: null move is unsafe without.
     fn attackers(&self, color: xqcore::Color) -> u32 {
         let board = self.pos.board();
@@ -66,6 +68,13 @@ impl Worker<'_> {
         .iter()
         .find(|&&r| board.piece_bits(Piece::new(them, r)) != 0)
         .map_or(0, |r| SEE_VALUES[r.index()])
+    }
+
+    /// The search's margins, borrowed from the shared settings rather than
+    /// from `self`, so that the search can go on changing its own state.
+    #[inline]
+    fn params(&self) -> &'a SearchParams {
+        &self.shared.config.params
     }
 
     fn pruning(&self, level: Pruning) -> bool {
@@ -116,6 +125,7 @@ impl Worker<'_> {
                 self.evaluate(alpha, beta).0
             };
         }
+        let p = self.params();
         // Mate distance pruning.
         alpha = alpha.max(-MATE + ply as i32);
         beta = beta.min(MATE - ply as i32 - 1);
@@ -250,14 +260,19 @@ impl Worker<'_> {
                     picker.checks_only();
                 }
                 let prune = if quiet {
-                    late || (lmr_depth < 4 && history < -4_000 * depth)
+                    late || (lmr_depth < 4 && history < -p.history_prune * depth)
                         || (!in_check
                             && lmr_depth < 8
-                            && static_eval + 100 + 110 * lmr_depth <= alpha)
+                            && static_eval + p.futility_base + p.futility_depth * lmr_depth
+                                <= alpha)
                         || (lmr_depth < 8
-                            && !self.pos.see_ge(m, &SEE_VALUES, -30 * lmr_depth * lmr_depth))
+                            && !self.pos.see_ge(
+                                m,
+                                &SEE_VALUES,
+                                -p.see_quiet * lmr_depth * lmr_depth,
+                            ))
                 } else {
-                    depth < 8 && !self.pos.see_ge(m, &SEE_VALUES, -150 * depth)
+                    depth < 8 && !self.pos.see_ge(m, &SEE_VALUES, -p.see_capture * depth)
                 };
                 if prune && !picker.gives_check(&self.pos, m) {
                     continue;
@@ -275,7 +290,7 @@ impl Worker<'_> {
                     && e.bound != Bound::Upper
                     && s.abs() < MATE_BOUND
                 {
-                    let singular_beta = s - 2 * depth;
+                    let singular_beta = s - p.singular_depth * depth;
                     self.frame(ply).excluded = m;
                     let v = self.search(
                         singular_beta - 1,
@@ -321,7 +336,7 @@ impl Worker<'_> {
                 r += cut_node as i32;
                 r -= gives_check as i32;
                 r -= (killers.contains(&m) || m == counter) as i32;
-                r -= history / 8_000;
+                r -= history / p.lmr_history_div;
                 let d = (new_depth - r).clamp(1, new_depth.max(1));
                 score = -self.search(-alpha - 1, -alpha, d, ply + 1, false, true);
                 if score > alpha && d < new_depth && !self.aborted {
@@ -419,15 +434,16 @@ impl Worker<'_> {
         cut_node: bool,
     ) -> Option<i32> {
         let large = self.pruning(Pruning::Large);
+        let p = self.params();
         // Razoring: hopeless near the leaves unless a capture saves it.
-        if large && depth <= 3 && eval + 200 + 250 * depth < alpha {
+        if large && depth <= 3 && eval + p.razor_base + p.razor_depth * depth < alpha {
             let v = self.quiesce(alpha, alpha + 1, ply, false);
             if v <= alpha {
                 return Some(v);
             }
         }
         // Reverse futility: far above beta near the leaves.
-        let margin = 90 * depth - 60 * improving as i32;
+        let margin = p.rfp_depth * depth - p.rfp_improving * improving as i32;
         if large && depth <= 8 && eval - margin >= beta && eval < MATE_BOUND && beta > -MATE_BOUND {
             return Some((eval + beta) / 2);
         }
@@ -436,7 +452,7 @@ impl Worker<'_> {
             && !self.verifying
             && depth >= 3
             && eval >= beta
-            && static_eval >= beta - 20 * depth + 200
+            && static_eval >= beta - p.nmp_depth * depth + p.nmp_base
             && self.frame_before(ply, 1).piece_to != PieceTo::NONE)
         {
             return None;
@@ -444,7 +460,7 @@ impl Worker<'_> {
         // Counted only for the nodes that get this far.
         let attackers = self.attackers(self.pos.turn());
         if attackers > 0 && beta > -MATE_BOUND {
-            let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+            let r = 3 + depth / 3 + ((eval - beta) / p.nmp_eval_div).min(3);
             self.frame(ply).piece_to = PieceTo::NONE;
             self.pos.make_null_move();
             let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, false, !cut_node);
@@ -544,7 +560,7 @@ impl Worker<'_> {
                 return static_eval;
             }
             // Even winning the enemy's most valuable piece cannot reach alpha.
-            if static_eval + self.best_victim() + 200 <= alpha {
+            if static_eval + self.best_victim() + self.params().best_victim_margin <= alpha {
                 return static_eval;
             }
             alpha = alpha.max(static_eval);
@@ -569,7 +585,8 @@ impl Worker<'_> {
                     .board()
                     .piece_at(m.to())
                     .map_or(0, |p| SEE_VALUES[p.role.index()]);
-                if static_eval + victim + 150 <= alpha && best > -MATE_BOUND {
+                if static_eval + victim + self.params().delta_margin <= alpha && best > -MATE_BOUND
+                {
                     continue;
                 }
             }

@@ -24,9 +24,12 @@ use crate::time::{Budget, SearchControl};
 mod alphabeta;
 pub mod history;
 mod movepick;
+mod params;
 
 pub use history::Histories;
 use history::PieceTo;
+pub(crate) use params::PARAM_OPTIONS;
+pub use params::{SearchParams, Tunable, TUNABLES};
 
 /// How repeated positions are scored (UCCI `repetition`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +88,8 @@ pub struct SearchConfig {
     pub egtb: Option<std::sync::Arc<xqegtb::Tablebase>>,
     /// The learned evaluation; `None`: the hand-crafted one, at `knowledge`.
     pub net: Option<std::sync::Arc<xqnnue::Network>>,
+    /// The search's margins (their defaults but in tuning).
+    pub params: SearchParams,
 }
 
 impl Default for SearchConfig {
@@ -101,6 +106,7 @@ impl Default for SearchConfig {
             multipv: 1,
             egtb: None,
             net: None,
+            params: SearchParams::default(),
         }
     }
 }

@@ -1,0 +1,144 @@
+//! The search's tunable margins, declared once ([`search_params!`]): each
+//! one's default, the range a tuner may move it in and the step it probes
+//! with. The search reads them from [`SearchParams`]; an engine built with
+//! the `tune` feature also announces each as a `spin` option of the same
+//! name, so that a tuner (`xqmatch spsa`) can set them, and `xqengine
+//! params` prints them in the tuner's format.
+
+use crate::options::{spin, OptionKind, OptionSpec};
+
+/// One tunable parameter, as a tuner sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    /// The field's name, which is also the option's.
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    /// The size of the tuner's probes of it (SPSA's `c` at the end).
+    pub step: i32,
+}
+
+macro_rules! search_params {
+    ($($(#[doc = $doc:literal])+ $name:ident: $default:literal, $min:literal..=$max:literal, step $step:literal;)+) => {
+        /// The search's margins, in centipawns unless said otherwise.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct SearchParams {
+            $($(#[doc = $doc])+ pub $name: i32,)+
+        }
+
+        impl Default for SearchParams {
+            fn default() -> Self {
+                SearchParams { $($name: $default,)+ }
+            }
+        }
+
+        /// Every parameter with its range and step, in declaration order.
+        pub const TUNABLES: &[Tunable] = &[
+            $(Tunable { name: stringify!($name), default: $default, min: $min, max: $max, step: $step },)+
+        ];
+
+        /// The parameters as options (announced only with the `tune` feature).
+        pub(crate) const PARAM_OPTIONS: &[OptionSpec] = &[
+            $(OptionSpec {
+                ucci: Some(stringify!($name)),
+                uci: Some(stringify!($name)),
+                kind: OptionKind::Spin { default: $default, min: $min, max: $max },
+                effect: concat!("search parameter (tuning builds):", $($doc),+),
+                apply: |t, v| {
+                    t.engine.options.params.$name = spin(v) as i32;
+                    Vec::new()
+                },
+            },)+
+        ];
+    };
+}
+
+search_params! {
+    /// Razoring: the margin at depth 0.
+    razor_base: 200, 0..=600, step 20;
+    /// Razoring: the margin added a ply of depth.
+    razor_depth: 250, 50..=600, step 20;
+    /// Reverse futility: the margin a ply of depth.
+    rfp_depth: 90, 30..=250, step 8;
+    /// Reverse futility: taken off the margin when the position improves.
+    rfp_improving: 60, 0..=200, step 8;
+    /// Null move: the static evaluation may be this much below beta a ply of depth.
+    nmp_depth: 20, 0..=80, step 3;
+    /// Null move: ... less this much.
+    nmp_base: 200, 0..=600, step 20;
+    /// Null move: a ply more reduction for each this much the evaluation beats beta by.
+    nmp_eval_div: 200, 50..=800, step 20;
+    /// Futility of quiet moves: the margin at reduced depth 0.
+    futility_base: 100, 0..=400, step 10;
+    /// Futility of quiet moves: the margin added a ply of reduced depth.
+    futility_depth: 110, 30..=300, step 10;
+    /// Exchange pruning of quiet moves: the loss allowed, times the reduced depth squared.
+    see_quiet: 30, 5..=100, step 3;
+    /// Exchange pruning of captures: the loss allowed a ply of depth.
+    see_capture: 150, 30..=400, step 12;
+    /// Quiet moves whose history is below minus this a ply of depth are pruned near the leaves.
+    history_prune: 4_000, 500..=12_000, step 300;
+    /// Late-move reductions: a ply less for each this much history.
+    lmr_history_div: 8_000, 2_000..=30_000, step 600;
+    /// Singular extension: the margin below the table's score, a ply of depth.
+    singular_depth: 2, 1..=8, step 1;
+    /// Quiescence: a capture whose victim and this cannot reach alpha is not tried.
+    delta_margin: 150, 0..=500, step 15;
+    /// Quiescence: no capture is tried if winning the best victim and this cannot reach alpha.
+    best_victim_margin: 200, 0..=600, step 20;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_lie_in_their_ranges_and_names_are_unique() {
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min <= t.default && t.default <= t.max, "{t:?}");
+            assert!(t.step > 0 && t.step <= t.max - t.min, "{t:?}");
+            assert!(TUNABLES[i + 1..].iter().all(|u| u.name != t.name));
+        }
+        assert_eq!(TUNABLES.len(), PARAM_OPTIONS.len());
+    }
+
+    #[test]
+    fn each_option_sets_its_parameter_and_the_search_reads_them() {
+        use crate::options::{OptionValue, ProtocolFlags, Target};
+        use crate::{Engine, Limits, SearchConfig, Searcher, Silent};
+
+        let mut engine = Engine::new();
+        let mut protocol = ProtocolFlags::default();
+        for (spec, t) in PARAM_OPTIONS.iter().zip(TUNABLES) {
+            let before = engine.options.params;
+            let mut target = Target {
+                engine: &mut engine,
+                protocol: &mut protocol,
+            };
+            spec.apply(
+                &mut target,
+                OptionValue::Spin(i64::from(t.default + t.step)),
+            );
+            assert_ne!(before, engine.options.params, "{}", t.name);
+        }
+        assert_eq!(engine.options.params.rfp_depth, 90 + 8);
+
+        let nodes = |params: SearchParams| {
+            let config = SearchConfig {
+                params,
+                ..SearchConfig::default()
+            };
+            let mut searcher = Searcher::new(config, 1);
+            searcher
+                .search(&xqcore::Position::start(), &Limits::depth(8), &Silent)
+                .nodes
+        };
+        let wider = SearchParams {
+            futility_base: 300,
+            rfp_depth: 200,
+            ..SearchParams::default()
+        };
+        assert_ne!(nodes(SearchParams::default()), nodes(wider));
+    }
+}
