@@ -452,19 +452,27 @@ pub fn run_spsa(
                 .map(|h| h.join().expect("a pair's thread does not panic"))
                 .collect()
         });
+        // Only a whole prefix of the batch is applied, so that a resumed
+        // run plays the rest from the same iteration on.
         let mut outcomes = Vec::new();
+        let mut failure = None;
         for outcome in played {
-            // Only a whole prefix of the batch is applied, so that a
-            // resumed run plays the rest from the same iteration on.
-            match outcome? {
-                Some(o) => outcomes.push(o),
-                None => break,
+            match outcome {
+                Ok(Some(o)) => outcomes.push(o),
+                Ok(None) => break,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
             }
         }
         for o in &outcomes {
             spsa.update(&o.probe, o.result);
         }
         after_batch(spsa, &outcomes).map_err(SpsaError::Callback)?;
+        if let Some(e) = failure {
+            return Err(e.into());
+        }
     }
     Ok(())
 }
