@@ -512,6 +512,15 @@ fn nnue(args: &NnueArgs) -> ExitCode {
     {
         eprintln!("xqtrain nnue: threads: {e}");
     }
+    // A round starts from a trained net: its loss is the mark each epoch
+    // must beat to be worth a match.
+    if trainer.epoch == 0 && args.init_from.is_some() && !data.validation.is_empty() {
+        let before = trainer.loss(&data.validation, &cfg.loss);
+        eprintln!(
+            "epoch 0/{}: validation {before:.6} (the starting net)",
+            cfg.epochs
+        );
+    }
     while trainer.epoch < cfg.epochs {
         let r = trainer.epoch(&data.train, &data.validation, &cfg);
         let validation = r

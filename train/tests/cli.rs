@@ -256,7 +256,8 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
             "--batch-size",
             "64",
             "--validation-every",
-            "0",
+            // A round holds games out: the starting net's loss on them is said.
+            if init.is_some() { "2" } else { "0" },
         ];
         if let Some(from) = init {
             args.extend(["--init-from", from]);
@@ -274,7 +275,9 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
     let (code, stderr) = train(&first, &round2, Some(&round1));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains("a new round from") && stderr.contains("after its epoch 1"),
+        stderr.contains("a new round from")
+            && stderr.contains("after its epoch 1")
+            && stderr.contains("(the starting net)"),
         "{stderr}"
     );
     assert!(stderr.contains("epoch 1/1: train"), "{stderr}");
