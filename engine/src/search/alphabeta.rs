@@ -336,7 +336,7 @@ impl<'a> Worker<'a> {
                 r += cut_node as i32;
                 r -= gives_check as i32;
                 r -= (killers.contains(&m) || m == counter) as i32;
-                r -= history / p.lmr_history_div;
+                r -= history / p.lmr_history_div.max(1);
                 let d = (new_depth - r).clamp(1, new_depth.max(1));
                 score = -self.search(-alpha - 1, -alpha, d, ply + 1, false, true);
                 if score > alpha && d < new_depth && !self.aborted {
@@ -460,7 +460,7 @@ impl<'a> Worker<'a> {
         // Counted only for the nodes that get this far.
         let attackers = self.attackers(self.pos.turn());
         if attackers > 0 && beta > -MATE_BOUND {
-            let r = 3 + depth / 3 + ((eval - beta) / p.nmp_eval_div).min(3);
+            let r = 3 + depth / 3 + ((eval - beta) / p.nmp_eval_div.max(1)).min(3);
             self.frame(ply).piece_to = PieceTo::NONE;
             self.pos.make_null_move();
             let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, false, !cut_node);

@@ -21,7 +21,9 @@ pub struct Tunable {
 
 macro_rules! search_params {
     ($($(#[doc = $doc:literal])+ $name:ident: $default:literal, $min:literal..=$max:literal, step $step:literal;)+) => {
-        /// The search's margins, in centipawns unless said otherwise.
+        /// The search's margins, in centipawns unless said otherwise. The
+        /// search takes any values (a divisor below 1 counts as 1); the
+        /// ranges are the tuner's.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct SearchParams {
             $($(#[doc = $doc])+ pub $name: i32,)+
