@@ -74,6 +74,8 @@ pub struct EngineProcess {
     protocol: Protocol,
     /// UCCI: the engine took `usemillisec`, so times go in milliseconds.
     millis: bool,
+    /// The names of the options it announced at the handshake.
+    announced: Vec<String>,
 }
 
 /// Why an engine cannot be started or talked to. Every variant names the
@@ -198,6 +200,7 @@ impl EngineProcess {
             name: command.to_string(),
             protocol,
             millis: false,
+            announced: Vec::new(),
         })
     }
 
@@ -208,6 +211,7 @@ impl EngineProcess {
             .map_err(HandshakeError::Failed)?;
         let deadline = Instant::now() + timeout;
         let mut announces_millis = false;
+        self.announced.clear();
         loop {
             let line = match self.next_line(deadline) {
                 Ok(line) => line,
@@ -223,8 +227,9 @@ impl EngineProcess {
             }
             if let Some(name) = line.strip_prefix("id name ") {
                 self.name = name.trim().to_string();
-            } else if line.starts_with("option usemillisec ") {
-                announces_millis = true;
+            } else if let Some(option) = self.protocol.announced_option(&line) {
+                announces_millis |= option == "usemillisec";
+                self.announced.push(option.to_string());
             } else if refuses_command(&line) {
                 return Err(HandshakeError::NotThisProtocol);
             }
@@ -240,6 +245,13 @@ impl EngineProcess {
     /// The protocol the engine is spoken to in.
     pub fn protocol(&self) -> Protocol {
         self.protocol
+    }
+
+    /// Whether the engine announced the option `name` at its handshake
+    /// (letter case aside, as UCI compares names). An engine ignores an
+    /// option it does not know, often silently.
+    pub fn announces(&self, name: &str) -> bool {
+        self.announced.iter().any(|o| o.eq_ignore_ascii_case(name))
     }
 
     /// Whether UCCI times are sent in milliseconds.

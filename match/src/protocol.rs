@@ -37,6 +37,21 @@ impl Protocol {
         }
     }
 
+    /// The name of the option an `option` line of the handshake announces
+    /// (UCCI `option NAME type ...`, UCI `option name NAME type ...`, where
+    /// a UCI name may hold spaces), or `None` for any other line.
+    pub fn announced_option(self, line: &str) -> Option<&str> {
+        let rest = line.strip_prefix("option ")?;
+        let name = match self {
+            Protocol::Ucci => rest.split_whitespace().next()?,
+            Protocol::Uci => {
+                let rest = rest.trim_start().strip_prefix("name ")?;
+                rest.split(" type ").next()?.trim()
+            }
+        };
+        (!name.is_empty()).then_some(name)
+    }
+
     /// The command that tells the engine a new game starts.
     pub fn new_game(self) -> &'static str {
         match self {
@@ -320,6 +335,22 @@ pub fn refuses_command(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn announced_options_are_named_in_either_protocol() {
+        let ucci = Protocol::Ucci;
+        let uci = Protocol::Uci;
+        let line = "option hashsize type spin min 0 max 1024 default 16";
+        assert_eq!(ucci.announced_option(line), Some("hashsize"));
+        let line = "option name Skill Level type spin default 20 min 0 max 20";
+        assert_eq!(uci.announced_option(line), Some("Skill Level"));
+        assert_eq!(
+            uci.announced_option("option name Ponder type check"),
+            Some("Ponder")
+        );
+        assert_eq!(ucci.announced_option("id name ElephantEye"), None);
+        assert_eq!(uci.announced_option("option name  type spin"), None);
+    }
+
     use super::*;
 
     #[test]

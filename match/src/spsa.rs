@@ -318,7 +318,7 @@ impl Spsa {
     ///
     /// A missing or unreadable setting, or a bad parameter line.
     pub fn from_text(text: &str) -> Result<Spsa, SpsaFileError> {
-        let keys = [
+        const KEYS: [&str; 8] = [
             "iterations",
             "done",
             "seed",
@@ -328,53 +328,49 @@ impl Spsa {
             "gamma",
             "result_sum",
         ];
-        let mut values = [None; 8];
-        let mut seed = None;
+        // The header's lines by key; every other line is a parameter's
+        // (blanked here, so that errors name the right line).
+        let mut header = StateHeader::default();
         let mut param_lines = String::new();
         for (i, line) in text.lines().enumerate() {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.as_slice() {
-                [key, value] if keys.contains(key) => {
-                    let slot = keys.iter().position(|k| k == key).expect("a key");
-                    let bad = || SpsaFileError {
-                        line: i + 1,
-                        reason: format!("{key}: '{value}' is not a number"),
-                    };
-                    // The seed is a whole 64-bit number, beyond f64's precision.
-                    if *key == "seed" {
-                        seed = Some(value.parse::<u64>().map_err(|_| bad())?);
-                        values[slot] = Some(0.0);
-                    } else {
-                        values[slot] = Some(value.parse::<f64>().map_err(|_| bad())?);
-                    }
-                    param_lines.push('\n');
+            match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [key, value] if KEYS.contains(key) => {
+                    header.0.insert(key.to_string(), (i + 1, value.to_string()));
                 }
-                _ => {
-                    param_lines += line;
-                    param_lines.push('\n');
-                }
+                _ => param_lines += line,
             }
+            param_lines.push('\n');
         }
-        let mut got = [0.0; 8];
-        for (slot, value) in values.iter().enumerate() {
-            got[slot] = value.ok_or_else(|| SpsaFileError {
-                line: 1,
-                reason: format!("no '{}' line: not a state file of xqmatch spsa", keys[slot]),
-            })?;
-        }
-        let [iterations, done, _, r_end, stability, alpha, gamma, result_sum] = got;
         Ok(Spsa {
             params: read_params(&param_lines)?,
             schedule: Schedule {
-                iterations: iterations as u32,
-                r_end,
-                stability,
-                alpha,
-                gamma,
+                iterations: header.get("iterations")?,
+                r_end: header.get("r_end")?,
+                stability: header.get("stability")?,
+                alpha: header.get("alpha")?,
+                gamma: header.get("gamma")?,
             },
-            iteration: done as u32,
-            seed: seed.unwrap_or_default(),
-            result_sum,
+            iteration: header.get("done")?,
+            // A whole 64-bit number, beyond f64's precision.
+            seed: header.get("seed")?,
+            result_sum: header.get("result_sum")?,
+        })
+    }
+}
+
+/// A state file's settings: key to line number and value.
+#[derive(Default)]
+struct StateHeader(std::collections::HashMap<String, (usize, String)>);
+
+impl StateHeader {
+    fn get<T: std::str::FromStr>(&self, key: &str) -> Result<T, SpsaFileError> {
+        let (line, value) = self.0.get(key).ok_or_else(|| SpsaFileError {
+            line: 1,
+            reason: format!("no '{key}' line: not a state file of xqmatch spsa"),
+        })?;
+        value.parse().map_err(|_| SpsaFileError {
+            line: *line,
+            reason: format!("{key}: '{value}' is not a number"),
         })
     }
 }
@@ -410,6 +406,34 @@ pub enum SpsaError {
     /// The callback asked to stop (it could not save the state).
     #[error("{0}")]
     Callback(String),
+    /// Tuned parameters the engine did not announce as options: it would
+    /// ignore them (a build without them, or a misspelt name).
+    #[error("{engine} announces no option {}: is it a build with the tuned parameters?", quoted(.names))]
+    NotAnnounced { engine: String, names: Vec<String> },
+}
+
+fn quoted(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    quoted.join(", ")
+}
+
+/// Starts the engine once to check that it announces every parameter as
+/// an option.
+fn check_announced(engine: &EngineSpec, params: &[Param]) -> Result<(), SpsaError> {
+    let process = EngineProcess::start(engine)?;
+    let names: Vec<String> = params
+        .iter()
+        .filter(|p| !process.announces(&p.name))
+        .map(|p| p.name.clone())
+        .collect();
+    if names.is_empty() {
+        Ok(())
+    } else {
+        Err(SpsaError::NotAnnounced {
+            engine: process.name.clone(),
+            names,
+        })
+    }
 }
 
 /// Plays iterations until the schedule is done, `limit` more are done, or
@@ -420,7 +444,8 @@ pub enum SpsaError {
 ///
 /// # Errors
 ///
-/// An engine that cannot be started, or a callback error.
+/// An engine that cannot be started or does not announce every tuned
+/// parameter as an option, or a callback error.
 pub fn run_spsa(
     spsa: &mut Spsa,
     games: &SpsaGames,
@@ -428,6 +453,9 @@ pub fn run_spsa(
     stop: &AtomicBool,
     mut after_batch: impl FnMut(&Spsa, &[PairOutcome]) -> Result<(), String>,
 ) -> Result<(), SpsaError> {
+    if !spsa.finished() && limit > 0 {
+        check_announced(games.engine, &spsa.params)?;
+    }
     let end = spsa
         .schedule
         .iterations
@@ -622,5 +650,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(why.contains("not a state file"), "{why}");
+
+        let mut big_seed = Spsa::new(params(), Schedule::new(500), u64::MAX - 1);
+        big_seed.update(&big_seed.probe(0), -1.0);
+        assert_eq!(Spsa::from_text(&big_seed.to_text()).unwrap(), big_seed);
+        let bad = big_seed.to_text().replace("done 1", "done one");
+        let why = Spsa::from_text(&bad).unwrap_err().to_string();
+        assert!(
+            why.contains("line 3") && why.contains("done: 'one'"),
+            "{why}"
+        );
     }
 }

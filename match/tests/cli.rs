@@ -726,19 +726,34 @@ fn spsa_moves_a_parameter_towards_the_copy_that_wins_and_resumes() {
     assert!(tuned_value(&state.0, "strength") >= after_three);
     // A bad parameter file is refused with its line.
     let fresh = TempFile::new("spsa-fresh");
-    let out = xqmatch(&[
-        "spsa",
-        "--engine",
-        STRENGTH_OPTION,
-        "--params",
-        params.0.to_str().unwrap(),
-        "--state",
-        fresh.0.to_str().unwrap(),
-    ]);
+    let start_fresh = || {
+        let params = params.0.to_str().unwrap();
+        let state = fresh.0.to_str().unwrap();
+        xqmatch(&[
+            "spsa",
+            "--engine",
+            STRENGTH_OPTION,
+            "--params",
+            params,
+            "--state",
+            state,
+        ])
+    };
+    let out = start_fresh();
     assert_eq!(out.status.code(), Some(2));
     let why = String::from_utf8_lossy(&out.stderr);
     assert!(
         why.contains("line 1: 'not a parameter file' is not: name value min max step"),
         "{why}"
+    );
+    // A parameter the engine does not announce would tune nothing.
+    std::fs::write(&params.0, "strength 40 0 100 10\nstrenght 5 0 9 1\n").unwrap();
+    let out = start_fresh();
+    assert_eq!(out.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&out.stderr);
+    assert!(why.contains("announces no option 'strenght'"), "{why}");
+    assert!(
+        !fresh.0.exists(),
+        "no state is written for a run that did not start"
     );
 }
