@@ -753,7 +753,10 @@ fn main() -> ExitCode {
     let stop = stop_on_interrupt();
     let many = run.spec.players.len() > 2;
     let report = run_tournament(&run.spec, &run.played, stop, |game, results| {
-        out!("{}", report::game_line(game, results));
+        out!(
+            "{}",
+            report::game_line(game, results, run.spec.sprt.as_ref())
+        );
         if let Some(pgn_out) = run.pgn.as_mut() {
             pgn_out.append(&pgn_text(&run.spec, game))?;
         }

@@ -6,16 +6,22 @@ use crate::run::{FinishedGame, Results, TournamentReport};
 use crate::stats::{elo_estimate, likelihood_of_superiority, Pentanomial, Sprt, Tally};
 
 /// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms]`,
-/// then for two engines `; engine1 +W =D -L (S %)`, and the memory when the
-/// system tells (`; memory kB anon/peak A/P, A/P`, Red's then Black's).
-pub fn game_line(game: &FinishedGame, results: &Results) -> String {
+/// then for two engines `; engine1 +W =D -L (S %)` and, under an SPRT, its
+/// log-likelihood ratio so far (`, LLR 1.23 (-2.94, 2.94)`), and the memory
+/// when the system tells (`; memory kB anon/peak A/P, A/P`, Red's then Black's).
+pub fn game_line(game: &FinishedGame, results: &Results, sprt: Option<&Sprt>) -> String {
     let record = &game.record;
     let plies = record.plies();
     let overrun = record
         .worst_overrun_ms
         .map_or(String::new(), |ms| format!(", worst clock overrun {ms} ms"));
     let score = if results.table.players() == 2 {
-        format!("; {}", tally_text(&results.first_engine()))
+        let llr = sprt.map_or(String::new(), |sprt| {
+            let (lower, upper) = sprt.bounds();
+            let llr = sprt.llr_pentanomial(&results.pairs_of(0, 1));
+            format!(", LLR {llr:.2} ({lower:.2}, {upper:.2})")
+        });
+        format!("; {}{llr}", tally_text(&results.first_engine()))
     } else {
         String::new()
     };
@@ -275,13 +281,25 @@ mod tests {
         };
         let won = results(2, 1, |_| GameResult::RedWins);
         assert_eq!(
-            game_line(&game, &won),
+            game_line(&game, &won, None),
             "game   7: B - A: 0-1 (time forfeit) after 0 plies, worst clock overrun 312 ms; \
              engine1 +1 =0 -0 (100.0 %)"
         );
+        // Under an SPRT the line carries its LLR so far, as the summary's.
+        let sprt = Sprt::new(0.0, 5.0).unwrap();
+        let pairs = results(2, 40, |n| {
+            [GameResult::RedWins, GameResult::Draw, GameResult::RedWins][n % 3]
+        });
+        let llr = sprt.llr_pentanomial(&pairs.pairs_of(0, 1));
+        assert!(llr.abs() > 0.01, "{llr}");
+        let line = game_line(&game, &pairs, Some(&sprt));
+        assert!(
+            line.ends_with(&format!(", LLR {llr:.2} (-2.94, 2.94)")),
+            "{line}"
+        );
         let three = results(3, 1, |_| GameResult::RedWins);
         assert_eq!(
-            game_line(&game, &three),
+            game_line(&game, &three, Some(&sprt)),
             "game   7: B - A: 0-1 (time forfeit) after 0 plies, worst clock overrun 312 ms"
         );
     }
