@@ -467,12 +467,15 @@ mod tests {
         let uci = EngineProcess::start(&EngineSpec::new(UCI_ONLY)).unwrap();
         assert_eq!(uci.protocol(), Protocol::Uci);
         assert_eq!(uci.name, "ShellUci");
+        // Its options, letter case aside as UCI compares them.
+        assert!(uci.announces("hash") && !uci.announces("Threads"));
         let strict = EngineProcess::start(&EngineSpec::new(EXITS_ON_UCCI)).unwrap();
         assert_eq!(strict.protocol(), Protocol::Uci);
         assert_eq!(strict.name, "Strict");
         let ucci = EngineProcess::start(&EngineSpec::new(UCCI_MILLIS)).unwrap();
         assert_eq!(ucci.protocol(), Protocol::Ucci);
         assert!(ucci.millis());
+        assert!(ucci.announces("usemillisec") && !ucci.announces("hash"));
     }
 
     #[test]
