@@ -305,15 +305,81 @@ pub fn loss_of(
 /// fan-in of ~26 active inputs), random output weights, zero biases.
 pub fn initial_params(layout: &Layout, seed: u64) -> Vec<f32> {
     let mut rng = SplitMix64::new(seed);
-    let mut uniform = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     let mut params = vec![0.0f32; layout.params];
     for p in &mut params[INPUT_WEIGHTS..layout.input_biases] {
-        *p = uniform() * 0.1;
+        *p = initial_weight(&mut rng);
     }
     for p in &mut params[layout.output_weights..layout.output_biases] {
-        *p = uniform() * 0.1;
+        *p = initial_weight(&mut rng);
     }
     params
+}
+
+/// A fresh weight: uniform in ±0.1.
+pub fn initial_weight(rng: &mut SplitMix64) -> f32 {
+    ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * 0.1
+}
+
+/// Whether a net of `from`'s shape can be grown into `to`'s
+/// ([`grow_params`]): as wide or wider, over the same inputs or from
+/// piece-square to king-square inputs.
+pub fn can_grow(from: &Layout, to: &Layout) -> bool {
+    let (a, b) = (from.arch.features(), to.arch.features());
+    to.free >= from.free && (a == b || (!a.king_relative() && b.king_relative()))
+}
+
+/// A tensor of `from`'s layout (parameters, or one of AdamW's moments)
+/// laid out as `to` (see [`can_grow`]), so that the grown parameters
+/// compute the same evaluation: every old value keeps its place, a
+/// piece-square column becomes the factor of its nine king-square
+/// columns (whose own weights start at 0), and a new neuron gets input
+/// weights from `fresh` in the columns every position reaches but a zero
+/// bias and zero output weights, so it adds nothing until training finds
+/// a use for it (its activation already gives its output weights a
+/// gradient).
+///
+/// # Panics
+/// If `from` cannot grow into `to`, or `tensor` is not of `from`'s size.
+pub fn grow_params(
+    from: &Layout,
+    tensor: &[f32],
+    to: &Layout,
+    mut fresh: impl FnMut() -> f32,
+) -> Vec<f32> {
+    assert!(
+        can_grow(from, to),
+        "cannot grow {} into {}",
+        from.arch,
+        to.arch
+    );
+    assert_eq!(tensor.len(), from.params);
+    let (old, new) = (from.free, to.free);
+    let mut out = vec![0.0f32; to.params];
+    let mut copy_rows = |src: usize, dst: usize, rows: usize| {
+        for r in 0..rows {
+            out[dst + r * new..][..old].copy_from_slice(&tensor[src + r * old..][..old]);
+        }
+    };
+    // A piece-square net's columns are the factor of a king-square one's.
+    let old_columns = from.arch.inputs();
+    match (from.factor, to.factor) {
+        (None, Some(factor)) => copy_rows(INPUT_WEIGHTS, factor, old_columns),
+        (Some(from_factor), Some(factor)) => {
+            copy_rows(INPUT_WEIGHTS, INPUT_WEIGHTS, old_columns);
+            copy_rows(from_factor, factor, INPUTS);
+        }
+        _ => copy_rows(INPUT_WEIGHTS, INPUT_WEIGHTS, old_columns),
+    }
+    copy_rows(from.input_biases, to.input_biases, 1);
+    copy_rows(from.output_weights, to.output_weights, BUCKETS * 2);
+    out[to.output_biases..][..BUCKETS].copy_from_slice(&tensor[from.output_biases..][..BUCKETS]);
+    let shared = to.factor.unwrap_or(INPUT_WEIGHTS);
+    for f in 0..INPUTS {
+        for w in &mut out[shared + f * new..][old..new] {
+            *w = fresh();
+        }
+    }
+    out
 }
 
 /// Keeps the parameters where quantisation cannot overflow.
@@ -543,6 +609,68 @@ mod tests {
                 pos.fen()
             );
         }
+    }
+
+    #[test]
+    fn a_grown_net_evaluates_as_before_and_its_new_neurons_learn() {
+        let shape = |set, hidden| Layout::new(Architecture::new(set, hidden).unwrap());
+        let (ps, ks) = (FeatureSet::PieceSquare, FeatureSet::KingSquare);
+        for (from, to) in [
+            (shape(ps, 64), shape(ps, 96)),
+            (shape(ps, 64), shape(ks, 64)),
+            (shape(ps, 64), shape(ks, 128)),
+            (shape(ks, 64), shape(ks, 96)),
+        ] {
+            let params = lively_params(&from, 11);
+            let mut rng = SplitMix64::new(5);
+            let grown = grow_params(&from, &params, &to, || initial_weight(&mut rng));
+            let (old_net, new_net) = (quantise(&from, &params), quantise(&to, &grown));
+            assert_eq!(new_net.architecture(), to.arch);
+            let loss = LossConfig::default();
+            let mut learns = false;
+            for (n, pos) in positions(200).iter().enumerate() {
+                let sample = Sample::new(pos, 40, GameResult::RedWins);
+                let (a, b) = (
+                    evaluate(&from, &params, &sample),
+                    evaluate(&to, &grown, &sample),
+                );
+                assert!(
+                    (a - b).abs() <= 1e-3,
+                    "{} into {}: {a} vs {b}",
+                    from.arch,
+                    to.arch
+                );
+                assert_eq!(
+                    old_net.evaluate_board(pos.board(), pos.turn()),
+                    new_net.evaluate_board(pos.board(), pos.turn()),
+                    "{} into {} at {}",
+                    from.arch,
+                    to.arch,
+                    pos.fen()
+                );
+                // The new neurons' output weights get a gradient.
+                if to.free > from.free && n % 20 == 0 {
+                    let mut act = Activations::new(&to);
+                    forward(&to, &grown, &sample, false, &mut act);
+                    let mut grad = vec![0.0f32; to.params];
+                    backward(&to, &grown, &sample, &mut act, &loss, &mut grad);
+                    let bucket = to.output_weights + act.bucket * 2 * to.free;
+                    learns |= grad[bucket + from.free..bucket + to.free]
+                        .iter()
+                        .any(|g| g.abs() > 1e-7);
+                }
+            }
+            assert!(
+                learns || to.free == from.free,
+                "{} into {}",
+                from.arch,
+                to.arch
+            );
+        }
+        // Narrower, or from king squares back to piece-square: refused.
+        assert!(!can_grow(&shape(ps, 96), &shape(ps, 64)));
+        assert!(!can_grow(&shape(ks, 64), &shape(ps, 64)));
+        assert!(!can_grow(&shape(ks, 64), &shape(ps, 128)));
     }
 
     #[test]

@@ -16,8 +16,8 @@ use crate::data::Sample;
 use xqnnue::{Architecture, FeatureSet, Network};
 
 use crate::model::{
-    backward, clamp_params, forward, initial_params, loss_of, quantise, Activations, Layout,
-    LossConfig,
+    backward, can_grow, clamp_params, forward, grow_params, initial_params, initial_weight,
+    loss_of, quantise, Activations, Layout, LossConfig,
 };
 
 /// How to train.
@@ -95,6 +95,14 @@ pub enum CheckpointError {
     Checksum,
 }
 
+/// Why a net cannot grow into another shape ([`Trainer::grown`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a net of {from} cannot grow into {to}: a grown net is as wide or wider, over the same inputs or king-square ones where it had piece-square")]
+pub struct GrowError {
+    pub from: Architecture,
+    pub to: Architecture,
+}
+
 /// The first bytes of a checkpoint.
 const CHECKPOINT_MAGIC: [u8; 8] = *b"XQCKPT\0\0";
 /// Checkpoint version written. Version 2's header names the feature set
@@ -128,6 +136,38 @@ impl Trainer {
     /// epochs (on new data, with its own schedule).
     pub fn new_round(self) -> Trainer {
         Trainer { epoch: 0, ..self }
+    }
+
+    /// The same net in the larger shape `arch` (wider, or over king-square
+    /// inputs where it had piece-square ones), computing the same
+    /// evaluation until it is trained: [`grow_params`]. AdamW's moments
+    /// keep their places and start at zero for the new parameters; the
+    /// step count restarts so that the bias correction is right for those
+    /// (the old parameters then move more cautiously for a few hundred
+    /// steps). Epochs count from 0, as in [`Trainer::new_round`].
+    ///
+    /// # Errors
+    /// [`GrowError`] when `arch` is narrower or over other inputs.
+    pub fn grown(self, arch: Architecture, seed: u64) -> Result<Trainer, GrowError> {
+        let to = Layout::new(arch);
+        let from = self.layout;
+        if !can_grow(&from, &to) {
+            return Err(GrowError {
+                from: from.arch,
+                to: arch,
+            });
+        }
+        let mut rng = SplitMix64::new(seed);
+        let mut params = grow_params(&from, &self.params, &to, || initial_weight(&mut rng));
+        clamp_params(&to, &mut params);
+        Ok(Trainer {
+            layout: to,
+            params,
+            m: grow_params(&from, &self.m, &to, || 0.0),
+            v: grow_params(&from, &self.v, &to, || 0.0),
+            step: 0,
+            epoch: 0,
+        })
     }
 
     /// The learning rate of the current epoch.
@@ -408,6 +448,34 @@ mod tests {
             Trainer::from_bytes(&bytes[..50]),
             Err(CheckpointError::Foreign)
         ));
+    }
+
+    #[test]
+    fn a_grown_trainer_starts_at_the_old_loss_trains_and_checkpoints() {
+        let data = samples();
+        let cfg = TrainConfig {
+            batch_size: 256,
+            ..TrainConfig::default()
+        };
+        let narrow = Architecture::new(FeatureSet::PieceSquare, 64).unwrap();
+        let mut trainer = Trainer::new(narrow, 4);
+        trainer.epoch(&data, &[], &cfg);
+        let before = trainer.loss(&data, &cfg.loss);
+        let kings = Architecture::new(FeatureSet::KingSquare, 96).unwrap();
+        let mut grown = trainer.clone().grown(kings, 9).unwrap();
+        assert_eq!((grown.layout.arch, grown.step, grown.epoch), (kings, 0, 0));
+        let start = grown.loss(&data, &cfg.loss);
+        assert!((start - before).abs() < 1e-6, "{before} -> {start}");
+        grown.epoch(&data, &[], &cfg);
+        assert!(grown.loss(&data, &cfg.loss) < start);
+        assert_eq!(Trainer::from_bytes(&grown.to_bytes()).unwrap(), grown);
+        assert_eq!(
+            grown.clone().grown(narrow, 9),
+            Err(GrowError {
+                from: kings,
+                to: narrow
+            })
+        );
     }
 
     /// `trainer`'s checkpoint in version 1's layout (a 256-wide net).

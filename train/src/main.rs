@@ -86,13 +86,16 @@ struct NnueArgs {
     #[arg(long, default_value = "nnue/nets/default.xqnn")]
     out: PathBuf,
     /// Hidden neurons a perspective of a new net (a multiple of 32 up to
-    /// 1,024) [default: 256]; a resumed or continued net keeps its own
-    /// width, and giving another is an error.
+    /// 1,024) [default: 256]. With --init-from, a wider net than the
+    /// checkpoint's grows it (new neurons that add nothing until trained);
+    /// a resumed net keeps its own width, and giving another is an error.
     #[arg(long)]
     hidden: Option<usize>,
     /// Inputs of a new net: piece-square, or king-square (the piece-square
     /// inputs once for each square of the side's own king) [default:
-    /// piece-square]; a resumed or continued net keeps its own.
+    /// piece-square]. With --init-from, king-square grows a piece-square
+    /// checkpoint's net (its columns become the factor every king square
+    /// adds); a resumed net keeps its own.
     #[arg(long)]
     features: Option<FeatureSet>,
     /// Epochs in all (a resumed run goes on up to this many).
@@ -555,8 +558,9 @@ fn nnue(args: &NnueArgs) -> ExitCode {
 const RESERVOIR_GAMES: u32 = 10_000;
 
 /// The trainer `nnue` starts from: its own checkpoint resumed; or, when
-/// there is none or `--fresh`, a new round from `--init-from` or a new net
-/// of `--hidden` neurons.
+/// there is none or `--fresh`, a new round from `--init-from` (grown into
+/// the shape `--hidden` and `--features` ask for, when that is another) or
+/// a new net of `--hidden` neurons.
 fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     if !args.fresh && args.checkpoint.exists() {
         let t = load_checkpoint(&args.checkpoint, args)?;
@@ -578,23 +582,49 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
             }
         };
     };
-    let t = load_checkpoint(from, args)?;
+    let t = read_checkpoint(from)?;
     eprintln!(
         "a new round from {} (after its epoch {}, step {})",
         from.display(),
         t.epoch,
         t.step
     );
-    Ok(t.new_round())
+    // A shape asked for that is not the checkpoint's grows its net.
+    let arch = t.layout.arch;
+    let grown = match Architecture::new(
+        args.features.unwrap_or(arch.features()),
+        args.hidden.unwrap_or(arch.hidden()),
+    ) {
+        Ok(asked) if asked == arch => return Ok(t.new_round()),
+        Ok(asked) => t.grown(asked, args.seed).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match grown {
+        Ok(t) => {
+            eprintln!("grown from {arch} into {}", t.layout.arch);
+            Ok(t)
+        }
+        Err(e) => {
+            eprintln!("xqtrain nnue: --init-from {}: {e}", from.display());
+            Err(ExitCode::from(2))
+        }
+    }
 }
 
-/// A checkpoint (of the shape `--hidden` and `--features` ask for, when
-/// given), or the exit code of `nnue` having said why it cannot be.
-fn load_checkpoint(path: &Path, args: &NnueArgs) -> Result<Trainer, ExitCode> {
-    let t = Trainer::load(path).map_err(|e| {
+/// A checkpoint, or the exit code of `nnue` having said why it cannot be
+/// read.
+fn read_checkpoint(path: &Path) -> Result<Trainer, ExitCode> {
+    Trainer::load(path).map_err(|e| {
         eprintln!("xqtrain nnue: {}: {e}", path.display());
         ExitCode::from(2)
-    })?;
+    })
+}
+
+/// A checkpoint to resume (of the shape `--hidden` and `--features` ask
+/// for, when given), or the exit code of `nnue` having said why it cannot
+/// be.
+fn load_checkpoint(path: &Path, args: &NnueArgs) -> Result<Trainer, ExitCode> {
+    let t = read_checkpoint(path)?;
     let arch = t.layout.arch;
     let other = match (args.hidden, args.features) {
         (Some(h), _) if h != arch.hidden() => Some(format!("--hidden {h}")),

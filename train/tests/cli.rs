@@ -242,7 +242,7 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
     assert!(said.contains("5 games of 7 ever offered"), "{said}");
     // The reservoir trains like a games file; a new round starts from the
     // first round's checkpoint with its epochs counted afresh.
-    let train = |data: &str, checkpoint: &str, init: Option<&str>| {
+    let train_as = |data: &str, checkpoint: &str, init: Option<&str>, shape: &[&str]| {
         let (net, epochs) = (path("net.xqnn"), "1");
         let mut args = vec![
             "nnue",
@@ -262,12 +262,15 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
         if let Some(from) = init {
             args.extend(["--init-from", from]);
         }
+        args.extend_from_slice(shape);
         let out = xqtrain(&args);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    let train =
+        |data: &str, checkpoint: &str, init: Option<&str>| train_as(data, checkpoint, init, &[]);
     let (round1, round2) = (path("round1.xqck"), path("round2.xqck"));
     let (code, stderr) = train(&reservoir, &round1, None);
     assert_eq!(code, Some(0), "{stderr}");
@@ -281,6 +284,39 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
         "{stderr}"
     );
     assert!(stderr.contains("epoch 1/1: train"), "{stderr}");
+    // A round may grow the net, wider and over king squares: it starts
+    // from the same evaluation, so at the same loss on the held-out games.
+    let starting_loss = |stderr: &str| -> f64 {
+        let line = stderr.lines().find(|l| l.contains("(the starting net)"));
+        let figure = line.and_then(|l| l.split_whitespace().nth(3));
+        figure.and_then(|f| f.parse().ok()).expect(stderr)
+    };
+    let grow = ["--features", "king-square", "--hidden", "320"];
+    let (code, grown) = train_as(&first, &path("grown.xqck"), Some(&round1), &grow);
+    assert_eq!(code, Some(0), "{grown}");
+    assert!(
+        grown.contains("grown from piece-square 1260->256x2->1x8 into king-square 11340->320x2"),
+        "{grown}"
+    );
+    assert!((starting_loss(&grown) - starting_loss(&stderr)).abs() < 1e-5);
+    assert_eq!(
+        xqnnue::Network::load(std::path::Path::new(&path("net.xqnn")))
+            .unwrap()
+            .architecture(),
+        xqnnue::Architecture::new(xqnnue::FeatureSet::KingSquare, 320).unwrap()
+    );
+    // Narrower is refused, naming the checkpoint.
+    let (code, said) = train_as(
+        &first,
+        &path("narrow.xqck"),
+        Some(&round1),
+        &["--hidden", "128"],
+    );
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("round1.xqck") && said.contains("cannot grow"),
+        "{said}"
+    );
     // A round cannot start from its own checkpoint.
     let (code, stderr) = train(&first, &round2, Some(&round2));
     assert_eq!(code, Some(2), "{stderr}");
