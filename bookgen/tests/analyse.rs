@@ -737,7 +737,8 @@ fn shipped_games(path: &Path) -> Vec<(Position, Vec<xqcore::Move>)> {
 }
 
 /// The default book's analysis is its journal's fixed point: the last
-/// command of data/README.md, run again on the shipped journal, has
+/// command of data/README.md, run again on the shipped journal with the
+/// net it was made with, has
 /// nothing left to search and writes the shipped file byte for byte (the
 /// analysis decides what to search, grow and refine from its results
 /// alone, in a fixed order).
@@ -771,7 +772,10 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
             },
         ],
         threads: 2,
-        net: Some(std::sync::Arc::new(xqnnue::Network::embedded().clone())),
+        // The net the analysis was made with, the built-in one then.
+        net: Some(std::sync::Arc::new(
+            xqnnue::Network::load(&data.join("../nnue/nets/d7759b8f.xqnn")).unwrap(),
+        )),
         tables,
         grow: 10_000,
         grow_plies: 30,
