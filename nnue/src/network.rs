@@ -25,6 +25,7 @@
 use std::path::Path;
 
 use crate::features::{FeatureSet, BUCKETS};
+use crate::simd::AlignedVec;
 use crate::{ACC_SHIFT, MAX_HIDDEN, QA, QB, SCALE};
 
 /// The first bytes of a net file.
@@ -127,12 +128,13 @@ impl std::fmt::Display for Architecture {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     arch: Architecture,
-    /// `[inputs][hidden]`: the column of each input.
-    input_weights: Vec<i16>,
+    /// `[inputs][hidden]`: the column of each input. The tensors are
+    /// aligned for the kernels' aligned loads.
+    input_weights: AlignedVec,
     /// `[hidden]`.
-    input_biases: Vec<i16>,
+    input_biases: AlignedVec,
     /// `[BUCKETS][2 * hidden]`.
-    output_weights: Vec<i16>,
+    output_weights: AlignedVec,
     /// `[BUCKETS]`.
     output_biases: Vec<i32>,
 }
@@ -176,9 +178,9 @@ impl Network {
         }
         let net = Network {
             arch,
-            input_weights,
-            input_biases,
-            output_weights,
+            input_weights: input_weights.into(),
+            input_biases: input_biases.into(),
+            output_weights: output_weights.into(),
             output_biases,
         };
         net.check_range()?;
@@ -333,8 +335,8 @@ impl Network {
         for w in self
             .input_weights
             .iter()
-            .chain(&self.input_biases)
-            .chain(&self.output_weights)
+            .chain(self.input_biases.iter())
+            .chain(self.output_weights.iter())
         {
             out.extend_from_slice(&w.to_le_bytes());
         }

@@ -30,20 +30,102 @@ fn has_avx2() -> bool {
 }
 
 /// Calls the AVX2 compilation of a kernel when the CPU has it, else the
-/// portable one.
+/// portable one. The AVX2 kernels take `ALIGNED`: whether every argument
+/// starts on a 32-byte boundary (the net's tensors and the accumulators
+/// always do), so that they load and store whole registers at once instead
+/// of in halves, as unaligned 256-bit accesses are compiled.
 macro_rules! dispatch {
-    ($portable:expr, $avx2:expr, $($arg:expr),*) => {{
+    ($portable:expr, $avx2:ident::<$n:ident>, $($arg:expr),*) => {{
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx2() {
+                let aligned = true $(&& $arg.as_ptr().addr().is_multiple_of(32))*;
                 // SAFETY: the CPU supports AVX2 (checked just above), the
                 // only requirement of a `target_feature(enable = "avx2")`
-                // function; the arguments are plain slices and arrays.
-                return unsafe { $avx2($($arg),*) };
+                // function; the arguments are whole blocks of `N` values,
+                // and the aligned compilation is called only when each
+                // starts on a 32-byte boundary (checked just above).
+                return unsafe {
+                    if aligned {
+                        $avx2::<$n, true>($($arg),*)
+                    } else {
+                        $avx2::<$n, false>($($arg),*)
+                    }
+                };
             }
         }
         $portable($($arg),*)
     }};
+}
+
+/// Loads 16 values from `$p` (a pointer to `i16`): with an aligned load
+/// when `$aligned`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! load {
+    ($aligned:expr, $p:expr) => {
+        if $aligned {
+            _mm256_load_si256($p.cast())
+        } else {
+            _mm256_loadu_si256($p.cast())
+        }
+    };
+}
+
+/// Stores 16 values at `$p` (a pointer to `i16`): with an aligned store
+/// when `$aligned`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! store {
+    ($aligned:expr, $p:expr, $v:expr) => {
+        if $aligned {
+            _mm256_store_si256($p.cast(), $v)
+        } else {
+            _mm256_storeu_si256($p.cast(), $v)
+        }
+    };
+}
+
+/// `i16` values stored from a 32-byte boundary: the net's tensors, so that
+/// each column and block the kernels read starts on one (every width is a
+/// multiple of [`SMALL_BLOCK`] values, 64 bytes).
+#[derive(Clone, PartialEq, Eq, Default)]
+pub(crate) struct AlignedVec {
+    /// The values, the last chunk padded with zeros.
+    chunks: Vec<Chunk>,
+    len: usize,
+}
+
+/// 16 values, one AVX2 register.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(32))]
+struct Chunk([i16; 16]);
+
+impl From<Vec<i16>> for AlignedVec {
+    fn from(values: Vec<i16>) -> AlignedVec {
+        let chunks = values
+            .chunks(16)
+            .map(|c| {
+                let mut chunk = [0; 16];
+                chunk[..c.len()].copy_from_slice(c);
+                Chunk(chunk)
+            })
+            .collect();
+        AlignedVec {
+            chunks,
+            len: values.len(),
+        }
+    }
+}
+
+impl std::ops::Deref for AlignedVec {
+    type Target = [i16];
+
+    #[inline]
+    fn deref(&self) -> &[i16] {
+        // SAFETY: `Chunk` is `repr(C)` around `[i16; 16]`, 32 bytes with no
+        // padding, so the chunks hold `16 x chunks.len()` initialised `i16`
+        // in a row, of which `len` are read; the slice borrows `self`.
+        unsafe { std::slice::from_raw_parts(self.chunks.as_ptr().cast::<i16>(), self.len) }
+    }
 }
 
 /// The block the element-wise kernels work on: a whole half of a 256-wide
@@ -68,13 +150,26 @@ fn add_sub_portable<const N: usize>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_sub_avx2<const N: usize>(
+unsafe fn add_sub_avx2<const N: usize, const ALIGNED: bool>(
     out: &mut [i16; N],
     input: &[i16; N],
     add: &[i16; N],
     sub: &[i16; N],
 ) {
-    add_sub_portable(out, input, add, sub)
+    use std::arch::x86_64::*;
+    const { assert!(N.is_multiple_of(16)) };
+    for i in (0..N).step_by(16) {
+        // SAFETY: `i + 16 <= N` and every array holds N values; aligned
+        // accesses only when each array starts on a 32-byte boundary.
+        let v = _mm256_sub_epi16(
+            _mm256_add_epi16(
+                load!(ALIGNED, input.as_ptr().add(i)),
+                load!(ALIGNED, add.as_ptr().add(i)),
+            ),
+            load!(ALIGNED, sub.as_ptr().add(i)),
+        );
+        store!(ALIGNED, out.as_mut_ptr().add(i), v);
+    }
 }
 
 /// `out = input + add - sub` on a block of `N` values.
@@ -112,14 +207,27 @@ fn add_sub_sub_portable<const N: usize>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_sub_sub_avx2<const N: usize>(
+unsafe fn add_sub_sub_avx2<const N: usize, const ALIGNED: bool>(
     out: &mut [i16; N],
     input: &[i16; N],
     add: &[i16; N],
     sub1: &[i16; N],
     sub2: &[i16; N],
 ) {
-    add_sub_sub_portable(out, input, add, sub1, sub2)
+    use std::arch::x86_64::*;
+    const { assert!(N.is_multiple_of(16)) };
+    for i in (0..N).step_by(16) {
+        // SAFETY: as in `add_sub_avx2`.
+        let v = _mm256_add_epi16(
+            load!(ALIGNED, input.as_ptr().add(i)),
+            load!(ALIGNED, add.as_ptr().add(i)),
+        );
+        let v = _mm256_sub_epi16(
+            _mm256_sub_epi16(v, load!(ALIGNED, sub1.as_ptr().add(i))),
+            load!(ALIGNED, sub2.as_ptr().add(i)),
+        );
+        store!(ALIGNED, out.as_mut_ptr().add(i), v);
+    }
 }
 
 /// `out = input + add - sub1 - sub2` on a block of `N` values.
@@ -150,8 +258,17 @@ fn add_assign_portable<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn add_assign_avx2<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
-    add_assign_portable(acc, row)
+unsafe fn add_assign_avx2<const N: usize, const ALIGNED: bool>(acc: &mut [i16; N], row: &[i16; N]) {
+    use std::arch::x86_64::*;
+    const { assert!(N.is_multiple_of(16)) };
+    for i in (0..N).step_by(16) {
+        // SAFETY: as in `add_sub_avx2`.
+        let v = _mm256_add_epi16(
+            load!(ALIGNED, acc.as_ptr().add(i)),
+            load!(ALIGNED, row.as_ptr().add(i)),
+        );
+        store!(ALIGNED, acc.as_mut_ptr().add(i), v);
+    }
 }
 
 /// `acc += row` on a block of `N` values.
@@ -246,7 +363,7 @@ fn screlu_dot_portable<const N: usize>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn screlu_dot_avx2<const N: usize>(
+unsafe fn screlu_dot_avx2<const N: usize, const ALIGNED: bool>(
     us: &[i16; N],
     them: &[i16; N],
     w_us: &[i16; N],
@@ -261,10 +378,10 @@ unsafe fn screlu_dot_avx2<const N: usize>(
     for (values, w) in [(us, w_us), (them, w_them)] {
         for i in (0..N).step_by(16) {
             // SAFETY: `i + 16 <= N` (N is a multiple of 16, checked at
-            // compile time) and both arrays hold N values; unaligned loads
-            // have no alignment requirement.
-            let v = _mm256_loadu_si256(values.as_ptr().add(i).cast());
-            let wv = _mm256_loadu_si256(w.as_ptr().add(i).cast());
+            // compile time) and both arrays hold N values; aligned loads
+            // only when each array starts on a 32-byte boundary.
+            let v = load!(ALIGNED, values.as_ptr().add(i));
+            let wv = load!(ALIGNED, w.as_ptr().add(i));
             let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
             let v = _mm256_srli_epi16::<{ ACC_SHIFT as i32 }>(_mm256_add_epi16(v, round));
             // v * w in 16 bits, then (v * w) * v summed pairwise in 32.
@@ -402,6 +519,62 @@ mod tests {
                 us[n - 1]
                     .wrapping_sub(row2[n - 1])
                     .wrapping_add(row[n - 1] * 2)
+            );
+        }
+    }
+
+    /// The kernels give the same results whether their arguments start on
+    /// a 32-byte boundary (aligned loads and stores) or 2 bytes past one,
+    /// and the same as the portable code.
+    #[test]
+    fn aligned_and_unaligned_arguments_agree() {
+        #[repr(C, align(32))]
+        struct Buffer([i16; BLOCK + 16]);
+        let n = BLOCK;
+        // A value more than needed, so that the slice from the second
+        // value has the same length but starts off the boundary.
+        let tensor = |seed, len, range| AlignedVec::from(pseudo(seed, len + 1, range));
+        let (input, add, sub, sub2) = (
+            tensor(1, n, 1500),
+            tensor(2, n, 300),
+            tensor(3, n, 300),
+            tensor(4, n, 300),
+        );
+        let w = tensor(5, 2 * n, 127);
+        assert!(input.as_ptr().addr().is_multiple_of(32));
+        assert_eq!(input.len(), n + 1);
+        for offset in [0, 1] {
+            let part = |v: &AlignedVec| -> [i16; BLOCK] { *v[offset..].first_chunk().unwrap() };
+            let (i, a, s, s2) = (part(&input), part(&add), part(&sub), part(&sub2));
+            let range = offset..offset + n;
+            let mut out = Buffer([0; BLOCK + 16]);
+            let out = &mut out.0[range.clone()];
+            let mut want = [0i16; BLOCK];
+            add_sub_portable(&mut want, &i, &a, &s);
+            add_sub(
+                out,
+                &input[range.clone()],
+                &add[range.clone()],
+                &sub[range.clone()],
+            );
+            assert_eq!(*out, want, "add_sub, offset {offset}");
+            add_sub_sub_portable(&mut want, &i, &a, &s, &s2);
+            let args = [&add, &sub, &sub2].map(|t| &t[range.clone()]);
+            add_sub_sub(out, &input[range.clone()], args[0], args[1], args[2]);
+            assert_eq!(*out, want, "add_sub_sub, offset {offset}");
+            add_assign_portable(&mut want, &a);
+            add_assign(out, &add[range.clone()]);
+            assert_eq!(*out, want, "add_assign, offset {offset}");
+            let portable = screlu_dot_portable::<BLOCK>(
+                &i,
+                &a,
+                w[offset..].first_chunk().unwrap(),
+                w[offset + n..].first_chunk().unwrap(),
+            );
+            let weights = &w[offset..offset + 2 * n];
+            assert_eq!(
+                screlu_dot(&input[range.clone()], &add[range], weights),
+                portable
             );
         }
     }
