@@ -1,11 +1,12 @@
 //! The integer kernels of inference, with the crate's only `unsafe`.
 //!
 //! Each kernel has a portable body, written so the compiler vectorises it,
-//! and on x86-64 an AVX2 version chosen at run time: the same body compiled
-//! with AVX2 enabled for the element-wise kernels, and intrinsics for the
-//! output layer's multiply-add. Results are identical on both paths
-//! (integer arithmetic, the same order of lane sums up to wrapping-free
-//! bounds; see [`screlu_dot`]).
+//! and on x86-64 an AVX2 version in intrinsics chosen at run time, in two
+//! compilations: aligned loads and stores when every argument starts on a
+//! 32-byte boundary (the net's tensors, kept in [`AlignedVec`], and the
+//! accumulators), unaligned ones otherwise. Results are identical on all
+//! paths (integer arithmetic, the same order of lane sums up to
+//! wrapping-free bounds; see [`screlu_dot`]).
 //!
 //! The bodies work on fixed-size blocks (arrays of [`BLOCK`] values, or
 //! [`SMALL_BLOCK`] for widths that are not a multiple of it), so that they
@@ -87,7 +88,7 @@ macro_rules! store {
 /// `i16` values stored from a 32-byte boundary: the net's tensors, so that
 /// each column and block the kernels read starts on one (every width is a
 /// multiple of [`SMALL_BLOCK`] values, 64 bytes).
-#[derive(Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct AlignedVec {
     /// The values, the last chunk padded with zeros.
     chunks: Vec<Chunk>,
