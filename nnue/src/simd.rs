@@ -149,6 +149,37 @@ fn add_sub_portable<const N: usize>(
     }
 }
 
+/// `out = input + Σ adds - Σ subs` on a block of `N` values, a register
+/// (16 values) at a time: the body of the element-wise AVX2 kernels.
+///
+/// # Safety
+/// AVX2; `out` and `input` (which may be the same) each valid for `N`
+/// values; when `ALIGNED`, every argument starts on a 32-byte boundary.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_sub_many_avx2<const N: usize, const ALIGNED: bool, const A: usize, const S: usize>(
+    out: *mut i16,
+    input: *const i16,
+    adds: [&[i16; N]; A],
+    subs: [&[i16; N]; S],
+) {
+    use std::arch::x86_64::*;
+    const { assert!(N.is_multiple_of(16)) };
+    for i in (0..N).step_by(16) {
+        // SAFETY: `i + 16 <= N` and every argument holds N values; aligned
+        // accesses only when each starts on a 32-byte boundary (the
+        // function's contract).
+        let mut v = load!(ALIGNED, input.add(i));
+        for add in adds {
+            v = _mm256_add_epi16(v, load!(ALIGNED, add.as_ptr().add(i)));
+        }
+        for sub in subs {
+            v = _mm256_sub_epi16(v, load!(ALIGNED, sub.as_ptr().add(i)));
+        }
+        store!(ALIGNED, out.add(i), v);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn add_sub_avx2<const N: usize, const ALIGNED: bool>(
@@ -157,20 +188,8 @@ unsafe fn add_sub_avx2<const N: usize, const ALIGNED: bool>(
     add: &[i16; N],
     sub: &[i16; N],
 ) {
-    use std::arch::x86_64::*;
-    const { assert!(N.is_multiple_of(16)) };
-    for i in (0..N).step_by(16) {
-        // SAFETY: `i + 16 <= N` and every array holds N values; aligned
-        // accesses only when each array starts on a 32-byte boundary.
-        let v = _mm256_sub_epi16(
-            _mm256_add_epi16(
-                load!(ALIGNED, input.as_ptr().add(i)),
-                load!(ALIGNED, add.as_ptr().add(i)),
-            ),
-            load!(ALIGNED, sub.as_ptr().add(i)),
-        );
-        store!(ALIGNED, out.as_mut_ptr().add(i), v);
-    }
+    // SAFETY: the caller's contract is `add_sub_many_avx2`'s.
+    add_sub_many_avx2::<N, ALIGNED, 1, 1>(out.as_mut_ptr(), input.as_ptr(), [add], [sub])
 }
 
 /// `out = input + add - sub` on a block of `N` values.
@@ -215,20 +234,8 @@ unsafe fn add_sub_sub_avx2<const N: usize, const ALIGNED: bool>(
     sub1: &[i16; N],
     sub2: &[i16; N],
 ) {
-    use std::arch::x86_64::*;
-    const { assert!(N.is_multiple_of(16)) };
-    for i in (0..N).step_by(16) {
-        // SAFETY: as in `add_sub_avx2`.
-        let v = _mm256_add_epi16(
-            load!(ALIGNED, input.as_ptr().add(i)),
-            load!(ALIGNED, add.as_ptr().add(i)),
-        );
-        let v = _mm256_sub_epi16(
-            _mm256_sub_epi16(v, load!(ALIGNED, sub1.as_ptr().add(i))),
-            load!(ALIGNED, sub2.as_ptr().add(i)),
-        );
-        store!(ALIGNED, out.as_mut_ptr().add(i), v);
-    }
+    // SAFETY: the caller's contract is `add_sub_many_avx2`'s.
+    add_sub_many_avx2::<N, ALIGNED, 1, 2>(out.as_mut_ptr(), input.as_ptr(), [add], [sub1, sub2])
 }
 
 /// `out = input + add - sub1 - sub2` on a block of `N` values.
@@ -260,16 +267,10 @@ fn add_assign_portable<const N: usize>(acc: &mut [i16; N], row: &[i16; N]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn add_assign_avx2<const N: usize, const ALIGNED: bool>(acc: &mut [i16; N], row: &[i16; N]) {
-    use std::arch::x86_64::*;
-    const { assert!(N.is_multiple_of(16)) };
-    for i in (0..N).step_by(16) {
-        // SAFETY: as in `add_sub_avx2`.
-        let v = _mm256_add_epi16(
-            load!(ALIGNED, acc.as_ptr().add(i)),
-            load!(ALIGNED, row.as_ptr().add(i)),
-        );
-        store!(ALIGNED, acc.as_mut_ptr().add(i), v);
-    }
+    let acc = acc.as_mut_ptr();
+    // SAFETY: the caller's contract is `add_sub_many_avx2`'s, `acc` both
+    // input and output.
+    add_sub_many_avx2::<N, ALIGNED, 1, 0>(acc, acc, [row], [])
 }
 
 /// `acc += row` on a block of `N` values.
