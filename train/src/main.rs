@@ -34,6 +34,9 @@ enum Command {
     /// Train the NNUE on games from `datagen`: resumes from the checkpoint
     /// when there is one, writes it and the quantised net after each epoch.
     Nnue(NnueArgs),
+    /// Measure checkpoints' loss on the same games, e.g. ones none of them
+    /// was trained on, so that nets from rounds on different data compare.
+    Loss(LossArgs),
     /// Offer games to a reservoir: a uniform random sample of every game
     /// ever offered, small enough to commit (`nnue` reads it as a games
     /// file), so that past sessions' self-play outlives their machines.
@@ -113,18 +116,11 @@ struct NnueArgs {
     /// Factor the learning rate is multiplied by every --lr-step epochs.
     #[arg(long, default_value_t = 0.3)]
     lr_gamma: f32,
-    /// Weight of the game result in the target (the rest: the search score).
-    #[arg(long, default_value_t = 0.5)]
-    result_weight: f32,
-    /// Centipawns of one unit of the logistic mapping scores to results.
-    #[arg(long, default_value_t = 400.0)]
-    k: f32,
+    #[command(flatten)]
+    target: TargetArgs,
     /// Decoupled weight decay.
     #[arg(long, default_value_t = 0.01)]
     weight_decay: f32,
-    /// Positions scored beyond this many centipawns are left out.
-    #[arg(long, default_value_t = 3_000)]
-    max_score: i16,
     /// One game in this many is held out for validation (0: none).
     #[arg(long, default_value_t = 20)]
     validation_every: usize,
@@ -134,6 +130,48 @@ struct NnueArgs {
     /// Seed of the initial weights, the shuffles and the mirroring.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+/// What a net is trained towards, and on which positions: shared by
+/// `nnue` and `loss`, so that `loss` measures what a round minimised.
+#[derive(Args)]
+struct TargetArgs {
+    /// Weight of the game result in the target (the rest: the search score).
+    #[arg(long, default_value_t = 0.5)]
+    result_weight: f32,
+    /// Centipawns of one unit of the logistic mapping scores to results.
+    #[arg(long, default_value_t = 400.0)]
+    k: f32,
+    /// Positions scored beyond this many centipawns are left out.
+    #[arg(long, default_value_t = 3_000)]
+    max_score: i16,
+}
+
+impl TargetArgs {
+    fn loss(&self) -> xqlearn::model::LossConfig {
+        xqlearn::model::LossConfig {
+            result_weight: self.result_weight.clamp(0.0, 1.0),
+            k: self.k.max(1.0),
+        }
+    }
+}
+
+/// Arguments of `xqtrain loss`.
+#[derive(Args)]
+struct LossArgs {
+    /// Games files (from `datagen`) whose positions are scored.
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// Checkpoints (from `nnue`) to measure.
+    #[arg(long, required = true, num_args = 1..)]
+    checkpoint: Vec<PathBuf>,
+    /// Only every this many games, counted over the files in order: the
+    /// games `nnue --validation-every N` holds out of the same files, so
+    /// that a round's epoch-0 figure is reproduced for any other net.
+    #[arg(long, default_value_t = 1)]
+    held_out_every: usize,
+    #[command(flatten)]
+    target: TargetArgs,
 }
 
 /// Arguments of `xqtrain datagen`.
@@ -432,24 +470,16 @@ fn tune(args: &TuneArgs) -> ExitCode {
 }
 
 fn nnue(args: &NnueArgs) -> ExitCode {
-    use xqlearn::data::{Dataset, Filter};
-    use xqlearn::model::LossConfig;
+    use xqlearn::data::Filter;
     use xqlearn::trainer::TrainConfig;
     let filter = Filter {
-        max_score: args.max_score,
+        max_score: args.target.max_score,
         validation_every: args.validation_every,
     };
-    let mut data = Dataset::default();
-    for path in &args.data {
-        match data.add_file(path, &filter) {
-            Ok(None) => {}
-            Ok(Some(warning)) => eprintln!("xqtrain nnue: {warning}"),
-            Err(e) => {
-                eprintln!("xqtrain nnue: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    }
+    let mut data = match read_games("nnue", &args.data, &filter) {
+        Ok(data) => data,
+        Err(code) => return code,
+    };
     for path in &args.pgn {
         match xqrecords::read_file(path, &xqrecords::ReadOptions::default(), &|_| {}) {
             Ok(records) => {
@@ -485,10 +515,7 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         data.validation.len()
     );
     let cfg = TrainConfig {
-        loss: LossConfig {
-            result_weight: args.result_weight.clamp(0.0, 1.0),
-            k: args.k.max(1.0),
-        },
+        loss: args.target.loss(),
         epochs: args.epochs,
         batch_size: args.batch_size.max(1),
         learning_rate: args.learning_rate,
@@ -550,6 +577,65 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         net.checksum(),
         trainer.epoch
     );
+    ExitCode::SUCCESS
+}
+
+/// The games of `files` as samples, split as `filter` says; the exit code
+/// of `command` having said why a file cannot be read.
+fn read_games(
+    command: &str,
+    files: &[PathBuf],
+    filter: &xqlearn::data::Filter,
+) -> Result<xqlearn::data::Dataset, ExitCode> {
+    let mut data = xqlearn::data::Dataset::default();
+    for path in files {
+        match data.add_file(path, filter) {
+            Ok(None) => {}
+            Ok(Some(warning)) => eprintln!("xqtrain {command}: {warning}"),
+            Err(e) => {
+                eprintln!("xqtrain {command}: {e}");
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    Ok(data)
+}
+
+fn loss(args: &LossArgs) -> ExitCode {
+    let filter = xqlearn::data::Filter {
+        max_score: args.target.max_score,
+        validation_every: args.held_out_every.max(1),
+    };
+    let data = match read_games("loss", &args.data, &filter) {
+        Ok(data) => data,
+        Err(code) => return code,
+    };
+    if data.validation.is_empty() {
+        eprintln!("xqtrain loss: no positions to score in the games");
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "{} positions of {} games",
+        data.validation.len(),
+        data.games.div_ceil(filter.validation_every)
+    );
+    let config = args.target.loss();
+    for path in &args.checkpoint {
+        let trainer = match Trainer::load(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("xqtrain loss: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        out!(
+            "{}: loss {:.6} (net {:08x}, after epoch {})",
+            path.display(),
+            trainer.loss(&data.validation, &config),
+            trainer.net().checksum(),
+            trainer.epoch
+        );
+    }
     ExitCode::SUCCESS
 }
 
@@ -715,6 +801,7 @@ fn main() -> ExitCode {
         Command::Datagen(args) => datagen(&args),
         Command::Tune(args) => tune(&args),
         Command::Nnue(args) => nnue(&args),
+        Command::Loss(args) => loss(&args),
         Command::Reservoir(args) => reservoir(&args),
     }
 }

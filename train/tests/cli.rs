@@ -335,3 +335,65 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("r.xqres"));
 }
+
+#[test]
+fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.games");
+    self_play(&data, 6);
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (first, round, net) = (path("first.xqck"), path("round.xqck"), path("n.xqnn"));
+    let data = data.to_str().unwrap();
+    let common = [
+        data,
+        "--out",
+        &net,
+        "--batch-size",
+        "64",
+        "--validation-every",
+        "3",
+    ];
+    let mut args = vec!["nnue", "--checkpoint", &first, "--epochs", "1"];
+    args.extend_from_slice(&common);
+    assert!(xqtrain(&args).status.success());
+    let mut args = vec!["nnue", "--checkpoint", &round, "--init-from", &first];
+    args.extend_from_slice(&["--epochs", "1", "--learning-rate", "0.01"]);
+    args.extend_from_slice(&common);
+    let out = xqtrain(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The round's figures: its starting net's, then its epoch's.
+    let figures: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split("validation ").nth(1))
+        .map(|rest| &rest[..8])
+        .collect();
+    assert_eq!(figures.len(), 2, "{stderr}");
+    assert_ne!(figures[0], figures[1]);
+
+    let loss = |every: &str, checkpoints: &[&str]| {
+        let mut args = vec!["loss", data, "--held-out-every", every, "--checkpoint"];
+        args.extend_from_slice(checkpoints);
+        xqtrain(&args)
+    };
+    let out = loss("3", &[&first, &round]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let measured: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split("loss ").nth(1))
+        .map(|rest| &rest[..8])
+        .collect();
+    assert_eq!(measured, figures, "{stdout}\n{stderr}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("of 2 games"));
+    // Every game by default; a checkpoint that cannot be read is named.
+    let out = loss("1", &[&first]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("of 6 games"));
+    let out = loss("1", &[&first, &path("missing.xqck")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.xqck"));
+}
