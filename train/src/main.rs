@@ -606,6 +606,7 @@ fn loss(args: &LossArgs) -> ExitCode {
         max_score: args.target.max_score,
         validation_every: args.held_out_every.max(1),
     };
+    // Every game the filter holds out is scored: all of them by default.
     let data = match read_games("loss", &args.data, &filter) {
         Ok(data) => data,
         Err(code) => return code,
@@ -621,12 +622,9 @@ fn loss(args: &LossArgs) -> ExitCode {
     );
     let config = args.target.loss();
     for path in &args.checkpoint {
-        let trainer = match Trainer::load(path) {
+        let trainer = match read_checkpoint("loss", path) {
             Ok(t) => t,
-            Err(e) => {
-                eprintln!("xqtrain loss: {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         out!(
             "{}: loss {:.6} (net {:08x}, after epoch {})",
@@ -668,7 +666,7 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
             }
         };
     };
-    let t = read_checkpoint(from)?;
+    let t = read_checkpoint("nnue", from)?;
     eprintln!(
         "a new round from {} (after its epoch {}, step {})",
         from.display(),
@@ -697,11 +695,11 @@ fn starting_trainer(args: &NnueArgs) -> Result<Trainer, ExitCode> {
     }
 }
 
-/// A checkpoint, or the exit code of `nnue` having said why it cannot be
-/// read.
-fn read_checkpoint(path: &Path) -> Result<Trainer, ExitCode> {
+/// A checkpoint, or the exit code of `command` having said why it cannot
+/// be read.
+fn read_checkpoint(command: &str, path: &Path) -> Result<Trainer, ExitCode> {
     Trainer::load(path).map_err(|e| {
-        eprintln!("xqtrain nnue: {}: {e}", path.display());
+        eprintln!("xqtrain {command}: {}: {e}", path.display());
         ExitCode::from(2)
     })
 }
@@ -710,7 +708,7 @@ fn read_checkpoint(path: &Path) -> Result<Trainer, ExitCode> {
 /// for, when given), or the exit code of `nnue` having said why it cannot
 /// be.
 fn load_checkpoint(path: &Path, args: &NnueArgs) -> Result<Trainer, ExitCode> {
-    let t = read_checkpoint(path)?;
+    let t = read_checkpoint("nnue", path)?;
     let arch = t.layout.arch;
     let other = match (args.hidden, args.features) {
         (Some(h), _) if h != arch.hidden() => Some(format!("--hidden {h}")),
