@@ -17,7 +17,7 @@ use xqnnue::{Architecture, FeatureSet, Network};
 
 use crate::model::{
     backward, can_grow, clamp_params, forward, grow_params, initial_params, initial_weight,
-    loss_of, quantise, Activations, Layout, LossConfig,
+    loss_of, quantise, ActivationSums, Activations, Layout, LossConfig,
 };
 
 /// How to train.
@@ -70,6 +70,11 @@ pub struct Trainer {
     pub step: u64,
     /// Epochs completed.
     pub epoch: u32,
+    /// Per output bucket, the mean over training positions of what each
+    /// output weight multiplies, measured after each epoch: quantisation
+    /// folds the output weights' rounding into the biases with them
+    /// ([`quantise`]). All zero until measured (no correction).
+    pub mean_activations: Vec<f32>,
 }
 
 /// What an epoch measured.
@@ -105,10 +110,13 @@ pub struct GrowError {
 
 /// The first bytes of a checkpoint.
 const CHECKPOINT_MAGIC: [u8; 8] = *b"XQCKPT\0\0";
-/// Checkpoint version written. Version 2's header names the feature set
-/// and the hidden width; version 1 (read still) was the 256-wide
-/// piece-square net.
-const CHECKPOINT_VERSION: u16 = 2;
+/// Checkpoint version written. Version 3 adds the mean activations after
+/// the moments; version 2's header names the feature set and the hidden
+/// width; version 1 was the 256-wide piece-square net. Versions 1 and 2
+/// still read, their means unmeasured.
+const CHECKPOINT_VERSION: u16 = 3;
+/// Training positions whose activations are measured (evenly spread).
+const MEASURED_SAMPLES: usize = 1 << 17;
 /// Bytes of the header written: magic, version, feature set, hidden,
 /// zero, parameter count, step, epoch.
 const CHECKPOINT_HEAD: usize = 32;
@@ -124,12 +132,45 @@ impl Trainer {
             v: vec![0.0; layout.params],
             step: 0,
             epoch: 0,
+            mean_activations: vec![0.0; layout.outputs()],
         }
     }
 
-    /// The quantised net of the current parameters.
+    /// The quantised net of the current parameters, the output weights'
+    /// rounding folded into the biases as far as the activations have
+    /// been measured.
     pub fn net(&self) -> Network {
-        quantise(&self.layout, &self.params)
+        quantise(&self.layout, &self.params, Some(&self.mean_activations))
+    }
+
+    /// Whether the mean activations have been measured.
+    pub fn activations_measured(&self) -> bool {
+        self.mean_activations.iter().any(|&m| m != 0.0)
+    }
+
+    /// Measures the mean activations over up to 131,072 of `samples`,
+    /// evenly spread (in the same order whatever the threads, so the net
+    /// quantises the same).
+    pub fn measure_activations(&mut self, samples: &[Sample]) {
+        let stride = samples.len().div_ceil(MEASURED_SAMPLES).max(1);
+        let picked: Vec<&Sample> = samples.iter().step_by(stride).collect();
+        let layout = self.layout;
+        let parts: Vec<ActivationSums> = picked
+            .par_chunks(4096)
+            .map(|part| {
+                let mut act = Activations::new(&layout);
+                let mut sums = ActivationSums::new(&layout);
+                for sample in part {
+                    forward(&layout, &self.params, sample, false, &mut act);
+                    sums.add(&act);
+                }
+                sums
+            })
+            .collect();
+        let total = parts
+            .iter()
+            .fold(ActivationSums::new(&layout), |all, part| all.merge(part));
+        self.mean_activations = total.means();
     }
 
     /// The same net and optimiser state at the start of a new round of
@@ -167,6 +208,7 @@ impl Trainer {
             v: grow_params(&from, &self.v, &to, || 0.0),
             step: 0,
             epoch: 0,
+            mean_activations: vec![0.0; to.outputs()],
         })
     }
 
@@ -253,6 +295,7 @@ impl Trainer {
         }
         let elapsed = started.elapsed().as_secs_f64();
         self.epoch += 1;
+        self.measure_activations(train);
         EpochReport {
             epoch: self.epoch,
             train_loss: total / train.len().max(1) as f64,
@@ -279,10 +322,12 @@ impl Trainer {
         total / samples.len().max(1) as f64
     }
 
-    /// The checkpoint's bytes: header, parameters and moments, checksum.
+    /// The checkpoint's bytes: header, parameters, moments and mean
+    /// activations, checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
         let arch = self.layout.arch;
-        let mut out = Vec::with_capacity(CHECKPOINT_HEAD + 12 * self.layout.params + 4);
+        let floats = 3 * self.layout.params + self.layout.outputs();
+        let mut out = Vec::with_capacity(CHECKPOINT_HEAD + 4 * floats + 4);
         out.extend_from_slice(&CHECKPOINT_MAGIC);
         for word in [
             CHECKPOINT_VERSION,
@@ -295,7 +340,13 @@ impl Trainer {
         out.extend_from_slice(&(self.layout.params as u32).to_le_bytes());
         out.extend_from_slice(&self.step.to_le_bytes());
         out.extend_from_slice(&self.epoch.to_le_bytes());
-        for x in self.params.iter().chain(&self.m).chain(&self.v) {
+        let moments = self.m.iter().chain(&self.v);
+        for x in self
+            .params
+            .iter()
+            .chain(moments)
+            .chain(&self.mean_activations)
+        {
             out.extend_from_slice(&x.to_le_bytes());
         }
         let crc = crc32fast::hash(&out);
@@ -303,7 +354,7 @@ impl Trainer {
         out
     }
 
-    /// Reads a checkpoint's bytes (version 1 or 2).
+    /// Reads a checkpoint's bytes (version 1, 2 or 3).
     ///
     /// # Errors
     /// [`CheckpointError::Foreign`] for another file or a size that does not
@@ -318,9 +369,10 @@ impl Trainer {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         // Version 1 had a zero word where version 2 has the feature set,
         // hidden width and another zero; the rest follows 4 bytes earlier.
-        let (arch, at) = match u16_at(8) {
+        let version = u16_at(8);
+        let (arch, at) = match version {
             1 => (Architecture::DEFAULT, 12),
-            2 => {
+            2 | 3 => {
                 let features = FeatureSet::from_id(u16_at(10)).ok_or_else(|| {
                     xqnnue::NetError::Architecture(format!("feature set {}", u16_at(10)))
                 })?;
@@ -330,7 +382,9 @@ impl Trainer {
         };
         let layout = Layout::new(arch);
         let head = at + 16;
-        if u32_at(at) as usize != layout.params || bytes.len() != head + 12 * layout.params + 4 {
+        let means = if version == 3 { layout.outputs() } else { 0 };
+        let size = head + 4 * (3 * layout.params + means) + 4;
+        if u32_at(at) as usize != layout.params || bytes.len() != size {
             return Err(CheckpointError::Foreign);
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
@@ -344,13 +398,16 @@ impl Trainer {
             .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
         let n = layout.params;
+        let mut mean_activations = floats[3 * n..].to_vec();
+        mean_activations.resize(layout.outputs(), 0.0);
         Ok(Trainer {
             layout,
             params: floats[..n].to_vec(),
             m: floats[n..2 * n].to_vec(),
-            v: floats[2 * n..].to_vec(),
+            v: floats[2 * n..3 * n].to_vec(),
             step,
             epoch,
+            mean_activations,
         })
     }
 
@@ -478,23 +535,28 @@ mod tests {
         );
     }
 
-    /// `trainer`'s checkpoint in version 1's layout (a 256-wide net).
-    fn version_1_bytes(trainer: &Trainer) -> Vec<u8> {
-        let v2 = trainer.to_bytes();
-        let mut out = v2[..8].to_vec();
-        out.extend_from_slice(&1u16.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(&v2[16..v2.len() - 4]);
+    /// `trainer`'s checkpoint in version 1's layout (a 256-wide net) or
+    /// version 2's: without the mean activations.
+    fn old_bytes(trainer: &Trainer, version: u16) -> Vec<u8> {
+        let v3 = trainer.to_bytes();
+        let end = v3.len() - 4 - 4 * trainer.layout.outputs();
+        let mut out = v3[..8].to_vec();
+        out.extend_from_slice(&version.to_le_bytes());
+        match version {
+            1 => out.extend_from_slice(&0u16.to_le_bytes()),
+            _ => out.extend_from_slice(&v3[10..16]),
+        }
+        out.extend_from_slice(&v3[16..end]);
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
         out
     }
 
     #[test]
-    fn checkpoints_name_their_net_and_version_1_still_reads() {
+    fn checkpoints_name_their_net_and_versions_1_and_2_still_read() {
         let default = Trainer::new(Architecture::DEFAULT, 2);
         assert_eq!(
-            Trainer::from_bytes(&version_1_bytes(&default)).unwrap(),
+            Trainer::from_bytes(&old_bytes(&default, 1)).unwrap(),
             default
         );
         let narrow = Architecture::new(FeatureSet::PieceSquare, 64).unwrap();
@@ -507,6 +569,13 @@ mod tests {
         let back = Trainer::from_bytes(&trainer.to_bytes()).unwrap();
         assert_eq!(back, trainer);
         assert_eq!(back.net().architecture(), narrow);
+        // Version 2 had no mean activations: the same net, unmeasured.
+        assert!(trainer.activations_measured());
+        let v2 = Trainer::from_bytes(&old_bytes(&trainer, 2)).unwrap();
+        assert!(!v2.activations_measured());
+        assert_eq!(v2.params, trainer.params);
+        assert_eq!(v2.net().output_weights(), trainer.net().output_weights());
+        assert_ne!(v2.net().output_biases(), trainer.net().output_biases());
         let mut odd = trainer.to_bytes();
         odd[12] = 48; // a width the kernels cannot take
         assert!(matches!(

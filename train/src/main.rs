@@ -565,7 +565,12 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         }
     }
     // The net again, for a run that had no epoch left: a checkpoint is
-    // exported as it is.
+    // exported as it is; one written before the activations were measured
+    // (version 2) is measured on these games first.
+    if !trainer.activations_measured() && !data.train.is_empty() {
+        trainer.measure_activations(&data.train);
+        eprintln!("activations measured (the output weights' rounding folded into the biases)");
+    }
     if let Some(code) = save(&trainer, &args.checkpoint, &args.out) {
         return code;
     }
