@@ -3,8 +3,9 @@
 # engine NEW against the engine OLD, both without book, from the first 10
 # plies of the 3,000 master games of data/games (shuffled by SEED, each
 # opening with both colours), at TC (default 2 s + 0.02 s), two games at
-# once, until the pentanomial SPRT of H0 "Elo = ELO0" against H1 "Elo =
-# ELO1" decides (default 0,5) or GAMES (default 6000) are played.
+# once (CONCURRENCY on a machine with more cores), until the pentanomial
+# SPRT of H0 "Elo = ELO0" against H1 "Elo = ELO1" decides (default 0,5)
+# or GAMES (default 6000) are played.
 #
 # NEW_NET and OLD_NET name net files the engines evaluate with instead of
 # their built-in net (`evalfile`): a new net is tested as one binary with
@@ -16,7 +17,7 @@
 # (xqmatch --resume).
 #
 # usage: scripts/sprt.sh NEW OLD PGN [ELO0,ELO1] [GAMES]
-# environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET
+# environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET, CONCURRENCY (2)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -47,6 +48,6 @@ exec "$repo/target/release/xqmatch" \
   --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" \
   --openings "$repo/data/games/ccpd-sample-3000.iccs.pgn" --openings-plies 10 \
   --openings-order random --seed "${SEED:-1}" \
-  --games "$games" --concurrency 2 --tc "${TC:-2+0.02}" --sprt "$bounds" \
+  --games "$games" --concurrency "${CONCURRENCY:-2}" --tc "${TC:-2+0.02}" --sprt "$bounds" \
   --resign movecount=3,score=600 --draw movenumber=30,movecount=8,score=10 \
   --pgn "$pgn" "${resume[@]}"
