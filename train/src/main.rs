@@ -315,13 +315,29 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         .expect("a valid template"),
     );
     let started = std::time::Instant::now();
+    // Without a terminal (a run in the background, its output in a log) the
+    // bar is hidden: a line every ten minutes says how far it is instead.
+    let logged = std::sync::Mutex::new(started);
     let progress = |s: &xqtrain::datagen::DatagenSummary| {
         bar.set_position(s.games as u64);
-        let rate = s.positions as f64 / started.elapsed().as_secs_f64();
+        let seconds = started.elapsed().as_secs_f64();
+        let rate = s.positions as f64 / seconds;
         bar.set_message(format!(
             "{} positions ({rate:.0}/s), {} ended by tables",
             s.positions, s.by_tables
         ));
+        let mut last = logged.lock().unwrap_or_else(|e| e.into_inner());
+        if bar.is_hidden() && last.elapsed() >= LOG_EVERY {
+            *last = std::time::Instant::now();
+            eprintln!(
+                "{} games, {} positions in {:.0} min: {:.0} games and {:.0} positions an hour",
+                s.games,
+                s.positions,
+                seconds / 60.0,
+                s.games as f64 * 3600.0 / seconds,
+                rate * 3600.0
+            );
+        }
     };
     let result = generate(&openings, &cfg, &mut file, &progress);
     bar.finish_and_clear();
@@ -343,6 +359,9 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
         }
     }
 }
+
+/// How often a datagen run without a terminal logs its progress.
+const LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Opens a games file for appending: a new one gets the header, an
 /// existing one must start with it.
