@@ -326,8 +326,11 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             "{} positions ({rate:.0}/s), {} ended by tables",
             s.positions, s.by_tables
         ));
+        if !bar.is_hidden() {
+            return;
+        }
         let mut last = logged.lock().unwrap_or_else(|e| e.into_inner());
-        if bar.is_hidden() && last.elapsed() >= LOG_EVERY {
+        if last.elapsed() >= LOG_EVERY {
             *last = std::time::Instant::now();
             eprintln!(
                 "{} games, {} positions in {:.0} min: {:.0} games and {:.0} positions an hour",
