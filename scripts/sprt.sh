@@ -16,8 +16,14 @@
 # the same command again with the same PGN to go on where it stopped
 # (xqmatch --resume).
 #
+# A test whose PGN was lost (with its machine's disk) goes on from the pair
+# counts docs/strength.md recorded for it: EARLIER_PAIRS=LL/LD/DD/WD/WW
+# counts them in the LLR (xqmatch --sprt-earlier). Give a new PGN and
+# another SEED, so that the openings are new.
+#
 # usage: scripts/sprt.sh NEW OLD PGN [ELO0,ELO1] [GAMES]
-# environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET, CONCURRENCY (2)
+# environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET, CONCURRENCY (2),
+#   EARLIER_PAIRS
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -43,6 +49,7 @@ nets=()
 
 resume=()
 [ -s "$pgn" ] && resume=(--resume)
+[ -n "${EARLIER_PAIRS:-}" ] && resume+=(--sprt-earlier "$EARLIER_PAIRS")
 exec "$repo/target/release/xqmatch" \
   --engine1 "$snap/new" --option1 usebook=false \
   --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" \

@@ -13,8 +13,8 @@ use xqcli::out;
 use xqmatch::pgn::{self, read_played_games};
 use xqmatch::{
     read_any_openings, report, run_tournament, DrawRule, EngineOption, EngineSettings,
-    FinishedGame, Format, MatchConfig, MoveLimit, OpeningOrder, Pairings, PlayedGame, Player,
-    ResignRule, Results, ScoreAdjudication, Sprt, TournamentReport, TournamentSpec,
+    FinishedGame, Format, MatchConfig, MoveLimit, OpeningOrder, Pairings, Pentanomial, PlayedGame,
+    Player, ResignRule, Results, ScoreAdjudication, Sprt, TournamentReport, TournamentSpec,
 };
 use xqmatch::{read_params, run_spsa, Schedule, Spsa, SpsaGames};
 
@@ -135,6 +135,13 @@ struct Args {
     /// two-engine match; no new game starts once it decides.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     sprt: Option<Sprt>,
+    /// Go on with an SPRT whose games are lost: the pairs it had counted,
+    /// as `docs` record them (LL/LD/DD/WD/WW, e.g. 63/146/228/156/60), count
+    /// in its LLR as if played in this run. The engines, the time control
+    /// and the bounds must be the earlier run's; take another `--seed` so
+    /// that the openings are new.
+    #[arg(long, value_name = "PAIRS", requires = "sprt", value_parser = parse_pairs)]
+    sprt_earlier: Option<Pentanomial>,
     #[command(flatten)]
     adjudication: AdjudicationArgs,
     /// Adjudicate by the endgame tables in this directory (repeat for more):
@@ -417,6 +424,18 @@ enum OrderArg {
     Random,
 }
 
+fn parse_pairs(text: &str) -> Result<Pentanomial, String> {
+    let counts: Vec<u32> = text
+        .split('/')
+        .map(|n| n.trim().replace(',', "").parse())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("'{text}' is not five counts of pairs LL/LD/DD/WD/WW"))?;
+    let counts = counts
+        .try_into()
+        .map_err(|_| format!("'{text}' is not five counts of pairs LL/LD/DD/WD/WW"))?;
+    Ok(Pentanomial { counts })
+}
+
 fn parse_sprt(text: &str) -> Result<Sprt, String> {
     let bounds = text
         .split_once(',')
@@ -558,7 +577,9 @@ fn tournament_spec(args: &Args) -> Result<TournamentSpec, String> {
             tables: tables(&args.tables)?,
             ..MatchConfig::default()
         },
-        sprt: args.sprt,
+        sprt: args
+            .sprt
+            .map(|sprt| sprt.with_earlier(args.sprt_earlier.unwrap_or_default())),
         keep_engines: args.keep_engines,
     })
 }

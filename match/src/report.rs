@@ -202,8 +202,12 @@ pub fn endings_line(results: &Results) -> String {
 /// over all of them.
 pub fn sprt_line(sprt: &Sprt, report: &TournamentReport) -> String {
     let (lower, upper) = sprt.bounds();
+    let earlier = match sprt.earlier.pairs() {
+        0 => String::new(),
+        n => format!(", with {n} earlier pairs"),
+    };
     let hypotheses = format!(
-        "(bounds {lower:.2}, {upper:.2}; elo0 {}, elo1 {}; game pairs)",
+        "(bounds {lower:.2}, {upper:.2}; elo0 {}, elo1 {}; game pairs{earlier})",
         sprt.elo0, sprt.elo1
     );
     let games = report.results.table.games();
@@ -439,5 +443,14 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("over all 340 games"), "{line}");
+
+        let going_on = sprt.with_earlier(Pentanomial {
+            counts: [1, 2, 3, 2, 1],
+        });
+        let line = sprt_line(&going_on, &undecided);
+        assert!(
+            line.ends_with("game pairs, with 9 earlier pairs)"),
+            "{line}"
+        );
     }
 }

@@ -66,6 +66,13 @@ impl Pentanomial {
         self.counts[half_points(first) + half_points(second)] += 1;
     }
 
+    /// These pairs and `other`'s together.
+    pub fn merged(self, other: Pentanomial) -> Pentanomial {
+        Pentanomial {
+            counts: std::array::from_fn(|k| self.counts[k] + other.counts[k]),
+        }
+    }
+
     /// Number of pairs counted.
     pub fn pairs(&self) -> u32 {
         self.counts.iter().sum()
@@ -198,6 +205,10 @@ pub struct Sprt {
     pub elo1: f64,
     pub alpha: f64,
     pub beta: f64,
+    /// Pairs played before this run whose games are not at hand (a test
+    /// whose PGN was lost goes on from its recorded counts): they count in
+    /// every pentanomial LLR as if played now.
+    pub earlier: Pentanomial,
 }
 
 /// What an SPRT concludes at some point.
@@ -226,7 +237,13 @@ impl Sprt {
             elo1,
             alpha: 0.05,
             beta: 0.05,
+            earlier: Pentanomial::default(),
         })
+    }
+
+    /// The same test going on from `earlier` pairs (see [`Sprt::earlier`]).
+    pub fn with_earlier(self, earlier: Pentanomial) -> Sprt {
+        Sprt { earlier, ..self }
     }
 
     /// Lower (accept H0) and upper (accept H1) bounds of the LLR.
@@ -264,8 +281,9 @@ impl Sprt {
     /// s1) N / (2 v)`, `s` the mean score per game, `v` the variance of a
     /// pair's score per game and `N` the number of pairs (fastchess' and
     /// fishtest's logistic pentanomial test). 0 with no pairs or no
-    /// variance yet.
+    /// variance yet. [`Sprt::earlier`]'s pairs count with `pairs`.
     pub fn llr_pentanomial(&self, pairs: &Pentanomial) -> f64 {
+        let pairs = pairs.merged(self.earlier);
         pairs.mean_and_variance().map_or(0.0, |(mean, variance)| {
             self.gsprt(mean, variance, pairs.pairs())
         })
@@ -479,6 +497,29 @@ mod tests {
             counts: [0, 0, 9, 0, 0],
         };
         assert_eq!(sprt.llr_pentanomial(&same), 0.0, "no variance yet");
+    }
+
+    #[test]
+    fn earlier_pairs_count_as_if_played_in_this_run() {
+        let sprt = Sprt::new(0.0, 5.0).unwrap();
+        let earlier = Pentanomial {
+            counts: [6, 40, 120, 45, 7],
+        };
+        let now = Pentanomial {
+            counts: [4, 20, 80, 25, 5],
+        };
+        let going_on = sprt.with_earlier(earlier);
+        // The counts of both runs together, by hand: 10/60/200/70/12.
+        assert_close(going_on.llr_pentanomial(&now), 0.416_266, 1e-5);
+        assert_eq!(
+            going_on.llr_pentanomial(&now),
+            sprt.llr_pentanomial(&now.merged(earlier))
+        );
+        assert_eq!(
+            going_on.llr_pentanomial(&Pentanomial::default()),
+            sprt.llr_pentanomial(&earlier)
+        );
+        assert_ne!(going_on.llr_pentanomial(&now), sprt.llr_pentanomial(&now));
     }
 
     #[test]

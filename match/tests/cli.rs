@@ -293,6 +293,11 @@ fn bad_arguments_are_refused() {
     refused(resigners(&["--depth", "3", "--tc", "1+0"]), "--tc");
     refused(resigners(&["--sprt", "5,0"]), "ELO0,ELO1");
     refused(resigners(&["--sprt", "zero,5"]), "ELO0,ELO1");
+    refused(
+        resigners(&["--sprt", "0,5", "--sprt-earlier", "1/2/3"]),
+        "five counts of pairs",
+    );
+    refused(resigners(&["--sprt-earlier", "1/2/3/4/5"]), "--sprt");
     refused(resigners(&["--proto1", "xboard"]), "xboard");
     refused(resigners(&["--option1", "=5"]), "names no option");
     refused(
@@ -325,6 +330,30 @@ fn bad_arguments_are_refused() {
 }
 
 #[test]
+fn an_sprt_goes_on_from_earlier_pairs() {
+    let out = resigners(&[
+        "--depth",
+        "1",
+        "--games",
+        "4",
+        "--sprt",
+        "0,5",
+        "--sprt-earlier",
+        "10/60/200/70/12",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    // Every pair here is a win and a loss (Red resigns at once), which
+    // alone has no variance (LLR 0); with the earlier 352 pairs, counts
+    // 10/60/202/70/12: 0.417 by hand (Python).
+    assert!(
+        text.contains("SPRT: inconclusive, LLR 0.42 after 4 games")
+            && text.contains("game pairs, with 352 earlier pairs)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn help_names_every_flag() {
     let out = xqmatch(&["--help"]);
     let text = stdout(&out);
@@ -341,6 +370,7 @@ fn help_names_every_flag() {
         "--openings",
         "--pgn",
         "--sprt",
+        "--sprt-earlier",
         "--engine ",
         "--each",
         "--format",
