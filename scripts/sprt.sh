@@ -49,7 +49,8 @@ nets=()
 
 resume=()
 [ -s "$pgn" ] && resume=(--resume)
-[ -n "${EARLIER_PAIRS:-}" ] && resume+=(--sprt-earlier "$EARLIER_PAIRS")
+earlier=()
+[ -n "${EARLIER_PAIRS:-}" ] && earlier=(--sprt-earlier "$EARLIER_PAIRS")
 exec "$repo/target/release/xqmatch" \
   --engine1 "$snap/new" --option1 usebook=false \
   --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" \
@@ -57,4 +58,4 @@ exec "$repo/target/release/xqmatch" \
   --openings-order random --seed "${SEED:-1}" \
   --games "$games" --concurrency "${CONCURRENCY:-2}" --tc "${TC:-2+0.02}" --sprt "$bounds" \
   --resign movecount=3,score=600 --draw movenumber=30,movecount=8,score=10 \
-  --pgn "$pgn" "${resume[@]}"
+  --pgn "$pgn" "${resume[@]}" "${earlier[@]}"

@@ -425,15 +425,11 @@ enum OrderArg {
 }
 
 fn parse_pairs(text: &str) -> Result<Pentanomial, String> {
-    let counts: Vec<u32> = text
-        .split('/')
-        .map(|n| n.trim().replace(',', "").parse())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("'{text}' is not five counts of pairs LL/LD/DD/WD/WW"))?;
-    let counts = counts
-        .try_into()
-        .map_err(|_| format!("'{text}' is not five counts of pairs LL/LD/DD/WD/WW"))?;
-    Ok(Pentanomial { counts })
+    let counts: Option<Vec<u32>> = text.split('/').map(|n| n.trim().parse().ok()).collect();
+    counts
+        .and_then(|counts| counts.try_into().ok())
+        .map(|counts| Pentanomial { counts })
+        .ok_or_else(|| format!("'{text}' is not five counts of pairs LL/LD/DD/WD/WW"))
 }
 
 fn parse_sprt(text: &str) -> Result<Sprt, String> {
