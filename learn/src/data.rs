@@ -8,8 +8,12 @@
 //! capture coming; the score of such a position belongs to the search.
 //!
 //! Every game goes either to training or to validation, whole (positions
-//! of one game are too alike to test each other).
+//! of one game are too alike to test each other), and once: a game read
+//! again (a reservoir holds a sample of the games files read beside it) is
+//! left out, so that no held-out game has a copy in training.
 
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use xqcore::{Color, GameResult, Piece, Position, Role, Square};
@@ -152,8 +156,14 @@ impl Sample {
 pub struct Dataset {
     pub train: Vec<Sample>,
     pub validation: Vec<Sample>,
-    /// Games read.
+    /// Games read (each once).
     pub games: usize,
+    /// Games left out because the same game (start, moves, scores and
+    /// result) was read before.
+    pub duplicates: usize,
+    /// Fingerprints of the games read: 64-bit hashes, so two different
+    /// games collide with odds of about one in 10^7 at a million games.
+    seen: HashSet<u64>,
 }
 
 /// Which positions of a game become samples.
@@ -214,8 +224,13 @@ impl Dataset {
         self.train.len() - before
     }
 
-    /// Adds a game's samples to training or validation.
+    /// Adds a game's samples to training or validation, unless the same
+    /// game was added before (counted in [`Dataset::duplicates`]).
     pub fn add_game(&mut self, game: &GameRecord, filter: &Filter) {
+        if !self.seen.insert(fingerprint(game)) {
+            self.duplicates += 1;
+            return;
+        }
         let samples = game_samples(game, filter);
         let held_out =
             filter.validation_every > 0 && self.games.is_multiple_of(filter.validation_every);
@@ -245,6 +260,14 @@ impl Dataset {
         }
         Ok(damage)
     }
+}
+
+/// A game's hash, the same in every run (`DefaultHasher::new` has fixed
+/// keys).
+fn fingerprint(game: &GameRecord) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    game.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The games of a games file or of a reservoir of them
@@ -312,6 +335,59 @@ mod tests {
         assert_eq!(samples[0].score, 30);
         assert_eq!(samples[0].result, 0, "Black lost");
         assert_eq!(samples[1].turn, Color::Black);
+    }
+
+    /// A game of one opening move and one scored reply; `reply` picks
+    /// which, so that games differ.
+    fn short_game(reply: &str, score: i16) -> GameRecord {
+        let mut pos = Position::start();
+        let mut moves = Vec::new();
+        for (text, score) in [("h2e2", NO_SCORE), (reply, score)] {
+            let iccs: IccsMove = text.parse().unwrap();
+            let m = Move::new(iccs.from, iccs.to);
+            assert!(pos.is_legal(m), "{text}");
+            pos.make_move(m);
+            moves.push((m, score));
+        }
+        GameRecord {
+            start: None,
+            moves,
+            result: GameResult::Draw,
+        }
+    }
+
+    #[test]
+    fn a_game_read_twice_is_used_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = [
+            short_game("h9g7", 30),
+            short_game("b9c7", 25),
+            short_game("h9g7", 31),
+        ];
+        let file = dir.path().join("a.games");
+        let mut bytes = Vec::new();
+        crate::games::write_header(&mut bytes).unwrap();
+        for game in &games {
+            crate::games::write_game(&mut bytes, game).unwrap();
+        }
+        std::fs::write(&file, &bytes).unwrap();
+        // A reservoir sampled from the same games, read beside their file.
+        let sample = dir.path().join("sample.xqres");
+        let mut reservoir = Reservoir::new(10);
+        reservoir.offer([games[2].clone(), games[0].clone()], 1);
+        reservoir.save(&sample).unwrap();
+
+        let filter = Filter {
+            validation_every: 2,
+            ..Filter::default()
+        };
+        let mut data = Dataset::default();
+        assert!(data.add_file(&file, &filter).unwrap().is_none());
+        assert!(data.add_file(&sample, &filter).unwrap().is_none());
+        // The third game differs from the first only in a score: its own.
+        assert_eq!((data.games, data.duplicates), (3, 2));
+        // Games 1 and 3 held out, game 2 trained on; nothing added twice.
+        assert_eq!((data.validation.len(), data.train.len()), (2, 1));
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub const VERSION: u16 = 1;
 pub const NO_SCORE: i16 = i16::MIN;
 
 /// One game: where it starts, its moves with their scores, and its result.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GameRecord {
     /// FEN of the start; `None` for the usual start position.
     pub start: Option<String>,

@@ -531,8 +531,9 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     eprintln!(
-        "{} games: {} training positions, {} held out",
+        "{} games{}: {} training positions, {} held out",
         data.games,
+        duplicates_note(&data),
         data.train.len(),
         data.validation.len()
     );
@@ -628,6 +629,14 @@ fn read_games(
     Ok(data)
 }
 
+/// Says how many games were read twice (and used once), if any.
+fn duplicates_note(data: &xqlearn::data::Dataset) -> String {
+    match data.duplicates {
+        0 => String::new(),
+        n => format!(" ({n} read again and left out)"),
+    }
+}
+
 fn loss(args: &LossArgs) -> ExitCode {
     let filter = xqlearn::data::Filter {
         max_score: args.target.max_score,
@@ -643,9 +652,10 @@ fn loss(args: &LossArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     eprintln!(
-        "{} positions of {} games",
+        "{} positions of {} games{}",
         data.validation.len(),
-        data.games.div_ceil(filter.validation_every)
+        data.games.div_ceil(filter.validation_every),
+        duplicates_note(&data)
     );
     let config = args.target.loss();
     for path in &args.checkpoint {

@@ -10,12 +10,14 @@ fn xqtrain(args: &[&str]) -> std::process::Output {
         .expect("run xqtrain")
 }
 
-/// Plays `games` quick self-play games into the games file `data`.
-fn self_play(data: &std::path::Path, games: usize) {
-    let games = games.to_string();
+/// Plays `games` quick self-play games into the games file `data`, drawn
+/// from `seed` (the same seed plays the same games).
+fn self_play(data: &std::path::Path, games: usize, seed: u64) {
+    let (games, seed) = (games.to_string(), seed.to_string());
     let data = data.to_str().unwrap();
     let out = xqtrain(&[
         "datagen", "--out", data, "--games", &games, "--nodes", "300", "--tables", "none",
+        "--seed", &seed,
     ]);
     assert!(
         out.status.success(),
@@ -28,7 +30,7 @@ fn self_play(data: &std::path::Path, games: usize) {
 fn data_from_self_play_and_records_tunes_the_weights() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data.games");
-    self_play(&data, 2);
+    self_play(&data, 2, 1);
     let mut file = std::fs::File::open(&data).unwrap();
     let games = xqtrain::games::read_games(&mut file).unwrap();
     assert_eq!(games.len(), 2);
@@ -74,7 +76,7 @@ fn data_from_self_play_and_records_tunes_the_weights() {
 fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data.games");
-    self_play(&data, 4);
+    self_play(&data, 4, 1);
     let checkpoint = dir.path().join("run.xqck");
     let net = dir.path().join("run.xqnn");
     let run = |more: &[&str]| {
@@ -221,8 +223,9 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let (first, second, reservoir) = (path("1.games"), path("2.games"), path("r.xqres"));
-    self_play(std::path::Path::new(&first), 4);
-    self_play(std::path::Path::new(&second), 3);
+    self_play(std::path::Path::new(&first), 4, 1);
+    // Another seed: games played again would be read once.
+    self_play(std::path::Path::new(&second), 3, 2);
     let offer = |file: &str, keep: &str| {
         let out = xqtrain(&["reservoir", &reservoir, "--add", file, "--keep", keep]);
         assert!(
@@ -340,7 +343,7 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
 fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data.games");
-    self_play(&data, 6);
+    self_play(&data, 6, 1);
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
     let (first, round, net) = (path("first.xqck"), path("round.xqck"), path("n.xqnn"));
     let data = data.to_str().unwrap();
