@@ -384,7 +384,8 @@ mod tests {
         let mut data = Dataset::default();
         assert!(data.add_file(&file, &filter).unwrap().is_none());
         assert!(data.add_file(&sample, &filter).unwrap().is_none());
-        // The third game differs from the first only in a score: its own.
+        // The third game differs from the first in one score, so it is a
+        // game of its own; the reservoir's two are read again.
         assert_eq!((data.games, data.duplicates), (3, 2));
         // Games 1 and 3 held out, game 2 trained on; nothing added twice.
         assert_eq!((data.validation.len(), data.train.len()), (2, 1));
