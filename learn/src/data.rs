@@ -162,7 +162,7 @@ pub struct Dataset {
     /// result) was read before.
     pub duplicates: usize,
     /// Fingerprints of the games read: 64-bit hashes, so two different
-    /// games collide with odds of about one in 10^7 at a million games.
+    /// games collide with odds under one in 10^7 at a million games.
     seen: HashSet<u64>,
 }
 

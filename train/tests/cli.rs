@@ -278,6 +278,20 @@ fn a_reservoir_keeps_a_sample_of_the_games_and_a_new_round_trains_on_it() {
     let (code, stderr) = train(&reservoir, &round1, None);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("5 games: "), "{stderr}");
+    // Read beside the file it sampled, the reservoir's copies count once:
+    // at least 2 of its 5 games are the first file's (the second has 3).
+    let out = xqtrain(&["loss", &first, &reservoir, "--checkpoint", &round1]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let figures: Vec<usize> = said
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let (games, again) = (figures[1], figures[2]);
+    assert!(
+        said.contains(" read again and left out)") && games + again == 9 && again >= 2,
+        "{said}"
+    );
     let (code, stderr) = train(&first, &round2, Some(&round1));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
