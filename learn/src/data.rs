@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use xqcore::{Color, GameResult, Piece, Position, Role, Square};
+use xqcore::{Board, Color, GameResult, Piece, Position, Role, Square};
 use xqnnue::features::king_home;
 use xqnnue::{bucket, FeatureSet};
 
@@ -112,11 +112,6 @@ impl Sample {
         them: &mut [u16; MAX_PIECES],
     ) -> usize {
         let n = self.count as usize;
-        let piece_square = |code: u16| {
-            let piece = Piece::from_index(usize::from(code) / 90);
-            let sq = Square::from_index(usize::from(code) % 90).expect("a square below 90");
-            (piece, sq)
-        };
         // The kings' squares, looked for only when the inputs read them.
         let king = |color: Color| {
             self.pieces[..n]
@@ -145,10 +140,27 @@ impl Sample {
         n
     }
 
+    /// The placement the sample was made from (what a net reads).
+    pub fn board(&self) -> Board {
+        let mut board = Board::empty();
+        for &code in &self.pieces[..usize::from(self.count)] {
+            let (piece, sq) = piece_square(code);
+            board.set(sq, Some(piece));
+        }
+        board
+    }
+
     /// The result as a score for the side to move: 0, 0.5 or 1.
     pub fn result_score(&self) -> f32 {
         f32::from(self.result) / 2.0
     }
+}
+
+/// The piece and square of a sample's piece code.
+fn piece_square(code: u16) -> (Piece, Square) {
+    let piece = Piece::from_index(usize::from(code) / 90);
+    let sq = Square::from_index(usize::from(code) % 90).expect("a square below 90");
+    (piece, sq)
 }
 
 /// Samples split into training and validation.
@@ -305,6 +317,20 @@ pub fn read_games_file(
 mod tests {
     use super::*;
     use xqcore::{IccsMove, Move};
+
+    #[test]
+    fn a_sample_keeps_the_placement_it_was_made_from() {
+        let mut pos = Position::start();
+        for text in ["h2e2", "h9g7", "e2e6", "g6g5"] {
+            let iccs: IccsMove = text.parse().unwrap();
+            let m = Move::new(iccs.from, iccs.to);
+            assert!(pos.is_legal(m), "{text}");
+            pos.make_move(m);
+        }
+        let sample = Sample::new(&pos, 0, GameResult::Draw);
+        assert!(sample.board() == *pos.board());
+        assert!(sample.board() != *Position::start().board());
+    }
 
     #[test]
     fn samples_keep_quiet_scored_positions_with_the_movers_result() {

@@ -20,6 +20,7 @@
 //! win probability sigmoid(eval / K) and a target mixing the game result
 //! with the search score's probability, sigmoid(score / K).
 
+use rayon::prelude::*;
 use xqcore::SplitMix64;
 use xqnnue::{Architecture, FeatureSet, Network, BUCKETS, INPUTS, QA, QB, QI, SCALE};
 
@@ -546,6 +547,24 @@ pub fn evaluate(layout: &Layout, params: &[f32], sample: &Sample) -> f32 {
     act.out * SCALE as f32
 }
 
+/// Mean loss over `samples` of the engine's integer net: what a round's
+/// float loss becomes once quantised, so that nets compare as they play.
+pub fn quantised_loss(net: &Network, samples: &[Sample], loss: &LossConfig) -> f64 {
+    let total: f64 = samples
+        .par_chunks(4096)
+        .map(|part| {
+            part.iter()
+                .map(|s| {
+                    let cp = net.evaluate_board(&s.board(), s.turn);
+                    let (target, pred) = target_and_prediction(s, cp as f32 / SCALE as f32, loss);
+                    f64::from((pred - target) * (pred - target))
+                })
+                .sum::<f64>()
+        })
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -668,12 +687,12 @@ mod tests {
         }
     }
 
-    fn quantised_net_matches_the_float_model_in(layout: &Layout) {
-        // Parameters on the quantisation grid: the integer net must then
-        // agree with the float model up to its truncating divisions, so a
-        // slip in the layout or the scales shows at once. (Rounding off
-        // the grid is measured on the trained net: docs/nnue.md.)
-        let mut params = lively_params(layout, 42);
+    /// Parameters on the quantisation grid: the integer net must then
+    /// agree with the float model up to its truncating divisions, so a slip
+    /// in the layout or the scales shows at once. (Rounding off the grid is
+    /// measured on the trained net: docs/nnue.md.)
+    fn on_grid_params(layout: &Layout, seed: u64) -> Vec<f32> {
+        let mut params = lively_params(layout, seed);
         let on_grid = |x: &mut f32, scale: i32| *x = (*x * scale as f32).round() / scale as f32;
         params[INPUT_WEIGHTS..layout.output_weights]
             .iter_mut()
@@ -689,6 +708,11 @@ mod tests {
         params[layout.output_biases..layout.output_biases + BUCKETS]
             .iter_mut()
             .for_each(|x| on_grid(x, QA * QB));
+        params
+    }
+
+    fn quantised_net_matches_the_float_model_in(layout: &Layout) {
+        let params = on_grid_params(layout, 42);
         let net = quantise(layout, &params, None);
         assert_eq!(net.architecture(), layout.arch);
         let mut worst = 0.0f32;
@@ -701,6 +725,43 @@ mod tests {
                 (float - int).abs() <= 1.5 + 1e-4 * float.abs(),
                 "{}: float {float:.1}, quantised {int}",
                 pos.fen()
+            );
+        }
+    }
+
+    #[test]
+    fn the_quantised_loss_is_the_float_loss_of_the_integer_net() {
+        let loss = LossConfig::default();
+        for layout in layouts() {
+            let params = on_grid_params(&layout, 42);
+            let samples: Vec<Sample> = positions(300)
+                .iter()
+                .enumerate()
+                .map(|(n, pos)| Sample::new(pos, (n as i16 % 40 - 20) * 15, GameResult::RedWins))
+                .collect();
+            let mut act = Activations::new(&layout);
+            let float = samples
+                .iter()
+                .map(|s| f64::from(loss_of(&layout, &params, s, false, &loss, &mut act)))
+                .sum::<f64>()
+                / samples.len() as f64;
+            let net = quantise(&layout, &params, None);
+            let quantised = quantised_loss(&net, &samples, &loss);
+            // Within the integer net's truncation, not another net's loss.
+            assert!(
+                (quantised - float).abs() < 1e-4,
+                "{quantised} against {float}"
+            );
+            // Every evaluation a whole SCALE higher: a clearly worse fit.
+            let mut shifted = params.clone();
+            for bias in &mut shifted[layout.output_biases..][..BUCKETS] {
+                *bias += 1.0;
+            }
+            let other = quantise(&layout, &shifted, None);
+            let elsewhere = quantised_loss(&other, &samples, &loss);
+            assert!(
+                (elsewhere - float).abs() > 1e-3,
+                "{elsewhere} against {float}"
             );
         }
     }

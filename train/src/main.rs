@@ -162,9 +162,13 @@ struct LossArgs {
     /// Games files (from `datagen`) whose positions are scored.
     #[arg(required = true)]
     data: Vec<PathBuf>,
-    /// Checkpoints (from `nnue`) to measure.
-    #[arg(long, required = true, num_args = 1..)]
+    /// Checkpoints (from `nnue`) to measure: the float model trained.
+    #[arg(long, num_args = 1.., required_unless_present = "net")]
     checkpoint: Vec<PathBuf>,
+    /// Nets (`.xqnn`, from `nnue --out`) to measure: the integer net the
+    /// engine plays with, quantisation included.
+    #[arg(long, num_args = 1..)]
+    net: Vec<PathBuf>,
     /// Only every this many games, counted over the files in order: the
     /// games `nnue --validation-every N` holds out of the same files, so
     /// that a round's epoch-0 figure is reproduced for any other net.
@@ -669,6 +673,21 @@ fn loss(args: &LossArgs) -> ExitCode {
             trainer.loss(&data.validation, &config),
             trainer.net().checksum(),
             trainer.epoch
+        );
+    }
+    for path in &args.net {
+        let net = match xqnnue::Network::load(path) {
+            Ok(net) => net,
+            Err(e) => {
+                eprintln!("xqtrain loss: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        out!(
+            "{}: loss {:.6} (net {:08x}, quantised)",
+            path.display(),
+            xqlearn::model::quantised_loss(&net, &data.validation, &config),
+            net.checksum()
         );
     }
     ExitCode::SUCCESS

@@ -413,4 +413,23 @@ fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
     let out = loss("1", &[&first, &path("missing.xqck")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.xqck"));
+
+    // The round's quantised net, alone: near its float model's figure.
+    let out = xqtrain(&["loss", data, "--held-out-every", "3", "--net", &net]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let quantised: f64 = stdout
+        .lines()
+        .find(|l| l.contains("quantised"))
+        .and_then(|l| l.split("loss ").nth(1))
+        .and_then(|rest| rest[..8].parse().ok())
+        .unwrap_or_else(|| panic!("no quantised loss in {stdout}"));
+    let float: f64 = figures[1].parse().unwrap();
+    assert!(
+        (quantised - float).abs() < 0.05 * float,
+        "{quantised} against {float}"
+    );
+    let out = xqtrain(&["loss", data, "--net", &path("missing.xqnn")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.xqnn"));
 }
