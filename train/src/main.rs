@@ -160,8 +160,13 @@ impl TargetArgs {
 #[derive(Args)]
 struct LossArgs {
     /// Games files (from `datagen`) whose positions are scored.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "pgn")]
     data: Vec<PathBuf>,
+    /// Game records (PGN in any notation, or XQF) whose quiet positions are
+    /// scored too, judged by their game's result alone: ground that no
+    /// self-play net played.
+    #[arg(long)]
+    pgn: Vec<PathBuf>,
     /// Checkpoints (from `nnue`) to measure: the float model trained.
     #[arg(long, num_args = 1.., required_unless_present = "net")]
     checkpoint: Vec<PathBuf>,
@@ -507,27 +512,8 @@ fn nnue(args: &NnueArgs) -> ExitCode {
         Err(code) => return code,
     };
     for path in &args.pgn {
-        match xqrecords::read_file(path, &xqrecords::ReadOptions::default(), &|_| {}) {
-            Ok(records) => {
-                let (mut used, mut positions) = (0, 0);
-                for g in records
-                    .games
-                    .iter()
-                    .filter(|g| g.result != xqcore::GameResult::Unknown)
-                {
-                    positions += data.add_record(&g.start, &g.moves, g.result);
-                    used += 1;
-                }
-                let skipped = records.games.len() - used + records.errors.len();
-                eprintln!(
-                    "{}: {used} games, {positions} positions; {skipped} skipped (unreadable or no result)",
-                    path.display()
-                );
-            }
-            Err(e) => {
-                eprintln!("xqtrain nnue: {e}");
-                return ExitCode::from(2);
-            }
+        if let Err(code) = add_records("nnue", path, &mut data) {
+            return code;
         }
     }
     if data.train.is_empty() {
@@ -633,6 +619,38 @@ fn read_games(
     Ok(data)
 }
 
+/// Adds the quiet positions of the game records in `path` (those with a
+/// result) to `data`'s training positions, saying how many; the exit code
+/// of `command` having said why the file cannot be read.
+fn add_records(
+    command: &str,
+    path: &Path,
+    data: &mut xqlearn::data::Dataset,
+) -> Result<(), ExitCode> {
+    let records = match xqrecords::read_file(path, &xqrecords::ReadOptions::default(), &|_| {}) {
+        Ok(records) => records,
+        Err(e) => {
+            eprintln!("xqtrain {command}: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    let (mut used, mut positions) = (0, 0);
+    for g in records
+        .games
+        .iter()
+        .filter(|g| g.result != xqcore::GameResult::Unknown)
+    {
+        positions += data.add_record(&g.start, &g.moves, g.result);
+        used += 1;
+    }
+    let skipped = records.games.len() - used + records.errors.len();
+    eprintln!(
+        "{}: {used} games, {positions} positions; {skipped} skipped (unreadable or no result)",
+        path.display()
+    );
+    Ok(())
+}
+
 /// Says how many games were read twice (and used once), if any.
 fn duplicates_note(data: &xqlearn::data::Dataset) -> String {
     match data.duplicates {
@@ -647,20 +665,35 @@ fn loss(args: &LossArgs) -> ExitCode {
         validation_every: args.held_out_every.max(1),
     };
     // Every game the filter holds out is scored: all of them by default.
-    let data = match read_games("loss", &args.data, &filter) {
+    let mut data = match read_games("loss", &args.data, &filter) {
         Ok(data) => data,
         Err(code) => return code,
     };
+    if !args.data.is_empty() {
+        eprintln!(
+            "{} positions of {} games{}",
+            data.validation.len(),
+            data.games.div_ceil(filter.validation_every),
+            duplicates_note(&data)
+        );
+    }
+    // Only the games held out are scored; the records' positions join
+    // the training positions, emptied for them.
+    data.train.clear();
+    for path in &args.pgn {
+        if let Err(code) = add_records("loss", path, &mut data) {
+            return code;
+        }
+    }
+    let records = std::mem::take(&mut data.train);
+    data.validation.extend(records);
     if data.validation.is_empty() {
         eprintln!("xqtrain loss: no positions to score in the games");
         return ExitCode::from(2);
     }
-    eprintln!(
-        "{} positions of {} games{}",
-        data.validation.len(),
-        data.games.div_ceil(filter.validation_every),
-        duplicates_note(&data)
-    );
+    if !args.pgn.is_empty() {
+        eprintln!("{} positions scored in all", data.validation.len());
+    }
     let config = args.target.loss();
     for path in &args.checkpoint {
         let trainer = match read_checkpoint("loss", path) {

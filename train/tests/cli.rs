@@ -432,4 +432,45 @@ fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
     let out = xqtrain(&["loss", data, "--net", &path("missing.xqnn")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.xqnn"));
+
+    // Master games as a ground of their own, and beside the held-out games:
+    // their positions and those alone join the held-out ones.
+    let masters = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/games/ccpd-first-200.big5.pgn"
+    );
+    let counted = |stderr: &str, tail: &str| -> usize {
+        let line = stderr.lines().find(|l| l.contains(tail)).unwrap_or("");
+        let figure = line.split(tail).next().unwrap_or("");
+        let figure = figure
+            .rsplit([' ', ','])
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        figure
+            .parse()
+            .unwrap_or_else(|_| panic!("no '{tail}' figure in {stderr}"))
+    };
+    let out = xqtrain(&["loss", "--pgn", masters, "--net", &net]);
+    let alone = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{alone}");
+    let records = counted(&alone, " positions;");
+    assert!(records > 1_000, "{alone}");
+    assert_eq!(counted(&alone, " positions scored in all"), records);
+    let out = xqtrain(&[
+        "loss",
+        data,
+        "--held-out-every",
+        "3",
+        "--pgn",
+        masters,
+        "--net",
+        &net,
+    ]);
+    let both = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{both}");
+    let held_out = counted(&both, " positions of 2 games");
+    assert_eq!(
+        counted(&both, " positions scored in all"),
+        held_out + records
+    );
 }
