@@ -550,15 +550,31 @@ pub fn evaluate(layout: &Layout, params: &[f32], sample: &Sample) -> f32 {
 /// Mean loss over `samples` of the engine's integer net: what a round's
 /// float loss becomes once quantised, so that nets compare as they play.
 pub fn quantised_loss(net: &Network, samples: &[Sample], loss: &LossConfig) -> f64 {
+    mean_loss(
+        samples,
+        || (),
+        |(), s| {
+            let cp = net.evaluate_board(&s.board(), s.turn);
+            let (target, pred) = target_and_prediction(s, cp as f32 / SCALE as f32, loss);
+            (pred - target) * (pred - target)
+        },
+    )
+}
+
+/// Mean of `loss_of_one` over `samples`, spread over the threads; each
+/// chunk of samples gets its own scratch from `scratch`, so that buffers
+/// are made once a chunk, not once a sample.
+pub(crate) fn mean_loss<S>(
+    samples: &[Sample],
+    scratch: impl Fn() -> S + Sync,
+    loss_of_one: impl Fn(&mut S, &Sample) -> f32 + Sync,
+) -> f64 {
     let total: f64 = samples
         .par_chunks(4096)
         .map(|part| {
+            let mut scratch = scratch();
             part.iter()
-                .map(|s| {
-                    let cp = net.evaluate_board(&s.board(), s.turn);
-                    let (target, pred) = target_and_prediction(s, cp as f32 / SCALE as f32, loss);
-                    f64::from((pred - target) * (pred - target))
-                })
+                .map(|s| f64::from(loss_of_one(&mut scratch, s)))
                 .sum::<f64>()
         })
         .sum();

@@ -17,7 +17,7 @@ use xqnnue::{Architecture, FeatureSet, Network};
 
 use crate::model::{
     backward, can_grow, clamp_params, forward, grow_params, initial_params, initial_weight,
-    loss_of, quantise, ActivationSums, Activations, Layout, LossConfig,
+    loss_of, mean_loss, quantise, ActivationSums, Activations, Layout, LossConfig,
 };
 
 /// How to train.
@@ -307,19 +307,11 @@ impl Trainer {
 
     /// Mean loss over `samples` (not mirrored).
     pub fn loss(&self, samples: &[Sample], loss: &LossConfig) -> f64 {
-        let total: f64 = samples
-            .par_chunks(4096)
-            .map(|part| {
-                let mut act = Activations::new(&self.layout);
-                part.iter()
-                    .map(|s| {
-                        let l = loss_of(&self.layout, &self.params, s, false, loss, &mut act);
-                        f64::from(l)
-                    })
-                    .sum::<f64>()
-            })
-            .sum();
-        total / samples.len().max(1) as f64
+        mean_loss(
+            samples,
+            || Activations::new(&self.layout),
+            |act, s| loss_of(&self.layout, &self.params, s, false, loss, act),
+        )
     }
 
     /// The checkpoint's bytes: header, parameters, moments and mean

@@ -677,16 +677,15 @@ fn loss(args: &LossArgs) -> ExitCode {
             duplicates_note(&data)
         );
     }
-    // Only the games held out are scored; the records' positions join
-    // the training positions, emptied for them.
-    data.train.clear();
+    // Only the games held out are scored, and every position of the
+    // records: they are read apart, as training positions of their own.
+    let mut records = xqlearn::data::Dataset::default();
     for path in &args.pgn {
-        if let Err(code) = add_records("loss", path, &mut data) {
+        if let Err(code) = add_records("loss", path, &mut records) {
             return code;
         }
     }
-    let records = std::mem::take(&mut data.train);
-    data.validation.extend(records);
+    data.validation.append(&mut records.train);
     if data.validation.is_empty() {
         eprintln!("xqtrain loss: no positions to score in the games");
         return ExitCode::from(2);
