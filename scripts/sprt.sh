@@ -16,6 +16,12 @@
 # the same command again with the same PGN to go on where it stopped
 # (xqmatch --resume).
 #
+# NEW_OPTIONS and OLD_OPTIONS are options each engine is given, as
+# `NAME=VALUE` words: tuned search parameters are tested as the `tune`
+# build (target/tune/release/xqengine) against itself with NEW_OPTIONS
+# (`scripts/spsa.sh --values` prints a run's). Each engine must announce
+# each option it is given.
+#
 # A test whose PGN was lost (with its machine's disk) goes on from the pair
 # counts docs/strength.md recorded for it: EARLIER_PAIRS=LL/LD/DD/WD/WW
 # counts them in the LLR (xqmatch --sprt-earlier). Give a new PGN and
@@ -23,7 +29,7 @@
 #
 # usage: scripts/sprt.sh NEW OLD PGN [ELO0,ELO1] [GAMES]
 # environment: TC (2+0.02), SEED (1), NEW_NET, OLD_NET, CONCURRENCY (2),
-#   EARLIER_PAIRS
+#   EARLIER_PAIRS, NEW_OPTIONS, OLD_OPTIONS
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -40,6 +46,8 @@ if [ ! -d "$snap" ]; then
   cp "$old" "$snap.part/old"
   if [ -n "${NEW_NET:-}" ]; then cp "$NEW_NET" "$snap.part/new.xqnn"; fi
   if [ -n "${OLD_NET:-}" ]; then cp "$OLD_NET" "$snap.part/old.xqnn"; fi
+  echo "${NEW_OPTIONS:-}" > "$snap.part/new.options"
+  echo "${OLD_OPTIONS:-}" > "$snap.part/old.options"
   mv "$snap.part" "$snap"
 fi
 snap=$(cd "$snap" && pwd)
@@ -47,13 +55,37 @@ nets=()
 [ -f "$snap/new.xqnn" ] && nets+=(--option1 "evalfile=$snap/new.xqnn")
 [ -f "$snap/old.xqnn" ] && nets+=(--option2 "evalfile=$snap/old.xqnn")
 
+# The options of the test's first run hold for all of it; each must be
+# one its engine announces, or the test would measure nothing.
+options=()
+for side in new old; do
+  flag=--option1
+  [ "$side" = old ] && flag=--option2
+  saved=""
+  [ -f "$snap/$side.options" ] && saved=$(cat "$snap/$side.options")
+  given=NEW_OPTIONS
+  [ "$side" = old ] && given=OLD_OPTIONS
+  if [ -n "${!given+set}" ] && [ "${!given}" != "$saved" ]; then
+    echo "sprt.sh: $given differs from the test's first run ($snap/$side.options: '$saved')" >&2
+    exit 2
+  fi
+  announced=$(printf 'ucci\nquit\n' | "$snap/$side" 2>/dev/null | awk '$1 == "option" { print $2 }')
+  for word in $saved; do
+    if ! grep -qx "${word%%=*}" <<< "$announced"; then
+      echo "sprt.sh: $side engine announces no option ${word%%=*} (a tune build?)" >&2
+      exit 2
+    fi
+    options+=("$flag" "$word")
+  done
+done
+
 resume=()
 [ -s "$pgn" ] && resume=(--resume)
 earlier=()
 [ -n "${EARLIER_PAIRS:-}" ] && earlier=(--sprt-earlier "$EARLIER_PAIRS")
 exec "$repo/target/release/xqmatch" \
   --engine1 "$snap/new" --option1 usebook=false \
-  --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" \
+  --engine2 "$snap/old" --option2 usebook=false "${nets[@]}" "${options[@]}" \
   --openings "$repo/data/games/ccpd-sample-3000.iccs.pgn" --openings-plies 10 \
   --openings-order random --seed "${SEED:-1}" \
   --games "$games" --concurrency "${CONCURRENCY:-2}" --tc "${TC:-2+0.02}" --sprt "$bounds" \

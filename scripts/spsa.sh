@@ -16,7 +16,10 @@
 # A state belongs to the search it was tuned on: after a change to the
 # search, start a new run (another STATE) rather than go on.
 #
-# usage: scripts/spsa.sh [PAIRS]
+# `scripts/spsa.sh --values` prints the state's parameters, rounded, as
+# the NAME=VALUE words scripts/sprt.sh takes in NEW_OPTIONS.
+#
+# usage: scripts/spsa.sh [PAIRS | --values]
 # environment: STATE, NODES, CONCURRENCY, ITERATIONS, R_END, SEED
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +30,14 @@ if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   exit 0
 fi
 state=${STATE:-engine/tuning/spsa.txt}
+if [ "${1:-}" = "--values" ]; then
+  # A parameter's line: name, value, min, max, step.
+  awk 'NF == 5 && $2 ~ /^[0-9.-]+$/ {
+         printf "%s%s=%.0f", sep, $1, $2; sep = " "
+       }
+       END { print "" }' "$state"
+  exit 0
+fi
 
 cargo build --release --locked -p xqengine -p xqmatch >&2
 cargo build --release --locked -p xqengine --features tune --target-dir target/tune >&2
