@@ -17,9 +17,11 @@
 # search, start a new run (another STATE) rather than go on.
 #
 # `scripts/spsa.sh --values` prints the state's parameters, rounded, as
-# the NAME=VALUE words scripts/sprt.sh takes in NEW_OPTIONS.
+# the NAME=VALUE words scripts/sprt.sh takes in NEW_OPTIONS; `--moves`
+# prints how far each has moved from the engine's default, in steps of
+# its probe, furthest first.
 #
-# usage: scripts/spsa.sh [PAIRS | --values]
+# usage: scripts/spsa.sh [PAIRS | --values | --moves]
 # environment: STATE, NODES, CONCURRENCY, ITERATIONS, R_END, SEED
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +38,17 @@ if [ "${1:-}" = "--values" ]; then
          printf "%s%s=%.0f", sep, $1, $2; sep = " "
        }
        END { print "" }' "$state"
+  exit 0
+fi
+if [ "${1:-}" = "--moves" ]; then
+  cargo build --release --locked -q -p xqengine >&2
+  # The defaults (name default min max step), then the state's lines.
+  target/release/xqengine params | awk '
+    NR == FNR { if ($1 !~ /^#/ && NF == 5) default[$1] = $2; next }
+    NF == 5 && ($1 in default) {
+      steps = ($2 - default[$1]) / $5
+      printf "%.3f %s %s -> %.1f (%+.1f steps)\n", steps < 0 ? -steps : steps, $1, default[$1], $2, steps
+    }' - "$state" | sort -rn | cut -d' ' -f2-
   exit 0
 fi
 
