@@ -20,6 +20,9 @@
 # environment: EPOCHS (3), LR (0.0003), BOUNDS (0,5), GAMES (6000: the SPRT's
 # cap), and sprt.sh's TC, SEED
 # Build first: cargo build --release.
+{
+# Braces: bash reads the whole script before running it, so editing it
+# during a run of hours cannot change what that run does.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -49,3 +52,5 @@ If the SPRT above accepted H1, the round's net replaces the shipped one:
   cp $work/round.xqck $repo/nnue/train/checkpoint.xqck
 then rebuild (the net is built into the engine) and record the round in docs/nnue.md.
 EOF
+exit
+}

@@ -23,6 +23,9 @@
 #
 # usage: scripts/spsa.sh [PAIRS | --values | --moves]
 # environment: STATE, NODES, CONCURRENCY, ITERATIONS, R_END, SEED
+{
+# Braces: bash reads the whole script before running it, so editing it
+# during a run of hours cannot change what that run does.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -74,3 +77,4 @@ target/release/xqmatch spsa --engine "$engine" --option usebook=false \
   --resign movecount=3,score=600 --draw movenumber=30,movecount=8,score=10 || status=$?
 rm -f "$state.params"
 exit "$status"
+}
