@@ -69,6 +69,7 @@ for side in new old; do
     echo "sprt.sh: $given differs from the test's first run ($snap/$side.options: '$saved')" >&2
     exit 2
   fi
+  [ -z "$saved" ] && continue
   announced=$(printf 'ucci\nquit\n' | "$snap/$side" 2>/dev/null | awk '$1 == "option" { print $2 }')
   for word in $saved; do
     if ! grep -qx "${word%%=*}" <<< "$announced"; then
