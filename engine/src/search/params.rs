@@ -58,37 +58,37 @@ macro_rules! search_params {
 
 search_params! {
     /// Razoring: the margin at depth 0.
-    razor_base: 200, 0..=600, step 20;
+    razor_base: 191, 0..=600, step 20;
     /// Razoring: the margin added a ply of depth.
-    razor_depth: 250, 50..=600, step 20;
+    razor_depth: 275, 50..=600, step 20;
     /// Reverse futility: the margin a ply of depth.
-    rfp_depth: 90, 30..=250, step 8;
+    rfp_depth: 115, 30..=250, step 8;
     /// Reverse futility: taken off the margin when the position improves.
-    rfp_improving: 60, 0..=200, step 8;
+    rfp_improving: 73, 0..=200, step 8;
     /// Null move: the static evaluation may be this much below beta a ply of depth.
-    nmp_depth: 20, 0..=80, step 3;
+    nmp_depth: 15, 0..=80, step 3;
     /// Null move: ... less this much.
     nmp_base: 200, 0..=600, step 20;
     /// Null move: a ply more reduction for each this much the evaluation beats beta by.
-    nmp_eval_div: 200, 50..=800, step 20;
+    nmp_eval_div: 181, 50..=800, step 20;
     /// Futility of quiet moves: the margin at reduced depth 0.
-    futility_base: 100, 0..=400, step 10;
+    futility_base: 84, 0..=400, step 10;
     /// Futility of quiet moves: the margin added a ply of reduced depth.
-    futility_depth: 110, 30..=300, step 10;
+    futility_depth: 74, 30..=300, step 10;
     /// Exchange pruning of quiet moves: the loss allowed, times the reduced depth squared.
-    see_quiet: 30, 5..=100, step 3;
+    see_quiet: 24, 5..=100, step 3;
     /// Exchange pruning of captures: the loss allowed a ply of depth.
-    see_capture: 150, 30..=400, step 12;
+    see_capture: 112, 30..=400, step 12;
     /// Quiet moves whose history is below minus this a ply of depth are pruned near the leaves.
-    history_prune: 4_000, 500..=12_000, step 300;
+    history_prune: 4_522, 500..=12_000, step 300;
     /// Late-move reductions: a ply less for each this much history.
-    lmr_history_div: 8_000, 2_000..=30_000, step 600;
+    lmr_history_div: 6_385, 2_000..=30_000, step 600;
     /// Singular extension: the margin below the table's score, a ply of depth.
-    singular_depth: 2, 1..=8, step 1;
+    singular_depth: 3, 1..=8, step 1;
     /// Quiescence: a capture whose victim and this cannot reach alpha is not tried.
-    delta_margin: 150, 0..=500, step 15;
+    delta_margin: 181, 0..=500, step 15;
     /// Quiescence: no capture is tried if winning the best victim and this cannot reach alpha.
-    best_victim_margin: 200, 0..=600, step 20;
+    best_victim_margin: 212, 0..=600, step 20;
 }
 
 #[cfg(test)]
@@ -124,7 +124,7 @@ mod tests {
             );
             assert_ne!(before, engine.options.params, "{}", t.name);
         }
-        assert_eq!(engine.options.params.rfp_depth, 90 + 8);
+        assert_eq!(engine.options.params.rfp_depth, 115 + 8);
 
         let nodes = |params: SearchParams| {
             let config = SearchConfig {
