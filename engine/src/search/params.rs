@@ -124,7 +124,10 @@ mod tests {
             );
             assert_ne!(before, engine.options.params, "{}", t.name);
         }
-        assert_eq!(engine.options.params.rfp_depth, 115 + 8);
+        assert_eq!(
+            engine.options.params.rfp_depth,
+            SearchParams::default().rfp_depth + 8
+        );
 
         let nodes = |params: SearchParams| {
             let config = SearchConfig {
