@@ -12,37 +12,49 @@ use super::{
 };
 use crate::tt::{Bound, Entry};
 
-/// Late-move reductions in plies, by depth and then move number (see
-/// [`reduction`]).
-fn reductions() -> &'static [[u8; 64]; 64] {
-    static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = [[0u8; 64]; 64];
-        for (d, row) in t.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.5 + (d as f64).ln() * (m as f64).ln() / 2.0) as u8;
-            }
+/// Natural logarithms of 0 to 63, with ln 0 taken as 0: the late-move
+/// reduction is a product of two of them.
+fn logarithms() -> &'static [f64; 64] {
+    static TABLE: OnceLock<[f64; 64]> = OnceLock::new();
+    TABLE.get_or_init(|| std::array::from_fn(|i| if i == 0 { 0.0 } else { (i as f64).ln() }))
+}
+
+/// The late-move reductions of the moves of one node, by move number.
+struct Reductions {
+    /// [`SearchParams::lmr_base`] in plies.
+    base: f64,
+    /// ln(depth) over [`SearchParams::lmr_div`]: a move's reduction adds
+    /// this times ln(its number).
+    scale: f64,
+}
+
+impl Reductions {
+    /// The reductions of a node of `depth` plies.
+    #[inline]
+    fn new(depth: i32, p: &SearchParams) -> Reductions {
+        Reductions {
+            base: p.lmr_base as f64 / 100.0,
+            scale: logarithms()[depth.clamp(0, 63) as usize] * (100.0 / p.lmr_div.max(1) as f64),
         }
-        t
-    })
-}
+    }
 
-/// The reductions of the moves of a node of `depth` plies, by move number.
-#[inline]
-fn reduction_row(depth: i32) -> &'static [u8; 64] {
-    &reductions()[depth.clamp(0, 63) as usize]
-}
-
-/// The late-move reduction of move `move_count` in a row of [`reduction_row`].
-#[inline]
-fn reduction(row: &[u8; 64], move_count: usize) -> i32 {
-    row[move_count.min(63)] as i32
+    /// The reduction in whole plies of move `move_count` (from 1); none for
+    /// the first move or at depth 1.
+    #[inline]
+    fn of(&self, move_count: usize) -> i32 {
+        if move_count <= 1 || self.scale == 0.0 {
+            return 0;
+        }
+        let ln = logarithms()[move_count.min(63)];
+        (self.base + self.scale * ln).max(0.0) as i32
+    }
 }
 
 /// Quiet moves tried before the rest are skipped, near the leaves.
-fn late_move_limit(depth: i32, improving: bool) -> usize {
-    let base = 3 + depth * depth;
-    (if improving { base } else { base / 2 }) as usize
+#[inline]
+fn late_move_limit(depth: i32, improving: bool, p: &SearchParams) -> usize {
+    let base = (p.lmp_base + p.lmp_scale * depth * depth) / 100;
+    (if improving { base } else { base / 2 }).max(0) as usize
 }
 
 impl<'a> Worker<'a> {
@@ -214,7 +226,7 @@ impl<'a> Worker<'a> {
         let buffers = self.take_buffers();
         let mut picker = MovePicker::new(buffers, tt_move, killers, counter);
         if self.pruning(Pruning::Large) && depth <= 4 {
-            picker.select_quiets(late_move_limit(depth, improving) + 1);
+            picker.select_quiets(late_move_limit(depth, improving, p) + 1);
         }
         let mut best_score = -MATE - 1;
         let mut best_move = None;
@@ -222,7 +234,7 @@ impl<'a> Worker<'a> {
         let original_alpha = alpha;
         let large = self.pruning(Pruning::Large);
         let filter = self.pos.move_filter();
-        let reductions = reduction_row(depth);
+        let reductions = Reductions::new(depth, p);
 
         loop {
             let ctx = Context {
@@ -248,14 +260,14 @@ impl<'a> Worker<'a> {
             } else {
                 0
             };
-            let reduction = reduction(reductions, move_count);
+            let reduction = reductions.of(move_count);
             let lmr_depth = (depth - 1 - reduction).max(0);
 
             // Pruning before the move is played. Checks are kept: they are
             // how mates are found; the check test runs only for moves about
             // to be pruned.
             if large && best_score > -MATE_BOUND && ply > 0 {
-                let late = depth <= 8 && move_count >= late_move_limit(depth, improving);
+                let late = depth <= 8 && move_count >= late_move_limit(depth, improving, p);
                 if late && quiet {
                     picker.checks_only();
                 }
@@ -460,7 +472,9 @@ impl<'a> Worker<'a> {
         // Counted only for the nodes that get this far.
         let attackers = self.attackers(self.pos.turn());
         if attackers > 0 && beta > -MATE_BOUND {
-            let r = 3 + depth / 3 + ((eval - beta) / p.nmp_eval_div.max(1)).min(3);
+            let by_depth = depth * 10_000 / p.nmp_reduction_div.max(1);
+            let r =
+                (p.nmp_reduction + by_depth) / 100 + ((eval - beta) / p.nmp_eval_div.max(1)).min(3);
             self.frame(ply).piece_to = PieceTo::NONE;
             self.pos.make_null_move();
             let v = -self.search(-beta, -beta + 1, depth - r, ply + 1, false, !cut_node);

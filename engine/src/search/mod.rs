@@ -596,7 +596,7 @@ impl<'a> Worker<'a> {
         prev: i32,
         reporter: &dyn Reporter,
     ) -> Option<(Move, i32, Vec<Move>)> {
-        let mut delta = 20;
+        let mut delta = self.shared.config.params.aspiration.max(1);
         let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
             (prev - delta, prev + delta)
         } else {

@@ -89,6 +89,20 @@ search_params! {
     delta_margin: 181, 0..=500, step 15;
     /// Quiescence: no capture is tried if winning the best victim and this cannot reach alpha.
     best_victim_margin: 212, 0..=600, step 20;
+    /// Late-move reductions: the reduction's constant, in hundredths of a ply.
+    lmr_base: 50, 0..=150, step 8;
+    /// Late-move reductions: ln(depth) times ln(move number) is divided by this, in hundredths.
+    lmr_div: 200, 100..=400, step 15;
+    /// Late-move pruning: quiet moves tried at depth 0, in hundredths of a move.
+    lmp_base: 300, 100..=1_000, step 40;
+    /// Late-move pruning: quiet moves added a ply of depth squared, in hundredths of a move.
+    lmp_scale: 100, 30..=300, step 10;
+    /// Null move: the reduction's constant, in hundredths of a ply.
+    nmp_reduction: 300, 150..=500, step 20;
+    /// Null move: a ply more reduction each this much depth, in hundredths of a ply.
+    nmp_reduction_div: 300, 150..=600, step 25;
+    /// Aspiration windows: the first half-width around the previous iteration's score.
+    aspiration: 20, 5..=60, step 3;
 }
 
 #[cfg(test)]
