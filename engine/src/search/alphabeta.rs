@@ -641,3 +641,29 @@ fn bound_allows(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
         Bound::Upper => score <= alpha,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tunable shapes' defaults are the formulas the search had before
+    /// they were tunable, at every depth and move number.
+    #[test]
+    fn default_shapes_are_the_old_formulas() {
+        let p = SearchParams::default();
+        for depth in 1..64 {
+            let row = Reductions::new(depth, &p);
+            for m in 1..64usize {
+                let old = (0.5 + (depth as f64).ln() * (m as f64).ln() / 2.0) as i32;
+                assert_eq!(row.of(m), old, "depth {depth}, move {m}");
+            }
+            for improving in [false, true] {
+                let old = 3 + depth * depth;
+                let old = if improving { old } else { old / 2 };
+                assert_eq!(late_move_limit(depth, improving, &p), old as usize);
+            }
+        }
+        let more = SearchParams { lmr_base: 150, ..p };
+        assert_eq!(Reductions::new(20, &more).of(2), 2, "the base moves it");
+    }
+}
