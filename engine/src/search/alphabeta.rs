@@ -646,11 +646,18 @@ fn bound_allows(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
 mod tests {
     use super::*;
 
-    /// The tunable shapes' defaults are the formulas the search had before
-    /// they were tunable, at every depth and move number.
+    /// The tunable shapes, at the values they had before SPSA moved them,
+    /// are the formulas the search had before they were tunable, at every
+    /// depth and move number.
     #[test]
-    fn default_shapes_are_the_old_formulas() {
-        let p = SearchParams::default();
+    fn untuned_shapes_are_the_old_formulas() {
+        let p = SearchParams {
+            lmr_base: 50,
+            lmr_div: 200,
+            lmp_base: 300,
+            lmp_scale: 100,
+            ..SearchParams::default()
+        };
         for depth in 1..64 {
             let row = Reductions::new(depth, &p);
             for m in 1..64usize {
