@@ -296,7 +296,7 @@ impl<'a> Worker<'a> {
             if let (Some(e), Some(s)) = (tt_entry, tt_score) {
                 if large
                     && Some(m) == tt_move
-                    && depth >= 8
+                    && depth >= p.singular_min_depth
                     && (ply as i32) < 2 * self.root_depth
                     && e.depth >= depth - 3
                     && e.bound != Bound::Upper
@@ -509,7 +509,7 @@ impl<'a> Worker<'a> {
         quiets: &MoveList,
         captures: &MoveList,
     ) {
-        let bonus = history::bonus(depth);
+        let bonus = history::bonus(depth, self.params());
         let us = self.pos.turn();
         let moved = piece_to(&self.pos, best);
         if let Some(victim) = self.pos.board().piece_at(best.to()) {

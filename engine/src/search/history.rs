@@ -4,6 +4,7 @@
 
 use xqcore::{Color, Move, Piece, Role, Square, NUM_SQUARES};
 
+use super::params::SearchParams;
 use crate::huge::HugeArray;
 
 /// Histories saturate at this magnitude ("gravity" keeps them bounded).
@@ -47,8 +48,8 @@ fn gravity(entry: &mut i16, bonus: i32) {
 
 /// The cutoff bonus for a search of `depth` plies.
 #[inline]
-pub fn bonus(depth: i32) -> i32 {
-    (16 * depth * depth + 32 * depth).min(1_600)
+pub fn bonus(depth: i32, p: &SearchParams) -> i32 {
+    (p.bonus_quad * depth * depth + p.bonus_lin * depth).min(p.bonus_max)
 }
 
 /// All history tables of one search thread.
@@ -210,6 +211,19 @@ impl Histories {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_bonus_is_the_formula_before_it_was_tunable() {
+        let p = SearchParams::default();
+        for depth in 0..64 {
+            assert_eq!(
+                bonus(depth, &p),
+                (16 * depth * depth + 32 * depth).min(1_600)
+            );
+        }
+        let flatter = SearchParams { bonus_quad: 8, ..p };
+        assert!(bonus(4, &flatter) < bonus(4, &p));
+    }
 
     #[test]
     fn gravity_keeps_entries_bounded() {

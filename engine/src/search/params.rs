@@ -84,7 +84,9 @@ search_params! {
     /// Late-move reductions: a ply less for each this much history.
     lmr_history_div: 6_977, 2_000..=30_000, step 600;
     /// Singular extension: the margin below the table's score, a ply of depth.
-    singular_depth: 7, 1..=8, step 1;
+    singular_depth: 7, 1..=16, step 1;
+    /// Singular extension: the least depth at which the hash move is tested.
+    singular_min_depth: 8, 4..=12, step 1;
     /// Quiescence: a capture whose victim and this cannot reach alpha is not tried.
     delta_margin: 233, 0..=500, step 15;
     /// Quiescence: no capture is tried if winning the best victim and this cannot reach alpha.
@@ -103,6 +105,12 @@ search_params! {
     nmp_reduction_div: 286, 150..=600, step 25;
     /// Aspiration windows: the first half-width around the previous iteration's score.
     aspiration: 28, 5..=60, step 3;
+    /// History: the cutoff bonus a ply of depth squared.
+    bonus_quad: 16, 2..=48, step 2;
+    /// History: the cutoff bonus a ply of depth.
+    bonus_lin: 32, 0..=160, step 8;
+    /// History: the cutoff bonus's cap.
+    bonus_max: 1_600, 300..=4_000, step 120;
 }
 
 #[cfg(test)]
