@@ -138,10 +138,10 @@ struct NnueArgs {
 struct TargetArgs {
     /// Weight of the game result in the target (the rest: the search score).
     /// 0.2 trained the shipped net; rounds before it used 0.5.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = xqlearn::model::LossConfig::default().result_weight)]
     result_weight: f32,
     /// Centipawns of one unit of the logistic mapping scores to results.
-    #[arg(long, default_value_t = 400.0)]
+    #[arg(long, default_value_t = xqlearn::model::LossConfig::default().k)]
     k: f32,
     /// Positions scored beyond this many centipawns are left out.
     #[arg(long, default_value_t = 3_000)]
