@@ -58,59 +58,59 @@ macro_rules! search_params {
 
 search_params! {
     /// Razoring: the margin at depth 0.
-    razor_base: 217, 0..=600, step 20;
+    razor_base: 265, 0..=600, step 20;
     /// Razoring: the margin added a ply of depth.
-    razor_depth: 345, 50..=600, step 20;
+    razor_depth: 352, 50..=600, step 20;
     /// Reverse futility: the margin a ply of depth.
-    rfp_depth: 128, 30..=250, step 8;
+    rfp_depth: 135, 30..=250, step 8;
     /// Reverse futility: taken off the margin when the position improves.
-    rfp_improving: 86, 0..=200, step 8;
+    rfp_improving: 94, 0..=200, step 8;
     /// Null move: the static evaluation may be this much below beta a ply of depth.
-    nmp_depth: 15, 0..=80, step 3;
+    nmp_depth: 18, 0..=80, step 3;
     /// Null move: ... less this much.
-    nmp_base: 173, 0..=600, step 20;
+    nmp_base: 204, 0..=600, step 20;
     /// Null move: a ply more reduction for each this much the evaluation beats beta by.
-    nmp_eval_div: 169, 50..=800, step 20;
+    nmp_eval_div: 141, 50..=800, step 20;
     /// Futility of quiet moves: the margin at reduced depth 0.
-    futility_base: 61, 0..=400, step 10;
+    futility_base: 52, 0..=400, step 10;
     /// Futility of quiet moves: the margin added a ply of reduced depth.
     futility_depth: 71, 30..=300, step 10;
     /// Exchange pruning of quiet moves: the loss allowed, times the reduced depth squared.
     see_quiet: 28, 5..=100, step 3;
     /// Exchange pruning of captures: the loss allowed a ply of depth.
-    see_capture: 92, 30..=400, step 12;
+    see_capture: 93, 30..=400, step 12;
     /// Quiet moves whose history is below minus this a ply of depth are pruned near the leaves.
-    history_prune: 5_244, 500..=12_000, step 300;
+    history_prune: 5_119, 500..=12_000, step 300;
     /// Late-move reductions: a ply less for each this much history.
-    lmr_history_div: 6_977, 2_000..=30_000, step 600;
+    lmr_history_div: 6_682, 2_000..=30_000, step 600;
     /// Singular extension: the margin below the table's score, a ply of depth.
     singular_depth: 7, 1..=16, step 1;
     /// Singular extension: the least depth at which the hash move is tested.
-    singular_min_depth: 8, 4..=12, step 1;
+    singular_min_depth: 10, 4..=12, step 1;
     /// Quiescence: a capture whose victim and this cannot reach alpha is not tried.
-    delta_margin: 233, 0..=500, step 15;
+    delta_margin: 257, 0..=500, step 15;
     /// Quiescence: no capture is tried if winning the best victim and this cannot reach alpha.
-    best_victim_margin: 203, 0..=600, step 20;
+    best_victim_margin: 213, 0..=600, step 20;
     /// Late-move reductions: the reduction's constant, in hundredths of a ply.
-    lmr_base: 64, 0..=150, step 8;
+    lmr_base: 51, 0..=150, step 8;
     /// Late-move reductions: ln(depth) times ln(move number) is divided by this, in hundredths.
-    lmr_div: 165, 100..=400, step 15;
+    lmr_div: 159, 100..=400, step 15;
     /// Late-move pruning: quiet moves tried at depth 0, in hundredths of a move.
-    lmp_base: 414, 100..=1_000, step 40;
+    lmp_base: 384, 100..=1_000, step 40;
     /// Late-move pruning: quiet moves added a ply of depth squared, in hundredths of a move.
-    lmp_scale: 117, 30..=300, step 10;
+    lmp_scale: 107, 30..=300, step 10;
     /// Null move: the reduction's constant, in hundredths of a ply.
-    nmp_reduction: 337, 150..=500, step 20;
+    nmp_reduction: 283, 150..=500, step 20;
     /// Null move: a ply more reduction each this much depth, in hundredths of a ply.
-    nmp_reduction_div: 286, 150..=600, step 25;
+    nmp_reduction_div: 258, 150..=600, step 25;
     /// Aspiration windows: the first half-width around the previous iteration's score.
-    aspiration: 28, 5..=60, step 3;
+    aspiration: 30, 5..=60, step 3;
     /// History: the cutoff bonus a ply of depth squared.
-    bonus_quad: 16, 2..=48, step 2;
+    bonus_quad: 21, 2..=48, step 2;
     /// History: the cutoff bonus a ply of depth.
-    bonus_lin: 32, 0..=160, step 8;
+    bonus_lin: 47, 0..=160, step 8;
     /// History: the cutoff bonus's cap.
-    bonus_max: 1_600, 300..=4_000, step 120;
+    bonus_max: 1_805, 300..=4_000, step 120;
 }
 
 #[cfg(test)]
