@@ -213,8 +213,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_bonus_is_the_formula_before_it_was_tunable() {
-        let p = SearchParams::default();
+    fn bonus_is_the_formula_before_it_was_tunable_at_its_old_values() {
+        let p = SearchParams {
+            bonus_quad: 16,
+            bonus_lin: 32,
+            bonus_max: 1_600,
+            ..SearchParams::default()
+        };
         for depth in 0..64 {
             assert_eq!(
                 bonus(depth, &p),
