@@ -50,6 +50,32 @@ impl Reductions {
     }
 }
 
+/// What a late move's reduction depends on besides its number and history.
+#[derive(Clone, Copy)]
+struct ReductionFlags {
+    pv_node: bool,
+    improving: bool,
+    cut_node: bool,
+    gives_check: bool,
+    /// A killer or the counter move.
+    refutation: bool,
+}
+
+/// A late move's reduction in whole plies: the table's `reduction`, less a
+/// ply for each [`SearchParams::lmr_history_div`] of `history`, adjusted
+/// by the node and the move in hundredths of a ply (tunable) and rounded
+/// down.
+#[inline]
+fn adjusted_reduction(reduction: i32, history: i32, f: ReductionFlags, p: &SearchParams) -> i32 {
+    let mut r = 100 * (reduction - history / p.lmr_history_div.max(1));
+    r += p.lmr_not_pv * !f.pv_node as i32;
+    r += p.lmr_not_improving * !f.improving as i32;
+    r += p.lmr_cut_node * f.cut_node as i32;
+    r -= p.lmr_check * f.gives_check as i32;
+    r -= p.lmr_refutation * f.refutation as i32;
+    r.div_euclid(100)
+}
+
 /// Quiet moves tried before the rest are skipped, near the leaves.
 #[inline]
 fn late_move_limit(depth: i32, improving: bool, p: &SearchParams) -> usize {
@@ -212,7 +238,10 @@ impl<'a> Worker<'a> {
 
         // Internal iterative reduction: without a hash move this node was
         // never searched deep; spend less on it.
-        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && self.pruning(Pruning::Medium)
+        if tt_move.is_none()
+            && depth >= p.iir_min_depth
+            && (pv_node || cut_node)
+            && self.pruning(Pruning::Medium)
         {
             depth -= 1;
         }
@@ -267,24 +296,27 @@ impl<'a> Worker<'a> {
             // how mates are found; the check test runs only for moves about
             // to be pruned.
             if large && best_score > -MATE_BOUND && ply > 0 {
-                let late = depth <= 8 && move_count >= late_move_limit(depth, improving, p);
+                let late =
+                    depth <= p.lmp_max_depth && move_count >= late_move_limit(depth, improving, p);
                 if late && quiet {
                     picker.checks_only();
                 }
                 let prune = if quiet {
-                    late || (lmr_depth < 4 && history < -p.history_prune * depth)
+                    late || (lmr_depth < p.history_prune_max_depth
+                        && history < -p.history_prune * depth)
                         || (!in_check
-                            && lmr_depth < 8
+                            && lmr_depth < p.futility_max_depth
                             && static_eval + p.futility_base + p.futility_depth * lmr_depth
                                 <= alpha)
-                        || (lmr_depth < 8
+                        || (lmr_depth < p.see_quiet_max_depth
                             && !self.pos.see_ge(
                                 m,
                                 &SEE_VALUES,
                                 -p.see_quiet * lmr_depth * lmr_depth,
                             ))
                 } else {
-                    depth < 8 && !self.pos.see_ge(m, &SEE_VALUES, -p.see_capture * depth)
+                    depth < p.see_capture_max_depth
+                        && !self.pos.see_ge(m, &SEE_VALUES, -p.see_capture * depth)
                 };
                 if prune && !picker.gives_check(&self.pos, m) {
                     continue;
@@ -342,13 +374,18 @@ impl<'a> Worker<'a> {
                 && (quiet || picker.in_bad_captures())
                 && self.pruning(Pruning::Medium)
             {
-                let mut r = reduction;
-                r += !pv_node as i32;
-                r += !improving as i32;
-                r += cut_node as i32;
-                r -= gives_check as i32;
-                r -= (killers.contains(&m) || m == counter) as i32;
-                r -= history / p.lmr_history_div.max(1);
+                let r = adjusted_reduction(
+                    reduction,
+                    history,
+                    ReductionFlags {
+                        pv_node,
+                        improving,
+                        cut_node,
+                        gives_check,
+                        refutation: killers.contains(&m) || m == counter,
+                    },
+                    p,
+                );
                 let d = (new_depth - r).clamp(1, new_depth.max(1));
                 score = -self.search(-alpha - 1, -alpha, d, ply + 1, false, true);
                 if score > alpha && d < new_depth && !self.aborted {
@@ -448,7 +485,10 @@ impl<'a> Worker<'a> {
         let large = self.pruning(Pruning::Large);
         let p = self.params();
         // Razoring: hopeless near the leaves unless a capture saves it.
-        if large && depth <= 3 && eval + p.razor_base + p.razor_depth * depth < alpha {
+        if large
+            && depth <= p.razor_max_depth
+            && eval + p.razor_base + p.razor_depth * depth < alpha
+        {
             let v = self.quiesce(alpha, alpha + 1, ply, false);
             if v <= alpha {
                 return Some(v);
@@ -456,7 +496,12 @@ impl<'a> Worker<'a> {
         }
         // Reverse futility: far above beta near the leaves.
         let margin = p.rfp_depth * depth - p.rfp_improving * improving as i32;
-        if large && depth <= 8 && eval - margin >= beta && eval < MATE_BOUND && beta > -MATE_BOUND {
+        if large
+            && depth <= p.rfp_max_depth
+            && eval - margin >= beta
+            && eval < MATE_BOUND
+            && beta > -MATE_BOUND
+        {
             return Some((eval + beta) / 2);
         }
         // Null move, with a verification search when material is thin.
@@ -672,5 +717,53 @@ mod tests {
         }
         let more = SearchParams { lmr_base: 150, ..p };
         assert_eq!(Reductions::new(20, &more).of(2), 2, "the base moves it");
+    }
+
+    /// At a whole ply each, the tunable adjustments are the whole-ply sum
+    /// the search had before they were tunable; fractions round down.
+    #[test]
+    fn reduction_adjustments_of_a_ply_are_the_old_sum() {
+        let p = SearchParams {
+            lmr_not_pv: 100,
+            lmr_not_improving: 100,
+            lmr_cut_node: 100,
+            lmr_check: 100,
+            lmr_refutation: 100,
+            ..SearchParams::default()
+        };
+        for bits in 0..32u32 {
+            let f = ReductionFlags {
+                pv_node: bits & 1 != 0,
+                improving: bits & 2 != 0,
+                cut_node: bits & 4 != 0,
+                gives_check: bits & 8 != 0,
+                refutation: bits & 16 != 0,
+            };
+            for reduction in 0..6 {
+                for history in [-40_000, -7_000, -1, 0, 1, 6_681, 6_682, 20_000] {
+                    let old =
+                        reduction + !f.pv_node as i32 + !f.improving as i32 + f.cut_node as i32
+                            - f.gives_check as i32
+                            - f.refutation as i32
+                            - history / p.lmr_history_div;
+                    assert_eq!(adjusted_reduction(reduction, history, f, &p), old);
+                }
+            }
+        }
+        let half = SearchParams {
+            lmr_cut_node: 50,
+            ..p
+        };
+        let f = ReductionFlags {
+            pv_node: true,
+            improving: true,
+            cut_node: true,
+            gives_check: true,
+            refutation: false,
+        };
+        // 2 + 0.5 - 1 = 1.5 plies: one.
+        assert_eq!(adjusted_reduction(2, 0, f, &half), 1);
+        // 0 + 0.5 - 1 = -0.5 plies: rounded down, not toward zero.
+        assert_eq!(adjusted_reduction(0, 0, f, &half), -1);
     }
 }

@@ -111,6 +111,32 @@ search_params! {
     bonus_lin: 47, 0..=160, step 8;
     /// History: the cutoff bonus's cap.
     bonus_max: 1_805, 300..=4_000, step 120;
+    /// Late-move reductions: added off the principal variation, in hundredths of a ply.
+    lmr_not_pv: 100, 0..=300, step 20;
+    /// Late-move reductions: added when the position does not improve, in hundredths of a ply.
+    lmr_not_improving: 100, 0..=300, step 20;
+    /// Late-move reductions: added at an expected fail-high node, in hundredths of a ply.
+    lmr_cut_node: 100, 0..=300, step 20;
+    /// Late-move reductions: taken off a move that gives check, in hundredths of a ply.
+    lmr_check: 100, 0..=300, step 20;
+    /// Late-move reductions: taken off a killer or counter move, in hundredths of a ply.
+    lmr_refutation: 100, 0..=300, step 20;
+    /// Razoring: the deepest node razored.
+    razor_max_depth: 3, 1..=6, step 1;
+    /// Reverse futility: the deepest node pruned.
+    rfp_max_depth: 8, 4..=14, step 1;
+    /// Late-move pruning: the deepest node whose late quiet moves are skipped.
+    lmp_max_depth: 8, 4..=14, step 1;
+    /// Futility of quiet moves: reduced depths below this are pruned.
+    futility_max_depth: 8, 4..=14, step 1;
+    /// Exchange pruning of quiet moves: reduced depths below this are pruned.
+    see_quiet_max_depth: 8, 4..=14, step 1;
+    /// Exchange pruning of captures: depths below this are pruned.
+    see_capture_max_depth: 8, 4..=14, step 1;
+    /// History pruning of quiet moves: reduced depths below this are pruned.
+    history_prune_max_depth: 4, 1..=8, step 1;
+    /// Internal iterative reduction: the least depth reduced without a hash move.
+    iir_min_depth: 4, 2..=10, step 1;
 }
 
 #[cfg(test)]
