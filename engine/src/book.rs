@@ -123,6 +123,15 @@ impl Books {
         errors
     }
 
+    /// Opens the book files unless they are open already (or were tried
+    /// since the files were last set); returns [`Books::load`]'s messages.
+    pub fn ensure_loaded(&mut self) -> Vec<String> {
+        if self.open.is_some() {
+            return Vec::new();
+        }
+        self.load()
+    }
+
     /// Whether any book file is open (after [`Books::load`]).
     pub fn loaded(&self) -> usize {
         self.open.as_ref().map_or(0, Vec::len)
@@ -142,9 +151,7 @@ impl Books {
         random: f64,
         messages: &mut Vec<String>,
     ) -> Option<BookChoice> {
-        if self.open.is_none() {
-            messages.extend(self.load());
-        }
+        messages.extend(self.ensure_loaded());
         for open in self.open.as_deref().unwrap_or_default() {
             let mut candidates = match candidates(open, pos, margin) {
                 Ok(c) => c,

@@ -36,6 +36,11 @@ impl Searcher {
         }
     }
 
+    /// The hash table's size as asked, in MB.
+    pub fn hash_mb(&self) -> usize {
+        self.hash_mb
+    }
+
     /// The settings searches run with.
     pub fn config(&self) -> &SearchConfig {
         &self.config

@@ -178,8 +178,14 @@ impl Session {
         match command {
             Command::Ucci => self.boot(Dialect::Ucci),
             Command::Uci => self.boot(Dialect::Uci),
-            Command::IsReady => self.out.line("readyok"),
-            Command::NewGame => self.engine.new_game(),
+            Command::IsReady => {
+                self.prepare();
+                self.out.line("readyok");
+            }
+            Command::NewGame => {
+                self.prepare();
+                self.engine.new_game();
+            }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::BanMoves(moves) => self.ban_moves(&moves),
@@ -235,6 +241,14 @@ impl Session {
     /// against the option's kind, then set; a bad value changes nothing
     /// and says why. Unknown options are ignored, as UCCI says (noted in
     /// debug mode).
+    /// Makes the hash table and opens the books and tables before a game's
+    /// clock runs ([`Engine::prepare`]), saying what cannot be used.
+    fn prepare(&mut self) {
+        for note in self.engine.prepare() {
+            self.info_string(&note);
+        }
+    }
+
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let Some(spec) = options::find(name) else {
             if self.flags.debug {
