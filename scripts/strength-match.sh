@@ -7,13 +7,14 @@
 #                colours), GAMES games an encounter (default 40)
 #   odds N       our engine against Pikafish-HCE with N times our time,
 #                from the start position (our book decides the opening, at
-#                selectivity small so that the games differ), GAMES games
-#                (default 200)
+#                bookvariety small so that the games differ; no evaluation
+#                noise), GAMES games (default 200)
 #
 # Ours play TC (default 10+0.1: 10 s + 0.1 s a move; TC=3+0.03 for a
 # ladder at 3 s + 0.03 s) with the default book; two games at once; resign
 # at 600 cp for 3 moves and draw within 10 cp for 8 moves after move 30,
-# when both engines agree. `odds 1` has the settings of `book-match.sh pikafish`.
+# when both engines agree. `odds 1` has the settings of `book-match.sh pikafish`
+# but for the noise (that script gives ours `selectivity small`: 10 cp).
 # The games go to PGN; run the same command again to go on where it stopped
 # (xqmatch --resume). Our engine and book are copied beside the PGN (PGN.d/)
 # the first time, so a rebuild does not change a tournament half played.
@@ -80,7 +81,7 @@ odds)
   their_tc=$(awk -v n="$factor" -v tc="$tc" \
     'BEGIN { split(tc, t, "+"); printf "%g+%g", t[1] * n, t[2] * n }')
   engines=(
-    --engine "${ours[@]}" name=xqengine option.selectivity=small
+    --engine "${ours[@]}" name=xqengine option.bookvariety=small
     --engine "${pikafish[@]}" tc="$their_tc"
   )
   rest=(--openings "$snap/start.txt")

@@ -16,7 +16,7 @@ use xqcore::{Move, Position};
 /// The default book's file name in data/.
 pub const DEFAULT_BOOK: &str = "data/book.xqb";
 
-/// How much chance picks among book moves (UCCI `selectivity`).
+/// How much chance picks among book moves (`bookvariety`, and `selectivity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BookVariety {
     /// Always the heaviest move.

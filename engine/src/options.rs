@@ -108,6 +108,14 @@ pub struct OptionSpec {
 /// The search and evaluation levels of `pruning`, `knowledge`, `selectivity`.
 const LEVELS: &[&str] = &["none", "small", "medium", "large"];
 
+/// The book's choices at each of [`LEVELS`] (`bookvariety`, `selectivity`).
+const BOOK_VARIETIES: [BookVariety; 4] = [
+    BookVariety::None,
+    BookVariety::Small,
+    BookVariety::Medium,
+    BookVariety::Large,
+];
+
 /// Every option, in the order they are announced.
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
@@ -168,6 +176,20 @@ pub const OPTIONS: &[OptionSpec] = &[
                  score is within this many centipawns of the best the analysis knows",
         apply: |t, v| {
             t.engine.options.book_margin = spin(v) as i16;
+            Vec::new()
+        },
+    },
+    OptionSpec {
+        ucci: Some("bookvariety"),
+        uci: Some("BookVariety"),
+        kind: OptionKind::Combo {
+            default: "none",
+            vars: LEVELS,
+        },
+        effect: "how freely book moves are chosen: the heaviest (none), or by weight squared, \
+                 weight or its square root; `selectivity` sets it too, with evaluation noise",
+        apply: |t, v| {
+            t.engine.options.book_variety = BOOK_VARIETIES[combo(v)];
             Vec::new()
         },
     },
@@ -328,12 +350,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         apply: |t, v| {
             let level = combo(v);
             t.engine.options.randomness = [0, 10, 25, 50][level];
-            t.engine.options.book_variety = [
-                BookVariety::None,
-                BookVariety::Small,
-                BookVariety::Medium,
-                BookVariety::Large,
-            ][level];
+            t.engine.options.book_variety = BOOK_VARIETIES[level];
             Vec::new()
         },
     },
@@ -570,6 +587,28 @@ mod tests {
 
     /// The table's defaults are the engine's: setting every option to its
     /// default changes nothing.
+    #[test]
+    fn book_variety_varies_the_book_without_evaluation_noise() {
+        let mut engine = Engine::new();
+        let mut protocol = ProtocolFlags::default();
+        let mut set = |engine: &mut Engine, name: &str, value: &str| {
+            let spec = find(name).unwrap();
+            let value = spec.parse(Some(value)).unwrap();
+            let mut target = Target {
+                engine,
+                protocol: &mut protocol,
+            };
+            (spec.apply)(&mut target, value);
+        };
+        set(&mut engine, "bookvariety", "small");
+        set(&mut engine, "BookVariety", "medium");
+        assert_eq!(engine.options.book_variety, BookVariety::Medium);
+        assert_eq!(engine.options.randomness, 0);
+        set(&mut engine, "selectivity", "large");
+        assert_eq!(engine.options.book_variety, BookVariety::Large);
+        assert_eq!(engine.options.randomness, 50);
+    }
+
     #[test]
     fn defaults_are_the_engines() {
         let mut engine = Engine::new();
