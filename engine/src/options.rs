@@ -585,8 +585,6 @@ mod tests {
         assert!(why.contains("xiangqi"), "{why}");
     }
 
-    /// The table's defaults are the engine's: setting every option to its
-    /// default changes nothing.
     #[test]
     fn book_variety_varies_the_book_without_evaluation_noise() {
         let mut engine = Engine::new();
@@ -609,6 +607,8 @@ mod tests {
         assert_eq!(engine.options.randomness, 50);
     }
 
+    /// The table's defaults are the engine's: setting every option to its
+    /// default changes nothing.
     #[test]
     fn defaults_are_the_engines() {
         let mut engine = Engine::new();

@@ -237,10 +237,6 @@ impl Session {
         }
     }
 
-    /// `setoption`: looked up in the option table, the value checked
-    /// against the option's kind, then set; a bad value changes nothing
-    /// and says why. Unknown options are ignored, as UCCI says (noted in
-    /// debug mode).
     /// Makes the hash table and opens the books and tables before a game's
     /// clock runs ([`Engine::prepare`]), saying what cannot be used.
     fn prepare(&mut self) {
@@ -249,6 +245,10 @@ impl Session {
         }
     }
 
+    /// `setoption`: looked up in the option table, the value checked
+    /// against the option's kind, then set; a bad value changes nothing
+    /// and says why. Unknown options are ignored, as UCCI says (noted in
+    /// debug mode).
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let Some(spec) = options::find(name) else {
             if self.flags.debug {
