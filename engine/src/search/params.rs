@@ -124,7 +124,7 @@ search_params! {
     /// Razoring: the deepest node razored.
     razor_max_depth: 3, 1..=6, step 1;
     /// Reverse futility: the deepest node pruned.
-    rfp_max_depth: 8, 1..=14, step 1;
+    rfp_max_depth: 3, 1..=14, step 1;
     /// Late-move pruning: the deepest node whose late quiet moves are skipped.
     lmp_max_depth: 8, 4..=14, step 1;
     /// Futility of quiet moves: reduced depths below this are pruned.
