@@ -803,7 +803,9 @@ impl<'a> Worker<'a> {
                     !self.nodes.is_multiple_of(64) || *stack.top() == net.refresh(board),
                     "accumulator out of date"
                 );
-                let score = net.evaluate(stack.top(), board, self.pos.turn());
+                let score = net.evaluate(stack.top(), board, self.pos.turn())
+                    * self.shared.config.params.net_scale
+                    / 100;
                 (
                     eval::without_winning_material(board, self.pos.turn(), score),
                     true,

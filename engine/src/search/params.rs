@@ -137,6 +137,11 @@ search_params! {
     history_prune_max_depth: 4, 1..=8, step 1;
     /// Internal iterative reduction: the least depth reduced without a hash move.
     iir_min_depth: 4, 2..=10, step 1;
+    /// The net's evaluation, in hundredths of what it says: its centipawns are
+    /// worth less than the hand-crafted evaluation's (a logistic fit to master
+    /// games' results wants 425 of them a unit against 250), and the margins
+    /// above were first set in the latter's.
+    net_scale: 75, 40..=150, step 5;
 }
 
 #[cfg(test)]
