@@ -178,7 +178,7 @@ fn play_game(
         }
         let r = searcher.search(&pos, &limits, &Silent);
         let best = r.best?;
-        let found = in_net_units(r.score, searcher.config());
+        let found = searcher.config().score_in_net_units(r.score);
         // Mate and table scores are distances, not evaluations: not kept.
         let score = if found.abs() < MATE_BOUND {
             found.clamp(-30_000, 30_000) as i16
@@ -272,18 +272,6 @@ pub fn generate(
     }
 }
 
-/// A search's score in the net's own centipawns: the search sees the net's
-/// evaluation times `net_scale` hundredths, and the trainer maps scores to
-/// results with the net's own scale. Mate and table distances, and the
-/// hand-crafted evaluation's scores, are left as they are.
-fn in_net_units(score: i32, config: &SearchConfig) -> i32 {
-    if config.net.is_none() || score.abs() >= MATE_BOUND {
-        return score;
-    }
-    let scaled = i64::from(score) * 100 / i64::from(config.params.net_scale.max(1));
-    scaled.clamp(-i64::from(MATE_BOUND - 1), i64::from(MATE_BOUND - 1)) as i32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,22 +304,5 @@ mod tests {
                 assert!(score == NO_SCORE || i32::from(score).abs() < MATE_BOUND);
             }
         }
-    }
-
-    #[test]
-    fn scores_are_recorded_in_the_nets_own_units() {
-        let mut config = SearchConfig::default();
-        config.params.net_scale = 75;
-        assert_eq!(in_net_units(150, &config), 150, "no net: left alone");
-        config.net = Some(Arc::new(xqnnue::Network::embedded().clone()));
-        assert_eq!(in_net_units(150, &config), 200);
-        assert_eq!(in_net_units(-75, &config), -100);
-        assert_eq!(in_net_units(MATE_BOUND + 3, &config), MATE_BOUND + 3);
-        assert!(
-            in_net_units(MATE_BOUND - 1, &config) < MATE_BOUND,
-            "no score becomes a mate"
-        );
-        config.params.net_scale = 100;
-        assert_eq!(in_net_units(-321, &config), -321);
     }
 }

@@ -111,6 +111,26 @@ impl Default for SearchConfig {
     }
 }
 
+impl SearchConfig {
+    /// The net's evaluation as the search sees it: `net_scale` hundredths
+    /// of it.
+    fn scaled_net_score(&self, raw: i32) -> i32 {
+        raw * self.params.net_scale / 100
+    }
+
+    /// A search's `score` in the net's own centipawns, the units its
+    /// trainer maps to results (self-play records these). Mate and table
+    /// distances, and the hand-crafted evaluation's scores, are returned
+    /// as they are.
+    pub fn score_in_net_units(&self, score: i32) -> i32 {
+        if self.net.is_none() || score.abs() >= MATE_BOUND {
+            return score;
+        }
+        let unscaled = i64::from(score) * 100 / i64::from(self.params.net_scale.max(1));
+        unscaled.clamp(-i64::from(MATE_BOUND - 1), i64::from(MATE_BOUND - 1)) as i32
+    }
+}
+
 /// One line of search progress.
 #[derive(Clone, Debug)]
 pub struct SearchInfo {
@@ -803,9 +823,11 @@ impl<'a> Worker<'a> {
                     !self.nodes.is_multiple_of(64) || *stack.top() == net.refresh(board),
                     "accumulator out of date"
                 );
-                let score = net.evaluate(stack.top(), board, self.pos.turn())
-                    * self.shared.config.params.net_scale
-                    / 100;
+                let score = self.shared.config.scaled_net_score(net.evaluate(
+                    stack.top(),
+                    board,
+                    self.pos.turn(),
+                ));
                 (
                     eval::without_winning_material(board, self.pos.turn(), score),
                     true,
@@ -857,6 +879,24 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_go_back_to_the_nets_own_units() {
+        let mut config = SearchConfig::default();
+        config.params.net_scale = 75;
+        assert_eq!(config.score_in_net_units(150), 150, "no net: left alone");
+        config.net = Some(std::sync::Arc::new(xqnnue::Network::embedded().clone()));
+        assert_eq!(config.scaled_net_score(200), 150);
+        assert_eq!(config.score_in_net_units(150), 200);
+        assert_eq!(config.score_in_net_units(-75), -100);
+        assert_eq!(config.score_in_net_units(MATE_BOUND + 3), MATE_BOUND + 3);
+        assert!(
+            config.score_in_net_units(MATE_BOUND - 1) < MATE_BOUND,
+            "no score becomes a mate"
+        );
+        config.params.net_scale = 100;
+        assert_eq!(config.score_in_net_units(-321), -321);
+    }
 
     /// Runs `f` with a [`Shared`] over default settings, a 1 MB table and
     /// the `done` flag.
