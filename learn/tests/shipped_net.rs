@@ -52,7 +52,8 @@ fn the_quantised_net_stays_close_to_the_float_model() {
     // folds that offset into the biases: b80d42b0, the first net so
     // quantised, is 3.03 cp off on average and 13.3 at worst; 02cf3263
     // 3.64 and 18.0; c2625016 3.15 and 13.5; 310aae4b 3.08 and 16.4;
-    // c7517f21 2.67 and 14.4; df06ea9d 3.49 and 21.2. The folded offset
+    // c7517f21 2.67 and 14.4; df06ea9d 3.49 and 21.2; 909f0427 3.05 and
+    // 15.2. The folded offset
     // is the mean over training positions; these random-move positions
     // lie outside them (21 of df06ea9d's 22 errors above 12 cp put the
     // integer net above the float one, mostly at scores of 200-1,000 cp),
