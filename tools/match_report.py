@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Describe one engine's games in an xqmatch PGN: its score by colour, the
-time each side spent a move by move number, and its score by the first
-plies of the game (the opening lines that the books chose).
+"""Describe one engine's games in an xqmatch PGN: its score by colour and
+by pairs of games (Round 1 and 2, 3 and 4, ...: the pentanomial counts),
+the time each side spent a move by move number, and its score by the
+first plies of the game (the opening lines that the books chose).
 
 usage: tools/match_report.py PGN [--engine NAME] [--plies N] [--top K]
 
 NAME is a part of the engine's name in the Red and Black tags (default:
 xqengine). Times come from the move comments ({score/depth seconds s});
-book moves carry no comment and count as not timed. docs/strength.md's
-figures of the 10x games by colour, time use and opening come from this.
+book moves carry no comment and count as not timed. It gives the
+figures docs/strength.md reports for the time-odds matches.
 """
 
 import argparse
@@ -17,7 +18,6 @@ import sys
 from collections import defaultdict
 
 TAG = re.compile(r'^\[(\w+) "(.*)"\]$')
-COMMENT = re.compile(r"\{([^}]*)\}")
 SECONDS = re.compile(r"([0-9.]+)s\b")
 MOVE = re.compile(r"^[a-i][0-9][a-i][0-9]$")
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
@@ -70,6 +70,7 @@ def main():
     args = parser.parse_args()
 
     by_colour = defaultdict(lambda: [0, 0.0])
+    by_round = {}
     by_line = defaultdict(lambda: [0, 0.0])
     seconds = defaultdict(lambda: [[0.0, 0], [0.0, 0]])  # bucket -> ours, theirs
     skipped = 0
@@ -84,6 +85,8 @@ def main():
         colour = "Red" if ours_red else "Black"
         by_colour[colour][0] += 1
         by_colour[colour][1] += points
+        if tags.get("Round", "").isdigit():
+            by_round[int(tags["Round"])] = points
         moves = moves_with_times(movetext)
         line = " ".join(m for m, _ in moves[: args.plies])
         by_line[(colour, line)][0] += 1
@@ -100,6 +103,11 @@ def main():
     print(f"{total} games of '{args.engine}' ({skipped} skipped)")
     for colour, (n, pts) in sorted(by_colour.items(), reverse=True):
         print(f"  as {colour:5}: {n:4} games, {pts:6.1f} points, {100 * pts / n:5.1f} %")
+    pairs = [0] * 5
+    for first in range(1, max(by_round, default=0) + 1, 2):
+        if first in by_round and first + 1 in by_round:
+            pairs[int(2 * (by_round[first] + by_round[first + 1]))] += 1
+    print("  pairs (0, 0.5, 1, 1.5, 2 points): " + "/".join(map(str, pairs)))
     print("mean seconds a move by move number (book moves count as 0): ours, theirs")
     for key in sorted(seconds):
         (ours_s, ours_n), (theirs_s, theirs_n) = seconds[key]
