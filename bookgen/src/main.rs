@@ -486,7 +486,7 @@ fn analyse(args: &AnalyseArgs) -> Outcome {
         (n, _, _) => Budget::Nodes(n.unwrap_or(200_000)),
     };
     let net = net_option(&args.net)?;
-    let tables = xqengine::open_tables_option(args.tables.as_deref())?.map(|(tb, _)| tb);
+    let tables = xqcli::data::open_tables_option(args.tables.as_deref())?.map(|(tb, _)| tb);
     let threads = all_cores(args.threads);
     let cfg = AnalyseConfig {
         budget,
@@ -1270,10 +1270,5 @@ fn import(db: &Path, inputs: &[PathBuf], read: &ReadArgs) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Cli::command());
-    }
+    xqcli::help_test!(super::Cli);
 }

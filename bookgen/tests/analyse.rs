@@ -753,7 +753,7 @@ fn the_shipped_analysis_is_what_its_journal_gives() {
     // The command's default: data/egtb when it is there (the README's first
     // command builds it; a clean clone has none). No book position has few
     // enough pieces for a table, so the file is the same either way.
-    let tables = xqengine::open_tables_option(None)
+    let tables = xqcli::data::open_tables_option(None)
         .unwrap()
         .map(|(tables, _)| tables);
     let cfg = AnalyseConfig {

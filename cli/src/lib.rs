@@ -1,11 +1,40 @@
-//! Plumbing shared by `xqengine`, `bookgen` and `egtbgen`, which keeps the
-//! binaries thin and alike: [`out!`] for standard output, (feature
-//! `interrupt`) [`remove_unfinished_files_on_interrupt`] for the programs
-//! that write books and tables, and (feature `help`, for tests)
-//! `help::undescribed`, the options a `--help` leaves without a word.
+//! Plumbing shared by the toolkit's binaries, which keeps them thin and
+//! alike:
+//!
+//! - [`Failure`], [`Result`] and [`finish`]: the one way a program fails,
+//!   `PROGRAM: MESSAGE` on standard error with exit status 1 (or 2 for
+//!   arguments and input refused);
+//! - [`out!`] for standard output that ends quietly on a closed pipe;
+//! - (feature `interrupt`) [`remove_unfinished_files_on_interrupt`] for
+//!   the programs that write books and tables;
+//! - (feature `data`) `data`: where the shipped book and tables are found,
+//!   and the tools' `--tables` option;
+//! - (feature `help`, for tests) [`help_test!`](macro@help_test) and
+//!   `help::undescribed`: every command and option a `--help` shows says
+//!   what it is for.
 
+#[cfg(feature = "data")]
+pub mod data;
+mod failure;
 #[cfg(feature = "help")]
 pub mod help;
+
+pub use failure::{finish, Failure, Result};
+
+/// A test named `help_describes_every_command_and_option` that fails when
+/// the `--help` of the clap parser `$cli` (a type deriving `Parser`) shows
+/// a command or an option without a description. Put it in the binary's
+/// test module: `xqcli::help_test!(super::Cli);`.
+#[cfg(feature = "help")]
+#[macro_export]
+macro_rules! help_test {
+    ($cli:ty) => {
+        #[test]
+        fn help_describes_every_command_and_option() {
+            $crate::help::assert_described(&<$cli as clap::CommandFactory>::command());
+        }
+    };
+}
 
 /// Writes a line to standard output; when that fails (the reader closed the
 /// pipe, as `| head` does), exits quietly with status 0 instead of

@@ -898,10 +898,5 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Cli::command());
-    }
+    xqcli::help_test!(super::Cli);
 }

@@ -316,10 +316,5 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Cli::command());
-    }
+    xqcli::help_test!(super::Cli);
 }

@@ -805,10 +805,5 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Args::command());
-    }
+    xqcli::help_test!(super::Args);
 }

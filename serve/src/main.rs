@@ -72,7 +72,7 @@ struct ServeArgs {
 
 fn library(cli: &ServeArgs) -> Result<Library, String> {
     let book_paths: Vec<PathBuf> = if cli.book.is_empty() {
-        xqengine::default_book().into_iter().collect()
+        xqcli::data::default_book().into_iter().collect()
     } else {
         cli.book.clone()
     };
@@ -88,7 +88,7 @@ fn library(cli: &ServeArgs) -> Result<Library, String> {
         }
         books.push(book);
     }
-    let tables = xqengine::open_tables_option(cli.tables.as_deref())
+    let tables = xqcli::data::open_tables_option(cli.tables.as_deref())
         .map_err(|e| e.to_string())?
         .map(|(tb, _)| tb);
     let search = xqengine::SearchConfig {
@@ -241,10 +241,5 @@ async fn bench(
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Cli::command());
-    }
+    xqcli::help_test!(super::Cli);
 }

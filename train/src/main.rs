@@ -273,7 +273,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             Err(e) => return fail(&e),
         },
         (None, book) => {
-            let path = book.clone().or_else(xqengine::default_book);
+            let path = book.clone().or_else(xqcli::data::default_book);
             // The book's errors name its file.
             match path.map(|p| xqbook::open(&p)) {
                 Some(Ok(b)) => Openings::Book(b, args.book_plies),
@@ -285,7 +285,7 @@ fn datagen(args: &DatagenArgs) -> ExitCode {
             }
         }
     };
-    let tables = match xqengine::open_tables_option(args.tables.as_deref()) {
+    let tables = match xqcli::data::open_tables_option(args.tables.as_deref()) {
         Ok(Some((tb, dir))) => {
             eprintln!("{} tables from {}", tb.len(), dir.display());
             Some(tb)
@@ -897,10 +897,7 @@ fn main() -> ExitCode {
 mod tests {
     use clap::CommandFactory;
 
-    #[test]
-    fn help_describes_every_command_and_option() {
-        xqcli::help::assert_described(&super::Cli::command());
-    }
+    xqcli::help_test!(super::Cli);
 
     #[test]
     fn help_names_every_tool_and_what_datagen_feeds() {
