@@ -15,10 +15,12 @@
 #                               start a one-node cluster with
 #                               scripts/slurm-local.sh
 #
-# After the workspace's tests, the Slurm tests run (ignored by a plain
-# `cargo test`: they start daemons as root): `cargo test -p egtbgen -p
-# bookgen --test slurm -- --ignored --test-threads 1`, about 6 minutes. Not as root, it is skipped, and
-# said so. Given arguments, the script runs `cargo test` with them alone.
+# Debian packages are installed without their recommends. After the
+# workspace's tests, the Slurm tests run (ignored by a plain `cargo test`:
+# they start daemons as root): `cargo test --workspace --test slurm --
+# --ignored --test-threads 1`, about 6 minutes, with nothing compiled
+# again. Not as root, it is skipped, and said so. Given arguments, the
+# script runs `cargo test` with them alone.
 #
 # What is already there is kept, so a second run installs nothing. Every
 # argument goes to `cargo test`: `scripts/test.sh --release -- --ignored`
@@ -69,26 +71,44 @@ font_installed() {
     fc-list 2>/dev/null | grep -qi 'WenQuanYi Zen Hei'
 }
 
+# Whether the Debian package $1 is installed, by what the tests use of it.
+deb_present() {
+  case $1 in
+  chromium) command -v chromium >/dev/null ;;
+  fonts-wqy-zenhei) font_installed ;;
+  slurm-wlm) command -v slurmctld >/dev/null ;;
+  munge) command -v munged >/dev/null ;;
+  esac
+}
+
+# The Debian packages the tests use: the Slurm ones only as root, since
+# only root runs the Slurm tests.
+wanted=(chromium fonts-wqy-zenhei)
+[ "$(id -u)" = 0 ] && wanted+=(slurm-wlm munge)
 debs=()
-command -v chromium >/dev/null || debs+=(chromium)
-font_installed || debs+=(fonts-wqy-zenhei)
-if [ "$(id -u)" = 0 ]; then
-  command -v slurmctld >/dev/null || debs+=(slurm-wlm)
-  command -v munged >/dev/null || debs+=(munge)
-fi
+found=()
+for deb in "${wanted[@]}"; do
+  if deb_present "$deb"; then found+=("$deb"); else debs+=("$deb"); fi
+done
+[ ${#found[@]} -gt 0 ] && say "found the Debian packages ${found[*]}"
 if [ ${#debs[@]} -eq 0 ]; then
-  say "found chromium ($(command -v chromium)), fonts-wqy-zenhei and, as root, slurm-wlm and munge"
+  :
 elif ! command -v apt-get >/dev/null; then
   failed+=("${debs[*]}: no apt-get here; install them with this system's package manager")
 else
-  say "installing the Debian packages ${debs[*]} with apt-get (the analysis board's browser test and the Slurm tests)"
-  if as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" &&
-    command -v chromium >/dev/null && font_installed &&
-    { [ "$(id -u)" != 0 ] || command -v slurmctld >/dev/null; }; then
-    say "installed ${debs[*]}"
-  else
-    failed+=("${debs[*]}: apt-get install ${debs[*]} (as root)")
+  # Without recommends: chromium alone would bring some hundred packages
+  # (avahi, cups, ...) that a headless browser test never uses.
+  say "installing the Debian packages ${debs[*]} with apt-get --no-install-recommends"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q || true
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${debs[@]}" || true
+  installed=()
+  missing=()
+  for deb in "${debs[@]}"; do
+    if deb_present "$deb"; then installed+=("$deb"); else missing+=("$deb"); fi
+  done
+  [ ${#installed[@]} -gt 0 ] && say "installed ${installed[*]}"
+  if [ ${#missing[@]} -gt 0 ]; then
+    failed+=("${missing[*]}: apt-get install --no-install-recommends ${missing[*]} (as root)")
   fi
 fi
 
@@ -157,8 +177,10 @@ if [ $# -gt 0 ]; then
 fi
 cargo test --workspace --locked
 if [ "$(id -u)" = 0 ]; then
-  say "running the Slurm tests: cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1"
-  cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1
+  # --workspace, as the run above: the same features, so nothing is
+  # compiled again (-p egtbgen -p bookgen would build their own set).
+  say "running the Slurm tests: cargo test --workspace --locked --test slurm -- --ignored --test-threads 1"
+  cargo test --workspace --locked --test slurm -- --ignored --test-threads 1
 else
   say "skipped the Slurm tests: they start a cluster as root (run scripts/test.sh as root)"
 fi

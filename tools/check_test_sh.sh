@@ -5,7 +5,8 @@
 # the tests run with the arguments given; a second run installs nothing; a
 # machine where nothing can be installed gets a message naming what is
 # missing and how to install it, and exit status 1, before any test runs.
-# Usage: tools/check_test_sh.sh (prints "ok" and exits 0 when all hold).
+# Usage: tools/check_test_sh.sh (prints "ok" and exits 0 when all hold);
+# cli/tests/test_script.rs runs it with the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -23,10 +24,13 @@ cat >"$bin/apt-get" <<EOF
 echo "apt-get \$*" >>"$work/log"
 [ -e "$work/offline" ] && exit 100
 if [ "\$1" = install ]; then
-  printf '#!/bin/sh\necho chromium' >"$bin/chromium"; chmod +x "$bin/chromium"
-  touch "$work/font"
-  for daemon in slurmctld munged; do
-    printf '#!/bin/sh\n' >"$bin/\$daemon"; chmod +x "$bin/\$daemon"
+  for deb in "\$@"; do
+    case \$deb in
+    chromium) printf '#!/bin/sh\necho chromium' >"$bin/chromium"; chmod +x "$bin/chromium" ;;
+    fonts-wqy-zenhei) touch "$work/font" ;;
+    slurm-wlm) printf '#!/bin/sh\n' >"$bin/slurmctld"; chmod +x "$bin/slurmctld" ;;
+    munge) printf '#!/bin/sh\n' >"$bin/munged"; chmod +x "$bin/munged" ;;
+    esac
   done
 fi
 exit 0
@@ -71,17 +75,18 @@ fail() {
 # Nothing installed, nothing can be installed: a clear refusal, no test run.
 touch "$work/offline"
 if run; then fail "offline run passed"; fi
-grep -q "apt-get install $debs" "$work/out" || fail "no apt-get advice"
+grep -q "apt-get install --no-install-recommends $debs" "$work/out" || fail "no apt-get advice"
 grep -q 'python3 -m pip install cchess==1.25.5' "$work/out" || fail "no pip advice"
 ! grep -q '^cargo' "$work/log" || fail "tests ran without their prerequisites"
 rm "$work/offline" "$work/log"
 
 # Nothing installed: everything installed, then the tests with the arguments.
 run --release -- --ignored || fail "first run failed"
-grep -q "apt-get install -y -q $debs" "$work/log" || fail "apt-get not asked"
+grep -q "apt-get install -y -q --no-install-recommends $debs" "$work/log" || fail "apt-get not asked"
 grep -q 'python3 -m pip install -q cchess==1.25.5' "$work/log" || fail "pip not asked"
 grep -qx 'cargo test --workspace --locked --release -- --ignored' "$work/log" || fail "arguments not passed"
 grep -q "installing the Debian packages $debs" "$work/out" || fail "install not said"
+grep -q "^test.sh: installed $debs\$" "$work/out" || fail "installed not said"
 rm "$work/log"
 
 # Everything there: nothing installed, the tests run.
@@ -89,8 +94,20 @@ run || fail "second run failed"
 ! grep -q -e '^apt-get' -e 'pip install' "$work/log" || fail "second run installed again"
 grep -qx 'cargo test --workspace --locked' "$work/log" || fail "second run ran no tests"
 if [ "$(id -u)" = 0 ]; then
-  grep -qx 'cargo test -p egtbgen -p bookgen --test slurm --locked -- --ignored --test-threads 1' "$work/log" ||
+  grep -qx 'cargo test --workspace --locked --test slurm -- --ignored --test-threads 1' "$work/log" ||
     fail "no Slurm test as root"
 fi
-grep -q 'found chromium' "$work/out" && grep -q 'found cchess 1.25.5' "$work/out" || fail "found not said"
+grep -q "found the Debian packages $debs\$" "$work/out" && grep -q 'found cchess 1.25.5' "$work/out" ||
+  fail "found not said"
+rm "$work/log"
+
+# Only the font missing: only the font installed, and only it named so.
+rm "$work/font"
+run || fail "third run failed"
+grep -q 'apt-get install -y -q --no-install-recommends fonts-wqy-zenhei$' "$work/log" ||
+  fail "not the font alone asked for"
+grep -q '^test.sh: installing the Debian packages fonts-wqy-zenhei with' "$work/out" &&
+  grep -q '^test.sh: installed fonts-wqy-zenhei$' "$work/out" ||
+  fail "the font's install not said alone"
+! grep -q '^test.sh: found the Debian packages.*fonts-wqy-zenhei' "$work/out" || fail "the font said found"
 echo ok
