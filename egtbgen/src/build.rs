@@ -19,7 +19,7 @@ use xqegtb::material::Material;
 
 /// zstd level of table files: on KRKNAABB level 13 writes 1.068 bits a
 /// position against level 19's 1.027, in a sixth of the time; the 4 % of
-/// disk is not worth a sixth of a whole build (docs/speed-history.md).
+/// disk is not worth a sixth of a whole build (docs/log/speed-history.md).
 pub const LEVEL: i32 = 13;
 
 /// Encodes a batch of a table file's blocks on the thread pool, for
