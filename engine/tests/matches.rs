@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use xqengine::MATE;
 use xqmatch::{
-    read_openings, run_tournament, EngineScore, EngineSpec, FinishedGame, MatchConfig, MoveLimit,
-    Protocol, Termination, TournamentSpec, BUNDLED_OPENINGS,
+    run_tournament, EngineScore, EngineSpec, FinishedGame, MatchConfig, MoveLimit, Protocol,
+    Termination, TournamentSpec,
 };
+use xqrecords::{read_openings, BUNDLED_OPENINGS};
 
 fn engine(protocol: Option<Protocol>) -> EngineSpec {
     let option = match protocol {
