@@ -4,8 +4,8 @@
 //! - The text of UCCI and UCI as a match runner speaks it: [`Protocol`],
 //!   [`EngineOption`], and the readers of engine output, [`read_info`] and
 //!   [`read_answer`].
-//! - Engine processes, the protocol told or found out at the handshake:
-//!   [`EngineSpec`], [`EngineProcess`].
+//! - Engine processes, the protocol told or found out at the handshake,
+//!   their options checked: [`EngineSpec`], [`EngineProcess`].
 //! - One game ([`play_game`]) with each engine's time control
 //!   ([`MoveLimit`]), ended by the rules ([`xqcore::Position::outcome`]),
 //!   by the referee ([`Termination`]), by the engines' agreeing scores
@@ -46,8 +46,8 @@ pub use adjudication::{
 pub use engine::{EngineError, EngineProcess, EngineSpec, Memory, Thought};
 pub use game::{play_game, GameRecord, MatchConfig, MoveStats, Termination};
 pub use protocol::{
-    read_answer, read_info, refuses_command, Answer, ClockReading, EngineOption, EngineScore,
-    InfoLine, NamelessOption, Protocol, UnknownProtocol,
+    read_answer, read_info, refuses_command, refuses_option, Answer, ClockReading, EngineOption,
+    EngineScore, InfoLine, NamelessOption, Protocol, UnknownProtocol,
 };
 pub use rating::{fit_ratings, Crosstable, Rating, PRIOR_SD};
 pub use run::{

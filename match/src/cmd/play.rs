@@ -205,13 +205,13 @@ fn prepare(args: &PlayArgs) -> xqcli::Result<Tournament> {
 /// # Errors
 ///
 /// Arguments refused before any engine starts (exit status 2); an engine
-/// that cannot be started, or a file that cannot be written (exit status
-/// 1).
+/// that cannot be started or set up (no summary is printed then, no game
+/// having been played), or a file that cannot be written (exit status 1).
 pub fn run(args: &PlayArgs) -> xqcli::Result<Ended> {
     let mut tournament = prepare(args)?;
     let stop = stop_on_interrupt();
     let many = tournament.spec.players.len() > 2;
-    let outcome = run_tournament(
+    let mut outcome = run_tournament(
         &tournament.spec,
         &tournament.played,
         stop,
@@ -231,6 +231,12 @@ pub fn run(args: &PlayArgs) -> xqcli::Result<Ended> {
             Ok(())
         },
     );
+    if outcome.results.table.games() == 0 {
+        if let Some(failure) = outcome.failure.take() {
+            // Stopped before its first game: there is no score to print.
+            return Err(Failure::new(failure));
+        }
+    }
     out!("{}", report::summary(&tournament.spec, &outcome));
     finish(&outcome)
 }
