@@ -278,6 +278,20 @@ impl fmt::Debug for Board {
     }
 }
 
+/// Iterates the set bits of a line's occupancy as point indices.
+#[inline]
+pub(crate) fn bits16(mut b: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if b == 0 {
+            None
+        } else {
+            let i = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(i)
+        }
+    })
+}
+
 /// Iterates the set bits of a 90-square bitboard as square indices.
 #[inline]
 pub(crate) fn bits(bb: u128) -> impl Iterator<Item = usize> {

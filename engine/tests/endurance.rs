@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use egtbgen::build::{build, plan};
 use xqegtb::Material;
 use xqmatch::{
-    read_openings, run_tournament, EngineSpec, FinishedGame, Memory, MoveLimit, Termination,
-    TournamentSpec, BUNDLED_OPENINGS,
+    run_tournament, EngineSpec, FinishedGame, Memory, MoveLimit, Termination, TournamentSpec,
 };
+use xqrecords::{read_openings, BUNDLED_OPENINGS};
 
 /// Games played; `XQ_ENDURANCE_GAMES` sets fewer for a quick look.
 fn games() -> usize {

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use xqengine::MATE;
 use xqmatch::{
-    read_openings, run_tournament, EngineScore, EngineSpec, FinishedGame, MatchConfig, MoveLimit,
-    Protocol, Termination, TournamentSpec, BUNDLED_OPENINGS,
+    run_tournament, EngineError, EngineScore, EngineSpec, FinishedGame, MatchConfig, MoveLimit,
+    Protocol, Termination, TournamentSpec,
 };
+use xqrecords::{read_openings, BUNDLED_OPENINGS};
 
 fn engine(protocol: Option<Protocol>) -> EngineSpec {
     let option = match protocol {
@@ -94,6 +95,34 @@ fn the_protocol_is_found_at_the_handshake() {
     assert!(process.millis());
     assert!(process.name.starts_with("xqengine"));
     assert!(process.new_game().is_ok());
+}
+
+#[test]
+fn options_the_engine_refuses_or_lacks_are_not_taken() {
+    let start = |protocol: Option<Protocol>, option: &str| {
+        let mut spec = engine(protocol);
+        spec.options = vec![option.parse().unwrap()];
+        xqmatch::EngineProcess::start(&spec).err()
+    };
+    for (protocol, bad_value) in [(None, "hashsize=abc"), (Some(Protocol::Uci), "Hash=abc")] {
+        let refused = start(protocol, bad_value).expect("refused");
+        assert!(
+            matches!(refused, EngineError::OptionRefused { .. }),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("bad value 'abc'"), "{refused}");
+    }
+    let unknown = start(None, "hashsiz=16").expect("refused");
+    assert!(
+        matches!(unknown, EngineError::UnknownOption { .. }),
+        "{unknown}"
+    );
+    // A file that cannot be used, said in a note of its own.
+    let missing = start(None, "evalfile=/nonexistent/net.xqnn").expect("refused");
+    assert!(
+        missing.to_string().contains("/nonexistent/net.xqnn"),
+        "{missing}"
+    );
 }
 
 #[test]

@@ -1,13 +1,29 @@
 //! Engine processes: started from a command line, spoken to in UCCI or UCI
-//! (told, or found out at the handshake), asked for moves, and measured.
+//! (told, or found out at the handshake), their options set and checked,
+//! asked for moves, and measured.
+//!
+//! An engine that cannot be started says why: a command the shell cannot
+//! find or run is told by its exit status and what the shell printed; an
+//! option the engine does not announce, or answers with a refusal, stops
+//! it before its first game rather than leave it playing without.
+
+mod error;
+mod stderr;
+mod system;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use error::EngineError;
+use stderr::StderrTail;
+use system::{kill_group, memory_of_tree};
+
 use crate::protocol::{
-    read_answer, read_info, refuses_command, Answer, EngineOption, EngineScore, InfoLine, Protocol,
+    read_answer, read_info, refuses_command, refuses_option, Answer, EngineOption, EngineScore,
+    InfoLine, Protocol,
 };
 
 /// How long an engine may take to answer the handshake, and `isready`.
@@ -69,44 +85,18 @@ pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// The last lines of its standard error, for saying why it could not
+    /// be started.
+    stderr: Arc<Mutex<StderrTail>>,
     /// The name the engine gave (`id name`), or its command.
     pub name: String,
+    /// The command line that started it.
+    command: String,
     protocol: Protocol,
     /// UCCI: the engine took `usemillisec`, so times go in milliseconds.
     millis: bool,
     /// The names of the options it announced at the handshake.
     announced: Vec<String>,
-}
-
-/// Why an engine cannot be started or talked to. Every variant names the
-/// engine: the name it gave (`id name`), or its command.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// The shell that runs the command cannot be started.
-    #[error("cannot start '{command}': {source}")]
-    Spawn {
-        command: String,
-        source: std::io::Error,
-    },
-    /// A line cannot be written to the engine (it has gone).
-    #[error("{engine}: {source}")]
-    Write {
-        engine: String,
-        source: std::io::Error,
-    },
-    /// The engine said nothing that was awaited in time.
-    #[error("{engine}: no answer within {timeout:?}")]
-    NoAnswer { engine: String, timeout: Duration },
-    /// The engine's output ended: it exited.
-    #[error("{engine}: exited")]
-    Exited { engine: String },
-    /// The engine did not complete the protocol's handshake.
-    #[error("{engine}: no {} to {protocol}", protocol.hello_done())]
-    NotThisProtocol { engine: String, protocol: Protocol },
-    /// Found out at the handshake: the engine answered neither protocol;
-    /// `source` is why UCI failed.
-    #[error("{source} (and it did not answer ucci either)")]
-    NeitherProtocol { source: Box<EngineError> },
 }
 
 /// Why a handshake failed.
@@ -117,29 +107,41 @@ enum HandshakeError {
     Failed(EngineError),
 }
 
+/// The exit statuses of a shell that could not find a command (127) or
+/// run it (126).
+const NOT_RUN: [i32; 2] = [126, 127];
+
+/// How long a failed engine is given to exit and finish its standard
+/// error before its exit status is read.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
 impl EngineProcess {
-    /// Starts the engine of `spec`, completes the handshake, sets its
-    /// options and waits until it is ready.
+    /// Starts the engine of `spec`, completes the handshake, waits until
+    /// it is ready and sets its options, each checked.
     ///
     /// # Errors
     ///
-    /// The command cannot be run, or the engine does not complete the
-    /// handshake (in the protocol given, or in either), exits, or is not
-    /// ready in time.
+    /// The command cannot be found or run, or the engine does not complete
+    /// the handshake (in the protocol given, or in either), exits, is not
+    /// ready in time, or does not take one of the options (see
+    /// [`EngineProcess::set_option`]).
     pub fn start(spec: &EngineSpec) -> Result<EngineProcess, EngineError> {
         let mut engine = match spec.protocol {
             Some(protocol) => {
                 let mut e = EngineProcess::spawn(&spec.command, protocol)?;
                 let handshake = e.handshake(HANDSHAKE_TIMEOUT);
-                handshake.map_err(|why| e.handshake_error(why))?;
+                handshake.map_err(|why| e.start_error(why))?;
                 e
             }
             None => EngineProcess::start_detecting(&spec.command)?,
         };
-        for option in &spec.options {
-            engine.send(&engine.protocol.set_option(option))?;
-        }
+        // Ready before the options, so that what the engine says while it
+        // gets ready (a book it cannot open) is not taken for an answer to
+        // one of them.
         engine.wait_ready()?;
+        for option in &spec.options {
+            engine.set_option(option)?;
+        }
         Ok(engine)
     }
 
@@ -153,14 +155,21 @@ impl EngineProcess {
         match engine.handshake(Duration::from_secs(10)) {
             Ok(()) => return Ok(engine),
             Err(HandshakeError::Failed(_)) => {
+                // A command the shell cannot run fails the same in UCI.
+                if let Some(not_found) = engine.not_run() {
+                    return Err(not_found);
+                }
                 // It exited (some engines do on an unknown first command).
                 engine = EngineProcess::spawn(command, Protocol::Uci)?;
             }
             Err(HandshakeError::NotThisProtocol) => engine.protocol = Protocol::Uci,
         }
         let handshake = engine.handshake(HANDSHAKE_TIMEOUT);
-        handshake.map_err(|why| EngineError::NeitherProtocol {
-            source: Box::new(engine.handshake_error(why)),
+        handshake.map_err(|why| match engine.start_error(why) {
+            e @ EngineError::NotFound { .. } => e,
+            e => EngineError::NeitherProtocol {
+                source: Box::new(e),
+            },
         })?;
         Ok(engine)
     }
@@ -172,7 +181,7 @@ impl EngineProcess {
             .arg(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         // A process group of its own: Ctrl-C at the terminal reaches the
         // runner alone (which then ends the games itself), and an engine
         // that hangs is killed with everything it started.
@@ -184,6 +193,7 @@ impl EngineProcess {
         })?;
         let stdout = child.stdout.take().expect("piped");
         let stdin = child.stdin.take().expect("piped");
+        let stderr = StderrTail::collect(child.stderr.take().expect("piped"));
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -197,7 +207,9 @@ impl EngineProcess {
             child,
             stdin,
             lines: rx,
+            stderr,
             name: command.to_string(),
+            command: command.to_string(),
             protocol,
             millis: false,
             announced: Vec::new(),
@@ -266,14 +278,31 @@ impl EngineProcess {
     }
 
     /// Sets an option of the engine (in its protocol's words) and waits
-    /// until it is ready.
+    /// until it is ready, reading what it answers on the way.
     ///
     /// # Errors
     ///
-    /// The engine has gone, or is not ready in time.
+    /// The engine announced options at its handshake but not this one
+    /// (an engine ignores an option it does not know, often silently), it
+    /// answered with a refusal ([`crate::refuses_option`]), it has gone, or
+    /// it is not ready in time.
     pub fn set_option(&mut self, option: &EngineOption) -> Result<(), EngineError> {
+        if !self.announced.is_empty() && !self.announces(&option.name) {
+            return Err(EngineError::UnknownOption {
+                engine: self.name.clone(),
+                name: option.name.clone(),
+            });
+        }
         self.send(&self.protocol.set_option(option))?;
-        self.wait_ready()
+        let answers = self.answers_until_ready()?;
+        match answers.into_iter().find(|line| refuses_option(line)) {
+            Some(reply) => Err(EngineError::OptionRefused {
+                engine: self.name.clone(),
+                option: option.to_string(),
+                reply,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Tells the engine a new game starts and waits until it is ready.
@@ -288,9 +317,21 @@ impl EngineProcess {
 
     /// `isready`, answered by `readyok`.
     fn wait_ready(&mut self) -> Result<(), EngineError> {
+        self.answers_until_ready().map(drop)
+    }
+
+    /// `isready`, and the lines the engine prints before its `readyok`.
+    fn answers_until_ready(&mut self) -> Result<Vec<String>, EngineError> {
         self.send("isready")?;
-        self.wait_for(|l| l == "readyok", HANDSHAKE_TIMEOUT)
-            .map(drop)
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut answers = Vec::new();
+        loop {
+            match self.next_line(deadline) {
+                Ok(line) if line == "readyok" => return Ok(answers),
+                Ok(line) => answers.push(line),
+                Err(e) => return Err(self.silence(e, HANDSHAKE_TIMEOUT)),
+            }
+        }
     }
 
     pub(crate) fn send(&mut self, line: &str) -> Result<(), EngineError> {
@@ -308,21 +349,6 @@ impl EngineProcess {
             .map(|l| l.trim().to_string())
     }
 
-    fn wait_for(
-        &mut self,
-        pred: impl Fn(&str) -> bool,
-        timeout: Duration,
-    ) -> Result<String, EngineError> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            match self.next_line(deadline) {
-                Ok(l) if pred(&l) => return Ok(l),
-                Ok(_) => {}
-                Err(e) => return Err(self.silence(e, timeout)),
-            }
-        }
-    }
-
     fn silence(&self, e: RecvTimeoutError, timeout: Duration) -> EngineError {
         let engine = self.name.clone();
         match e {
@@ -331,15 +357,47 @@ impl EngineProcess {
         }
     }
 
-    /// The error of a failed handshake in the engine's protocol.
-    fn handshake_error(&self, why: HandshakeError) -> EngineError {
+    /// The error of a failed handshake in the engine's protocol: the
+    /// shell's, when it could not run the command.
+    fn start_error(&mut self, why: HandshakeError) -> EngineError {
         match why {
             HandshakeError::NotThisProtocol => EngineError::NotThisProtocol {
                 engine: self.name.clone(),
                 protocol: self.protocol,
             },
-            HandshakeError::Failed(e) => e,
+            HandshakeError::Failed(e) => self.not_run().unwrap_or(e),
         }
+    }
+
+    /// [`EngineError::NotFound`] when the engine's shell exited because it
+    /// could not find or run the command, as its exit status tells (waited
+    /// for a moment, the engine having just failed), with the last line it
+    /// printed.
+    fn not_run(&mut self) -> Option<EngineError> {
+        let deadline = Instant::now() + EXIT_WAIT;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status.code()?,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => return None,
+            }
+        };
+        if !NOT_RUN.contains(&status) {
+            return None;
+        }
+        // The shell has exited; its last words may still be in the pipe.
+        while !self.stderr.lock().is_ok_and(|tail| tail.closed) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let shell_says = tail.lines.iter().rev().find(|l| !l.is_empty());
+        Some(EngineError::NotFound {
+            command: self.command.clone(),
+            status,
+            shell_says: shell_says.cloned().unwrap_or_default(),
+        })
     }
 
     /// Sends `position_command` and `go_command` and waits up to `wait`
@@ -404,43 +462,6 @@ impl Drop for EngineProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Kills the process group `id` leads (the engine's shell and whatever it
-/// started), where the system has groups.
-fn kill_group(id: u32) {
-    #[cfg(unix)]
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{id}")])
-        .stderr(Stdio::null())
-        .status();
-    #[cfg(not(unix))]
-    let _ = id;
-}
-
-/// The memory of process `pid` and its descendants, summed.
-fn memory_of_tree(pid: u32) -> Option<Memory> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    let mut total = Memory {
-        anon_kb: field("RssAnon:"),
-        peak_kb: field("VmHWM:"),
-    };
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-        if let Some(m) = memory_of_tree(child) {
-            total.anon_kb += m.anon_kb;
-            total.peak_kb += m.peak_kb;
-        }
-    }
-    Some(total)
 }
 
 #[cfg(test)]
@@ -572,6 +593,105 @@ mod tests {
                 (Some(1), Some(EngineScore::Cp(25)), "b2e2"),
                 (Some(2), Some(EngineScore::Cp(20)), "h2e2"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_command_the_shell_cannot_find_or_run_says_so() {
+        for protocol in [None, Some(Protocol::Ucci), Some(Protocol::Uci)] {
+            let spec = EngineSpec {
+                protocol,
+                ..EngineSpec::new("./no-such-engine --fast")
+            };
+            let missing = EngineProcess::start(&spec).err().unwrap();
+            assert!(
+                matches!(missing, EngineError::NotFound { status: 127, .. }),
+                "{missing}"
+            );
+            let text = missing.to_string();
+            assert!(
+                text.starts_with("cannot start './no-such-engine --fast': not found ("),
+                "{text}"
+            );
+            // The shell's own words, e.g. `sh: 1: ./no-such-engine: not found`.
+            assert!(
+                text.contains("no-such-engine") && text.ends_with(')'),
+                "{text}"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let unrunnable = dir.path().join("engine");
+        std::fs::write(&unrunnable, "not a program").unwrap();
+        let command = unrunnable.display().to_string();
+        let refused = EngineProcess::start(&EngineSpec::new(&command))
+            .err()
+            .unwrap();
+        assert!(
+            refused
+                .to_string()
+                .starts_with(&format!("cannot start '{command}': not executable (")),
+            "{refused}"
+        );
+        // An engine that exits by itself is no command the shell missed.
+        let exits = EngineProcess::start(&EngineSpec::new("exit 3"))
+            .err()
+            .unwrap();
+        assert!(!matches!(exits, EngineError::NotFound { .. }), "{exits}");
+    }
+
+    /// A shell UCCI engine with one option, `hashsize` (a number), that
+    /// refuses any other value as our engine does.
+    const PICKY: &str = "while read -r line; do case \"$line\" in \
+        ucci) echo 'id name Picky'; echo 'option hashsize type spin min 0 max 64 default 16'; echo ucciok;; \
+        'setoption hashsize '*[!0-9]*) echo \"info string option hashsize: bad value '${line#setoption hashsize }'\";; \
+        isready) echo readyok;; quit) exit 0;; esac; done";
+
+    /// A shell UCI engine that announces no option and refuses them all,
+    /// as Stockfish's descendants refuse an unknown one.
+    const NO_OPTIONS: &str = "while read -r line; do case \"$line\" in \
+        uci) echo 'id name Bare'; echo uciok;; \
+        'setoption name '*) n=${line#setoption name }; echo \"No such option: ${n% value *}\";; \
+        isready) echo readyok;; quit) exit 0;; *) echo \"Unknown command: '$line'\";; esac; done";
+
+    #[test]
+    fn options_the_engine_refuses_or_does_not_announce_stop_it() {
+        let with = |command: &str, option: &str| EngineSpec {
+            options: vec![option.parse().unwrap()],
+            ..EngineSpec::new(command)
+        };
+        assert!(EngineProcess::start(&with(PICKY, "hashsize=32")).is_ok());
+        let refused = EngineProcess::start(&with(PICKY, "hashsize=abc"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(refused, EngineError::OptionRefused { .. }),
+            "{refused}"
+        );
+        assert_eq!(
+            refused.to_string(),
+            "Picky: option 'hashsize=abc' refused: info string option hashsize: bad value 'abc'"
+        );
+        let unknown = EngineProcess::start(&with(PICKY, "hashsiz=32"))
+            .err()
+            .unwrap();
+        assert_eq!(
+            unknown.to_string(),
+            "Picky: unknown option 'hashsiz' (not among the options it announces)"
+        );
+        let bare = EngineProcess::start(&with(NO_OPTIONS, "Hash=16"))
+            .err()
+            .unwrap();
+        assert_eq!(
+            bare.to_string(),
+            "Bare: option 'Hash=16' refused: No such option: Hash"
+        );
+        // Set on a running engine, the same.
+        let mut picky = EngineProcess::start(&EngineSpec::new(PICKY)).unwrap();
+        assert!(picky.set_option(&"hashsize 8".parse().unwrap()).is_ok());
+        let refused = picky.set_option(&"hashsize=x".parse().unwrap());
+        assert!(
+            matches!(refused, Err(EngineError::OptionRefused { .. })),
+            "{refused:?}"
         );
     }
 }

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use xqcore::GameResult;
 
 use crate::game::{GameRecord, MoveStats, Termination};
-use crate::run::PlayedGame;
+use crate::run::{FinishedGame, PlayedGame, TournamentSpec};
 
 /// Longest movetext line written.
 const LINE_WIDTH: usize = 80;
@@ -30,6 +30,19 @@ pub struct PgnTags<'a> {
     /// `RedTimeControl` and `BlackTimeControl` (as cutechess writes
     /// `WhiteTimeControl` and `BlackTimeControl`).
     pub time_controls: [&'a str; 2],
+}
+
+/// A finished game of the tournament `spec` as PGN text ([`format_game`]),
+/// event `xqmatch`, played on `date`, with its engines' time controls.
+pub fn tournament_game(spec: &TournamentSpec, game: &FinishedGame, date: &str) -> String {
+    let limits = [game.red, game.black].map(|i| spec.players[i].limit.to_string());
+    let tags = PgnTags {
+        event: "xqmatch",
+        date,
+        round: game.number,
+        time_controls: [&limits[0], &limits[1]],
+    };
+    format_game(&game.record, &tags)
 }
 
 /// The game as PGN text, ending with an empty line.
@@ -369,6 +382,33 @@ mod tests {
             took: Duration::from_millis(10),
         };
         assert_eq!(format_game(&game, &tags), expected);
+    }
+
+    #[test]
+    fn a_tournament_game_carries_its_number_and_each_engines_time_control() {
+        use crate::engine::EngineSpec;
+        use crate::run::FinishedGame;
+        use crate::time_control::MoveLimit;
+        let engines = [EngineSpec::new("a"), EngineSpec::new("b")];
+        let mut spec = TournamentSpec::head_to_head(engines, MoveLimit::Depth(3), Vec::new(), 2);
+        spec.players[1].limit = MoveLimit::Nodes(500);
+        let game = FinishedGame {
+            number: 2,
+            red: 1,
+            black: 0,
+            pair: Some(1),
+            record: record("h2e2", "", GameResult::Draw, Termination::LengthCap),
+            memory: [None, None],
+        };
+        let text = tournament_game(&spec, &game, "2025.01.31");
+        for tag in [
+            "[Event \"xqmatch\"]\n",
+            "[Date \"2025.01.31\"]\n",
+            "[Round \"2\"]\n",
+            "[RedTimeControl \"nodes=500\"]\n[BlackTimeControl \"depth=3\"]\n",
+        ] {
+            assert!(text.contains(tag), "{tag} in {text}");
+        }
     }
 
     #[test]

@@ -166,6 +166,16 @@ pub struct EngineOption {
     pub value: Option<String>,
 }
 
+impl fmt::Display for EngineOption {
+    /// `NAME=VALUE`, or `NAME` for a button: as it is given.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(value) => write!(f, "{}={value}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
 /// An option text without a name (`=5`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("'{0}' names no option (NAME=VALUE)")]
@@ -331,6 +341,31 @@ pub fn refuses_command(line: &str) -> bool {
     lower.contains("unknown command")
         || lower.contains("unrecognized")
         || lower.contains("unrecognised")
+}
+
+/// Whether a line an engine printed after `setoption` says it refused the
+/// option or its value: a UCI engine's `No such option: NAME`, our
+/// engine's `info string option NAME: bad value ...`, or the like.
+/// Other answers (a note that a file was loaded) are not refusals.
+pub fn refuses_option(line: &str) -> bool {
+    const REFUSALS: [&str; 14] = [
+        "no such option",
+        "unknown option",
+        "bad value",
+        "invalid",
+        "not supported",
+        "unsupported",
+        "refused",
+        "ignored",
+        "not used",
+        "cannot",
+        "can't",
+        "error",
+        "failed",
+        "keeping",
+    ];
+    let lower = line.to_ascii_lowercase();
+    refuses_command(line) || REFUSALS.iter().any(|words| lower.contains(words))
 }
 
 #[cfg(test)]
@@ -504,5 +539,30 @@ mod tests {
             "Unknown command: 'ucci'. Type help for more information."
         ));
         assert!(!refuses_command("id name ElephantEye 3.3"));
+    }
+
+    #[test]
+    fn refused_options_are_told_from_other_answers() {
+        for refusal in [
+            "No such option: Hashsize",
+            "info string option hashsize: bad value 'abc' (takes a number from 0 to 65536)",
+            "info string unknown option 'foo' ignored",
+            "info string evalfile: nn.xqnn: cannot read: No such file or directory \
+             (os error 2); keeping net 1f2e3d4c",
+            "info string book not used: book.xqb: not a book",
+            "Unknown command: 'setoption hashsize 64'",
+        ] {
+            assert!(refuses_option(refusal), "{refusal}");
+        }
+        for note in [
+            "info string evalfile: nn.xqnn: net 1f2e3d4c (king-square 256) loaded",
+            "info string loadbook: 1 book file(s) open",
+            "readyok",
+        ] {
+            assert!(!refuses_option(note), "{note}");
+        }
+        let option = |s: &str| s.parse::<EngineOption>().unwrap().to_string();
+        assert_eq!(option("hashsize abc"), "hashsize=abc");
+        assert_eq!(option("Clear Hash="), "Clear Hash");
     }
 }

@@ -1,8 +1,9 @@
 //! The text `xqmatch` prints: a line a game, the standings with their
-//! crosstable, and for two engines the score, the game pairs and the SPRT.
+//! crosstable, and for two engines the score, the game pairs and the SPRT;
+//! and a finished game as a line of JSON (`--results`).
 
 use crate::rating::fit_ratings;
-use crate::run::{FinishedGame, Results, TournamentReport};
+use crate::run::{FinishedGame, Results, TournamentReport, TournamentSpec};
 use crate::stats::{elo_estimate, likelihood_of_superiority, Pentanomial, Sprt, Tally};
 
 /// `game N: RED - BLACK: RESULT (why) after P plies[, worst clock overrun X ms]`,
@@ -59,6 +60,55 @@ fn tally_text(tally: &Tally) -> String {
     )
 }
 
+/// The end of a tournament, a line each: for two engines the score and
+/// the game pairs, for more the standings and the crosstable; then the
+/// kinds of end (once a game has been played) and the SPRT's verdict.
+pub fn summary(spec: &TournamentSpec, report: &TournamentReport) -> String {
+    let results = &report.results;
+    let mut lines = if spec.players.len() == 2 {
+        vec![
+            summary_line(&results.first_engine()),
+            pairs_line(&results.pairs_of(0, 1)),
+        ]
+    } else {
+        vec![standings_and_crosstable(results)]
+    };
+    if results.table.games() > 0 {
+        lines.push(endings_line(results));
+    }
+    if let Some(sprt) = &spec.sprt {
+        lines.push(sprt_line(sprt, report));
+    }
+    lines.join("\n")
+}
+
+/// [`standings`], then [`crosstable`], without the last line's end.
+pub fn standings_and_crosstable(results: &Results) -> String {
+    format!(
+        "{}\n{}",
+        standings(results).trim_end(),
+        crosstable(results).trim_end()
+    )
+}
+
+/// A finished game as a line of JSON, ending with its newline: its number,
+/// engines, result, kind of end, plies and opening (for `--results`).
+pub fn result_json(game: &FinishedGame) -> String {
+    let record = &game.record;
+    let line = serde_json::json!({
+        "number": game.number,
+        "red": record.red,
+        "black": record.black,
+        "result": record.result.to_string(),
+        "termination": record.termination.to_string(),
+        "kind": record.termination.kind(),
+        "plies": record.plies(),
+        "opening": record.opening.moves_text(),
+        "fen": record.opening.fen,
+    });
+    format!("{line}\n")
+}
+
 /// `engine1 +W =D -L score S %, Elo E (95 % CI L .. U), LOS P %`.
 pub fn summary_line(tally: &Tally) -> String {
     let counts = format!("engine1 +{} ={} -{}", tally.wins, tally.draws, tally.losses);
@@ -91,7 +141,7 @@ pub fn pairs_line(pairs: &Pentanomial) -> String {
 }
 
 /// The standings: every engine by its rating fitted on all games (see
-/// [`crate::rating`]), with its 95 % margin, games, score and draws.
+/// [`crate::fit_ratings`]), with its 95 % margin, games, score and draws.
 pub fn standings(results: &Results) -> String {
     let names = &results.names;
     let ratings = fit_ratings(&results.table);
@@ -452,5 +502,86 @@ mod tests {
             line.ends_with("game pairs, with 9 earlier pairs)"),
             "{line}"
         );
+    }
+
+    /// A tournament of `players` engines that run `echo`, at depth 1.
+    fn spec(players: usize) -> TournamentSpec {
+        let engine = crate::engine::EngineSpec::new("echo");
+        let limit = crate::time_control::MoveLimit::Depth(1);
+        let mut spec = TournamentSpec::head_to_head([engine.clone(), engine], limit, Vec::new(), 2);
+        spec.players.resize(players, spec.players[0].clone());
+        spec
+    }
+
+    #[test]
+    fn the_summary_is_the_score_or_the_standings_then_the_endings() {
+        let report = |results| TournamentReport {
+            results,
+            ..TournamentReport::default()
+        };
+        let two = report(results(2, 2, |_| GameResult::RedWins));
+        let lines: Vec<String> = summary(&spec(2), &two).lines().map(String::from).collect();
+        assert_eq!(
+            lines,
+            [
+                summary_line(&two.results.first_engine()),
+                pairs_line(&two.results.pairs_of(0, 1)),
+                "ended by: resignation 2".to_string(),
+            ]
+        );
+        // No game: no endings; an SPRT: its line last.
+        let mut tested = spec(2);
+        tested.sprt = Sprt::new(0.0, 5.0);
+        let none = report(Results::new(vec!["A".into(), "B".into()]));
+        let text = summary(&tested, &none);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], "engine1 +0 =0 -0, no games played");
+        assert!(lines[2].starts_with("SPRT: inconclusive"), "{text}");
+        let three = report(results(3, 2, |_| GameResult::Draw));
+        assert_eq!(
+            summary(&spec(3), &three),
+            format!(
+                "{}\nended by: resignation 6",
+                standings_and_crosstable(&three.results)
+            )
+        );
+        let table = standings_and_crosstable(&three.results);
+        assert_eq!(table.lines().count(), 4 + 4, "{table}");
+        assert!(table.starts_with("Rank  Name"), "{table}");
+        assert!(!table.ends_with('\n'), "{table}");
+    }
+
+    #[test]
+    fn a_result_is_a_line_of_json() {
+        let opening = Opening::parse("h2e2 h9g7").unwrap();
+        let game = FinishedGame {
+            number: 12,
+            red: 0,
+            black: 1,
+            pair: Some(6),
+            record: GameRecord {
+                red: "Red \"one\"".into(),
+                black: "B".into(),
+                opening,
+                moves: Vec::new(),
+                stats: Vec::new(),
+                result: GameResult::Draw,
+                termination: Termination::LengthCap,
+                worst_overrun_ms: None,
+            },
+            memory: [None, None],
+        };
+        let line = result_json(&game);
+        assert!(line.ends_with("}\n") && line.lines().count() == 1, "{line}");
+        let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(json["number"], 12);
+        assert_eq!(json["red"], "Red \"one\"");
+        assert_eq!(json["result"], "1/2-1/2");
+        assert_eq!(json["termination"], "length cap");
+        assert_eq!(json["kind"], "length cap");
+        assert_eq!(json["plies"], 2);
+        assert_eq!(json["opening"], "h2e2 h9g7");
+        assert!(json["fen"].is_null());
     }
 }

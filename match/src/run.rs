@@ -19,9 +19,10 @@ use xqcore::GameResult;
 use xqrecords::Opening;
 
 use crate::engine::{EngineError, EngineProcess, EngineSpec, Memory};
-use crate::game::{play_game, GameRecord, MatchConfig, MoveLimit, Termination};
+use crate::game::{play_game, GameRecord, MatchConfig, Termination};
 use crate::rating::Crosstable;
 use crate::stats::{GameScore, Pentanomial, Sprt, SprtVerdict, Tally};
+use crate::time_control::MoveLimit;
 use crate::tournament::ScheduledGame;
 
 /// One engine of a tournament.

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use crate::engine::EngineSpec;
-use crate::game::MoveLimit;
 use crate::protocol::{EngineOption, Protocol};
 use crate::run::Player;
+use crate::time_control::MoveLimit;
 
 /// The settings of one engine, or of all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,9 +84,11 @@ impl EngineSettings {
                     } else {
                         word.to_string()
                     };
-                    let limit = text.parse().map_err(|e: crate::game::BadTimeControl| {
-                        SettingsError::BadValue(e.to_string())
-                    })?;
+                    let limit =
+                        text.parse()
+                            .map_err(|e: crate::time_control::BadTimeControl| {
+                                SettingsError::BadValue(e.to_string())
+                            })?;
                     if settings.limit.replace(limit).is_some() {
                         return Err(SettingsError::TwoLimits(word.to_string()));
                     }

@@ -23,10 +23,11 @@ use std::thread;
 use xqcore::{Color, GameResult};
 
 use crate::engine::{EngineError, EngineProcess, EngineSpec};
-use crate::game::{play_game, MatchConfig, MoveLimit};
+use crate::game::{play_game, MatchConfig};
 use crate::protocol::EngineOption;
+use crate::time_control::MoveLimit;
 use crate::tournament::SplitMix64;
-use crate::Opening;
+use xqrecords::Opening;
 
 /// One tuned parameter.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,6 +4,7 @@
 //! approximation), as cutechess and fishtest report them.
 
 use std::fmt;
+use std::str::FromStr;
 
 /// Two-sided 95 % quantile of the standard normal distribution.
 const Z_95: f64 = 1.959_963_984_540_054;
@@ -93,6 +94,25 @@ impl Pentanomial {
         let mean: f64 = outcomes.clone().map(|(x, p)| x * p).sum();
         let variance = outcomes.map(|(x, p)| p * (x - mean).powi(2)).sum();
         Some((mean, variance))
+    }
+}
+
+/// Text that is not five counts of game pairs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not five counts of pairs LL/LD/DD/WD/WW")]
+pub struct BadPairs(pub String);
+
+impl FromStr for Pentanomial {
+    type Err = BadPairs;
+
+    /// The counts as `docs` record them, `LL/LD/DD/WD/WW` (e.g.
+    /// `63/146/228/156/60`).
+    fn from_str(text: &str) -> Result<Pentanomial, BadPairs> {
+        let counts: Option<Vec<u32>> = text.split('/').map(|n| n.trim().parse().ok()).collect();
+        counts
+            .and_then(|counts| counts.try_into().ok())
+            .map(|counts| Pentanomial { counts })
+            .ok_or_else(|| BadPairs(text.to_string()))
     }
 }
 
@@ -226,6 +246,25 @@ impl fmt::Display for SprtVerdict {
             SprtVerdict::AcceptH1 => "H1 accepted",
             SprtVerdict::Continue => "inconclusive",
         })
+    }
+}
+
+/// Text that is not the two Elo bounds of an SPRT.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not ELO0,ELO1 with ELO0 < ELO1 (e.g. 0,5)")]
+pub struct BadBounds(pub String);
+
+impl FromStr for Sprt {
+    type Err = BadBounds;
+
+    /// `ELO0,ELO1`: the test of [`Sprt::new`].
+    fn from_str(text: &str) -> Result<Sprt, BadBounds> {
+        let bounds = text
+            .split_once(',')
+            .and_then(|(elo0, elo1)| Some((elo0.trim().parse().ok()?, elo1.trim().parse().ok()?)));
+        bounds
+            .and_then(|(elo0, elo1)| Sprt::new(elo0, elo1))
+            .ok_or_else(|| BadBounds(text.to_string()))
     }
 }
 
@@ -541,5 +580,25 @@ mod tests {
         let (mean, variance) = pairs.mean_and_variance().unwrap();
         assert_close(mean, 0.583_333, 1e-6);
         assert_close(variance, 0.055_556, 1e-6);
+    }
+
+    #[test]
+    fn bounds_and_pairs_read_from_text() {
+        let sprt: Sprt = " -1.5, 3".parse().unwrap();
+        assert_eq!((sprt.elo0, sprt.elo1), (-1.5, 3.0));
+        for bad in ["5,0", "0,0", "zero,5", "5", "0,inf"] {
+            assert_eq!(bad.parse::<Sprt>(), Err(BadBounds(bad.to_string())));
+        }
+        assert_eq!(
+            "5,0".parse::<Sprt>().unwrap_err().to_string(),
+            "'5,0' is not ELO0,ELO1 with ELO0 < ELO1 (e.g. 0,5)"
+        );
+        assert_eq!(
+            "63/146/228/156/60".parse::<Pentanomial>().map(|p| p.counts),
+            Ok([63, 146, 228, 156, 60])
+        );
+        for bad in ["1/2/3", "1/2/3/4/5/6", "1/2/x/4/5", "1/2/-3/4/5"] {
+            assert_eq!(bad.parse::<Pentanomial>(), Err(BadPairs(bad.to_string())));
+        }
     }
 }

@@ -188,6 +188,65 @@ fn a_uci_engine_is_found_out_and_can_be_told() {
 }
 
 #[test]
+fn a_missing_engine_is_said_to_be_not_found_and_no_score_is_printed() {
+    for missing in [["./no-such-engine", RESIGNS], [RESIGNS, "./no-such-engine"]] {
+        let out = xqmatch(&[
+            "--engine1",
+            missing[0],
+            "--engine2",
+            missing[1],
+            "--depth",
+            "1",
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("xqmatch: cannot start './no-such-engine': not found ("),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("Broken pipe") && !stderr.contains("did not answer"),
+            "{stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.is_empty(), "a score table for no game: {stdout}");
+    }
+}
+
+/// A UCCI engine with one option, `hashsize`, that answers a value that is
+/// not a number as our engine does, and resigns every move.
+const PICKY: &str = "while read -r line; do case \"$line\" in \
+    ucci) echo 'id name Picky'; echo 'option hashsize type spin min 0 max 64 default 16'; echo ucciok;; \
+    'setoption hashsize '*[!0-9]*) echo \"info string option hashsize: bad value '${line#setoption hashsize }'\";; \
+    isready) echo readyok;; go*) echo 'bestmove h2e2 resign';; quit) exit 0;; esac; done";
+
+#[test]
+fn an_option_the_engine_refuses_stops_the_match_before_its_first_game() {
+    let with_option = |option: &str| {
+        let args = ["--engine1", PICKY, "--engine2", RESIGNS, "--depth", "1"];
+        let mut args = args.to_vec();
+        args.extend_from_slice(&["--option1", option]);
+        xqmatch(&args)
+    };
+    let refused = |out: Output, why: &str| {
+        assert_eq!(out.status.code(), Some(1), "{why}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr, format!("xqmatch: Picky: {why}\n"));
+        assert!(out.stdout.is_empty(), "{why}: games were played");
+    };
+    refused(
+        with_option("hashsize=abc"),
+        "option 'hashsize=abc' refused: info string option hashsize: bad value 'abc'",
+    );
+    refused(
+        with_option("hashsiz=64"),
+        "unknown option 'hashsiz' (not among the options it announces)",
+    );
+    let text = stdout(&with_option("hashsize=64"));
+    assert!(text.contains("game   2: Resigner - Picky: 0-1"), "{text}");
+}
+
+#[test]
 fn openings_from_a_fen_are_played_from_it() {
     let openings = TempFile::new("openings.txt");
     let fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w";

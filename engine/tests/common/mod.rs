@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use xqmatch::protocol::{read_answer, read_info, Answer, InfoLine, Protocol};
+use xqmatch::{read_answer, read_info, Answer, InfoLine, Protocol};
 
 /// A running engine with a line reader.
 pub struct Engine {
