@@ -2,7 +2,7 @@
 //! leads to searched by the engine at a fixed budget, on all cores; the
 //! book grown where the search's best move is not in it; the scores backed
 //! up through the book ([`xqbook::back_up`]) and written beside it
-//! ([`xqbook::analysis`]).
+//! ([`xqbook::Analysis`]).
 //!
 //! Each search's result is appended to a journal as soon as it is known,
 //! so a run killed at any moment resumes where it stopped, losing only the
@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 
-use xqbook::analysis::{
+use xqbook::walk;
+use xqbook::{
     analysis_path, write_analysis, AnalysisHeader, BookId, PositionAnalysis, Searched, MATE,
 };
-use xqbook::convert::walk;
 use xqbook::{back_up, book_key, move_key, Book, BookGraph, BookMove, SEARCH_NOISE};
 use xqcore::{Move, Position};
 use xqengine::{Limits, SearchConfig, Searcher, Silent};
@@ -1217,7 +1217,7 @@ mod tests {
         // The rook mates; its mirror image is stored with the mirrored move.
         let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w").unwrap();
         let found = from_tables(&tb, &pos).unwrap();
-        assert!(found.score > xqbook::analysis::DECIDED, "{found:?}");
+        assert!(found.score > xqbook::DECIDED, "{found:?}");
         assert_eq!(found.depth, TABLES_DEPTH);
         let mirrored = from_tables(&tb, &pos.mirror()).unwrap();
         assert_eq!(mirrored.score, found.score);
@@ -1226,7 +1226,7 @@ mod tests {
         assert_eq!(found.best, mirrored.best);
         // Black to move, a rook down: lost, by as many plies less one.
         let black = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 b").unwrap();
-        assert!(from_tables(&tb, &black).unwrap().score < -xqbook::analysis::DECIDED);
+        assert!(from_tables(&tb, &black).unwrap().score < -xqbook::DECIDED);
         // A position of other material is the search's.
         assert!(from_tables(&tb, &Position::start()).is_none());
     }

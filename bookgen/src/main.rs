@@ -14,8 +14,8 @@ use bookgen::quality::{QualityConfig, Scoring};
 use bookgen::{book_positions, count_games, probe_latency, record_files, GameMoves, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use xqbook::convert::{book_moves, our_entries, walk, write_eleeye, Walked};
-use xqbook::eleeye::EleeyeBook;
+use xqbook::EleeyeBook;
+use xqbook::{book_moves, our_entries, walk, write_eleeye, Walked};
 use xqbook::{
     write_book, AnyBook, Book, BookFormat, BookMove, BuildConfig, SideFilter, WeightedMove,
 };
