@@ -84,5 +84,53 @@ fn dispatch(command: Command) -> xqcli::Result {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
     xqcli::help_test!(super::Cli);
+
+    /// The command line `bookgen ARGS`, parsed.
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bookgen").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn counts_that_leave_nothing_to_do_at_zero_are_refused() {
+        let zero_refused = [
+            ("quality", "--depth"),
+            ("quality", "--max-ply"),
+            ("quality", "--threads"),
+            ("bench", "--positions"),
+            ("analyse", "--nodes"),
+            ("analyse", "--depth"),
+            ("analyse", "--movetime"),
+            ("analyse", "--threads"),
+            ("analyse", "--plan"),
+        ];
+        for (command, option) in zero_refused {
+            let e = parse(&[command, "book.xqb", option, "0"]).err();
+            let e = e.unwrap_or_else(|| panic!("{command} {option} 0 was taken"));
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+            let said = e.to_string();
+            assert!(
+                said.contains(option) && said.contains("must be 1 or more"),
+                "{said}"
+            );
+            assert!(parse(&[command, "book.xqb", option, "1"]).is_ok());
+        }
+        // The tiers of analyse, which come in pairs.
+        for (option, other) in [
+            ("--deep-plies", "--deep-nodes"),
+            ("--refine-plies", "--refine-nodes"),
+            ("--together-plies", "--together-depth"),
+        ] {
+            for (zero, one) in [(option, other), (other, option)] {
+                let args = ["analyse", "book.xqb", zero, "0", one, "1"];
+                let e = parse(&args).err().expect("a zero was taken");
+                assert!(e.to_string().contains(zero), "{e}");
+            }
+            assert!(parse(&["analyse", "book.xqb", option, "1", other, "1"]).is_ok());
+        }
+    }
 }

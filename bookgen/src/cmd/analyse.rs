@@ -15,7 +15,7 @@ use xqbook::{AnyBook, Book};
 use xqcli::{out, Failure};
 use xqcore::Position;
 
-use super::options::{all_cores, net_option};
+use super::options::{all_cores, at_least_one, net_option};
 use super::records::{read_files, ReadArgs};
 
 #[derive(clap::Args)]
@@ -23,21 +23,21 @@ pub struct AnalyseArgs {
     /// The book to analyse (ours: convert others with `export --format xqb`).
     book: PathBuf,
     /// Nodes searched a position (the default budget: 200,000).
-    #[arg(long, group = "budget")]
+    #[arg(long, group = "budget", value_parser = at_least_one::<u64>)]
     nodes: Option<u64>,
     /// Depth searched a position, instead of nodes.
-    #[arg(long, group = "budget")]
+    #[arg(long, group = "budget", value_parser = at_least_one::<u32>)]
     depth: Option<u32>,
     /// Milliseconds a position, instead of nodes (results then vary from
     /// run to run).
-    #[arg(long, group = "budget")]
+    #[arg(long, group = "budget", value_parser = at_least_one::<u64>)]
     movetime: Option<u64>,
     /// Search the positions before this ply with --deep-nodes instead: the
     /// lines every game goes through, searched deeper.
-    #[arg(long, requires = "deep_nodes")]
+    #[arg(long, requires = "deep_nodes", value_parser = at_least_one::<usize>)]
     deep_plies: Option<usize>,
     /// Nodes a position before --deep-plies.
-    #[arg(long, requires = "deep_plies")]
+    #[arg(long, requires = "deep_plies", value_parser = at_least_one::<u64>)]
     deep_nodes: Option<u64>,
     /// Refine the engine's own lines before this ply: from the start, both
     /// sides playing every move within --refine-margin of the best, each
@@ -45,11 +45,11 @@ pub struct AnalyseArgs {
     /// --refine-nodes, the best move added where missing, until the moves
     /// within the margin stay the same. Repeat with --refine-nodes for
     /// tiers: e.g. 30 plies at 4M nodes, and the first 10 at 10M.
-    #[arg(long, requires = "refine_nodes")]
+    #[arg(long, requires = "refine_nodes", value_parser = at_least_one::<usize>)]
     refine_plies: Vec<usize>,
     /// Nodes a position of the refined lines (one for each --refine-plies,
     /// in order).
-    #[arg(long, requires = "refine_plies")]
+    #[arg(long, requires = "refine_plies", value_parser = at_least_one::<u64>)]
     refine_nodes: Vec<u64>,
     /// The margin the refined lines follow (the engine's bookmargin, or
     /// more, so that every move it may play is refined).
@@ -62,10 +62,10 @@ pub struct AnalyseArgs {
     /// --together-depth with a line each (MultiPV), so that they are
     /// compared alike rather than by searches apart; again until the moves
     /// within the margin stay the same.
-    #[arg(long, requires = "together_depth")]
+    #[arg(long, requires = "together_depth", value_parser = at_least_one::<usize>)]
     together_plies: Option<usize>,
     /// Depth of the searches that score moves together.
-    #[arg(long, requires = "together_plies")]
+    #[arg(long, requires = "together_plies", value_parser = at_least_one::<u32>)]
     together_depth: Option<u32>,
     /// Score each move scored together by the mean of its scores at the
     /// search's last N depths (1: its last depth's score). One depth's
@@ -74,7 +74,7 @@ pub struct AnalyseArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     together_average: u32,
     /// Searches at once [default: every core].
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one::<usize>)]
     threads: Option<usize>,
     /// The net to evaluate with: a net file, `builtin` (the engine's own)
     /// or `hce` (the hand-crafted evaluation).
@@ -115,7 +115,7 @@ pub struct AnalyseArgs {
     /// Write no analysis: plan one in N shards and a merge, as a Makefile
     /// (--makefile) and a Slurm script (--slurm) that run this command with
     /// the same options.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u32>)]
     plan: Option<u32>,
     /// The Makefile of --plan.
     #[arg(long, requires = "plan")]
@@ -150,7 +150,7 @@ pub fn run(args: &AnalyseArgs) -> xqcli::Result {
     }
     let cfg = config(args)?;
     if let Some(shards) = args.plan {
-        return plan_analysis(args, shards.max(1));
+        return plan_analysis(args, shards);
     }
     let summary = analyse_with_progress(&book, args, &cfg)?;
     out!(

@@ -41,6 +41,21 @@ pub fn net_option(net: &Path) -> xqcli::Result<Option<Arc<xqnnue::Network>>> {
     })
 }
 
+/// A count that 0 would make meaningless (a search depth, a number of
+/// positions, threads, shards): 1 or more, refused at 0 with a message
+/// that says so.
+pub fn at_least_one<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+    T::Err: std::fmt::Display,
+{
+    let n: T = text.parse().map_err(|e: T::Err| e.to_string())?;
+    if n < T::from(1) {
+        return Err("must be 1 or more".into());
+    }
+    Ok(n)
+}
+
 /// The threads asked for, or every core.
 pub fn all_cores(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

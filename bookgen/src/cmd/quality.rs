@@ -10,17 +10,17 @@ use clap::ValueEnum;
 use xqbook::AnyBook;
 use xqcli::{out, Failure};
 
-use super::options::{all_cores, net_option};
+use super::options::{all_cores, at_least_one, net_option};
 
 #[derive(clap::Args)]
 pub struct QualityArgs {
     /// The book (ours; its analysis, BOOK.xqa, is judged too when present).
     book: PathBuf,
     /// Depth of the judging search.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = at_least_one::<u32>)]
     depth: u32,
     /// Judge positions before this ply.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = at_least_one::<usize>)]
     max_ply: usize,
     /// Follow and judge moves with at least this share of the engine's
     /// choices in their position (drawn as --selectivity draws them).
@@ -35,7 +35,7 @@ pub struct QualityArgs {
     #[arg(long, default_value_t = 15)]
     margin: i16,
     /// Searches at once [default: every core].
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one::<usize>)]
     threads: Option<usize>,
     /// The net to judge with: a net file, `builtin` or `hce`.
     #[arg(long, default_value = "builtin")]
