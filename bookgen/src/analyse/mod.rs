@@ -183,6 +183,18 @@ pub fn analyse(
         summary.output = journal_at;
         return Ok(summary);
     }
+    write_backed_up(book, cfg, &work, output, summary)
+}
+
+/// Backs the scores up through the book as the analysis grew it and
+/// writes them to `output`, with what `summary` says of them.
+fn write_backed_up(
+    book: &Book,
+    cfg: &AnalyseConfig,
+    work: &Work,
+    output: PathBuf,
+    mut summary: AnalyseSummary,
+) -> Result<AnalyseSummary, AnalyseError> {
     let analysis = back_up(&work.graph, &work.roots);
     summary.positions = analysis.len();
     summary.moves = analysis.values().map(|a| a.moves.len()).sum();
@@ -199,6 +211,7 @@ pub fn analyse(
     Ok(summary)
 }
 
+/// The moves of an analysis that the analysis added to the book.
 fn count_grown(analysis: &HashMap<u64, PositionAnalysis>) -> usize {
     analysis
         .values()
