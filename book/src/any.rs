@@ -52,10 +52,28 @@ pub enum OpenError {
     /// It starts as our books do, but is not a good one.
     #[error(transparent)]
     Ours(#[from] BookError),
-    /// It is not a good `BOOK.DAT` either.
+    /// It has no magic of ours, and cannot be read as a `BOOK.DAT`.
     #[error(transparent)]
     Eleeye(#[from] EleeyeError),
+    /// It is a book of neither kind: it does not start with a magic of
+    /// ours, and its bytes are not a `BOOK.DAT`'s (random bytes, a text
+    /// file, a file named as a book that is something else).
+    #[error(
+        "{path}: not a book: not one of ours (it does not start with the magic {magic}) \
+         nor an ElephantEye BOOK.DAT ({reason})",
+        path = .path.display(),
+        magic = OUR_MAGIC
+    )]
+    Neither {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not a `BOOK.DAT`.
+        reason: String,
+    },
 }
+
+/// Our books' magic, as the message of a file of neither kind shows it.
+const OUR_MAGIC: &str = "XQBOOK";
 
 /// A book move with its weight (how often it is to be played), and its
 /// game statistics where the book keeps them (ours does).
@@ -70,12 +88,13 @@ pub struct WeightedMove {
 /// file of the toolkit's container (`XQ....\0\0`: a book, or a table given
 /// as a book) is read as ours, and refused with the container's reason if
 /// it is not a good book; so is a file cut inside a book's magic; anything
-/// else as a `BOOK.DAT`.
+/// else as a `BOOK.DAT`, and refused as a book of neither kind
+/// ([`OpenError::Neither`]) if it is not one.
 ///
 /// # Errors
 ///
 /// The file cannot be read, is empty, or is not a good book of the kind
-/// its first bytes say; every error names the file.
+/// its first bytes say, or of either kind; every error names the file.
 pub fn open(path: &Path) -> Result<AnyBook, OpenError> {
     let io = |source| OpenError::Io {
         path: path.to_path_buf(),
@@ -93,7 +112,16 @@ pub fn open(path: &Path) -> Result<AnyBook, OpenError> {
     } else if starts_as_container(&head) {
         Ok(AnyBook::Ours(Box::new(Book::open(path)?)))
     } else {
-        Ok(AnyBook::Eleeye(EleeyeBook::open(path)?))
+        match EleeyeBook::open(path) {
+            Ok(book) => Ok(AnyBook::Eleeye(book)),
+            // Without our magic, a file that is no BOOK.DAT either is a
+            // book of neither kind: saying only why it is no BOOK.DAT
+            // would tell the owner of a damaged `.xqb` the wrong story.
+            Err(EleeyeError::Malformed { path, reason }) => {
+                Err(OpenError::Neither { path, reason })
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -191,5 +219,16 @@ impl BookFile {
     /// The book file's path.
     pub fn path(&self) -> &Path {
         self.book.path()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_magic_a_message_names_is_our_books() {
+        assert!(BOOK_KIND.magic.starts_with(OUR_MAGIC.as_bytes()));
+        assert!(BOOK_KIND.magic[OUR_MAGIC.len()..].iter().all(|&b| b == 0));
     }
 }

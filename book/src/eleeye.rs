@@ -125,7 +125,7 @@ impl EleeyeBook {
 }
 
 /// ElephantEye's book lock of `pos` (of its mirror image if `mirror`).
-pub fn lock(pos: &Position, mirror: bool) -> u32 {
+pub(crate) fn lock(pos: &Position, mirror: bool) -> u32 {
     let t = locks();
     let mut lock = if pos.turn() == Color::Black {
         t.side

@@ -4,8 +4,13 @@
 //! - [`BookBuilder`] replays games and counts, [`BookBuilder::write`] writes
 //!   a book file in the [`xqstore`] container ([`BOOK_KIND`]).
 //! - [`Book`] opens a book file (memory-mapped, checked) and probes it;
-//!   [`open`] opens ours or ElephantEye's `BOOK.DAT` ([`eleeye`]), told
+//!   [`open`] opens ours or ElephantEye's `BOOK.DAT` ([`EleeyeBook`]), told
 //!   apart by their first bytes.
+//! - [`walk`] meets a book's positions from the start, to write it in
+//!   another format ([`our_entries`], [`write_eleeye`]).
+//! - [`Analysis`] is a book's companion file of searched scores
+//!   ([`analysis_path`]), written by [`write_analysis`] from the scores
+//!   [`back_up`] backs up through a [`BookGraph`].
 //! - Positions and their left-right mirror images share one entry, stored
 //!   under the smaller of the two Zobrist keys; moves are mirrored back on
 //!   probe. A symmetric position keeps its moves as they are.
@@ -14,16 +19,19 @@
 //! scheme is [`xqcore::zobrist::KEY_SCHEME_VERSION`], stamped in its header,
 //! so a book built with other keys is refused instead of misread.
 
-pub mod analysis;
+mod analysis;
 mod any;
 mod backup;
 mod builder;
 mod codec;
-pub mod convert;
-pub mod eleeye;
+mod convert;
+mod eleeye;
 mod reader;
 
-pub use analysis::{analysis_path, Analysis, AnalysisError, PositionAnalysis, ScoredMove};
+pub use analysis::{
+    analysis_path, write_analysis, Analysis, AnalysisError, AnalysisHeader, BookId,
+    PositionAnalysis, ScoredMove, Searched, ANALYSIS_KIND, DECIDED, MATE,
+};
 pub use any::{open, AnyBook, BookFile, BookFormat, OpenError, WeightedMove};
 pub use backup::{back_up, move_key, one_ply_up, BookGraph, SEARCH_NOISE};
 pub use builder::{
@@ -31,6 +39,8 @@ pub use builder::{
     GameResult, SideFilter,
 };
 pub use codec::BlockError;
+pub use convert::{book_moves, export_weight, our_entries, walk, write_eleeye, Walked};
+pub use eleeye::{EleeyeBook, EleeyeError};
 pub use reader::{Book, BookError, BookInfo};
 
 use xqcore::{zobrist, Move, Position};

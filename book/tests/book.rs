@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use xqbook::eleeye::EleeyeBook;
+use xqbook::EleeyeBook;
 use xqbook::{
     game_fingerprint, retain_unique, Book, BookBuilder, BookError, BuildConfig, GameResult,
     SideFilter,
@@ -359,7 +359,7 @@ fn either_kind_of_book_opens_by_its_first_bytes() {
     );
     assert!(start.windows(2).all(|w| w[0].weight >= w[1].weight));
     // Our container holding something else is refused as ours, with the
-    // container's reason; a file of neither kind as not a BOOK.DAT.
+    // container's reason; a file of neither kind as neither.
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("table.xqb");
     let mut bytes = b"XQEGTB\0\0".to_vec();
@@ -371,7 +371,7 @@ fn either_kind_of_book_opens_by_its_first_bytes() {
     fs::write(&odd, b"12345").unwrap();
     let e = xqbook::open(&odd).unwrap_err().to_string();
     assert!(
-        e.contains("odd.dat") && e.contains("not an ElephantEye book"),
+        e.contains("odd.dat") && e.contains("nor an ElephantEye BOOK.DAT"),
         "{e}"
     );
     let e = xqbook::open(&dir.path().join("none.xqb"))
@@ -399,4 +399,36 @@ fn empty_and_cut_books_say_so_naming_the_file() {
         assert_eq!(e.matches(&name).count(), 1, "{e}");
         assert!(!e.contains("ElephantEye"), "{len}: {e}");
     }
+}
+
+#[test]
+fn a_file_of_neither_kind_is_named_as_neither_ours_nor_a_book_dat() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut noise = Vec::new();
+    let mut rng = xqcore::SplitMix64::new(7);
+    while noise.len() < 4000 {
+        noise.extend_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    let text = b"hello world, not a book\n".to_vec();
+    for (name, bytes) in [("noise.xqb", noise), ("notes.xqb", text)] {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let e = xqbook::open(&path).unwrap_err().to_string();
+        let named = path.display().to_string();
+        assert!(e.starts_with(&format!("{named}: not a book: ")), "{e}");
+        assert!(e.contains("not one of ours"), "{e}");
+        assert!(e.contains("nor an ElephantEye BOOK.DAT"), "{e}");
+        assert_eq!(e.matches(&named).count(), 1, "{e}");
+    }
+    // A damaged book of ours keeps its own reason, and a BOOK.DAT opens.
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let ours = fs::read(data.join("book.xqb")).unwrap();
+    let damaged = dir.path().join("damaged.xqb");
+    fs::write(&damaged, &ours[..ours.len() / 2]).unwrap();
+    let e = xqbook::open(&damaged).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: truncated", damaged.display())),
+        "{e}"
+    );
+    assert!(xqbook::open(&data.join("eleeye/BOOK.DAT")).is_ok());
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use xqbook::analysis::{Searched, DECIDED, MATE};
+use xqbook::{Searched, DECIDED, MATE};
 use xqcore::Move;
 use xqengine::Limits;
 

@@ -27,7 +27,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use xqbook::analysis::Searched;
+use xqbook::Searched;
 use xqcore::Move;
 
 use crate::budget::Budget;

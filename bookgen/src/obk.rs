@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OpenFlags};
-use xqbook::convert::{export_weight, Walked};
 use xqbook::BookMove;
+use xqbook::{export_weight, Walked};
 use xqcore::{Color, Move, Position, Square};
 
 /// Piece-square keys in the table: 14 pieces (Red king, advisor,

@@ -17,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use xqbook::analysis::{analysis_path, Searched, DECIDED};
+use xqbook::{analysis_path, Searched, DECIDED};
 use xqbook::{book_key, move_key};
 use xqcore::{Move, Position};
 

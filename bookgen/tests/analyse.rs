@@ -12,8 +12,8 @@ use bookgen::analyse::{
     analyse, journal_path, AnalyseConfig, AnalyseError, Budget, Together, TOGETHER_WINDOW,
 };
 use common::{bookgen, s, small_book, stdout};
-use xqbook::analysis::{Analysis, AnalysisError, PositionAnalysis};
 use xqbook::{book_key, Book};
+use xqbook::{Analysis, AnalysisError, PositionAnalysis};
 use xqcore::Position;
 
 fn config() -> AnalyseConfig {
@@ -123,7 +123,7 @@ fn scores_are_backed_up_and_the_search_best_is_in_the_book() {
             let line = i32::from(a.moves[0].score);
             let own = i32::from(a.search.score);
             let beyond = ((line - own).abs() - i32::from(xqbook::SEARCH_NOISE)).max(0);
-            let decided = i32::from(xqbook::analysis::DECIDED);
+            let decided = i32::from(xqbook::DECIDED);
             if line.abs() <= decided && own.abs() <= decided {
                 assert_eq!(i32::from(a.value), own + beyond * (line - own).signum());
             }

@@ -497,3 +497,18 @@ fn books_export_to_elephant_eye_and_back() {
         );
     }
 }
+
+#[test]
+fn a_judgement_at_depth_zero_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.xqb");
+    std::fs::copy(fixture("../book.xqb"), &book).unwrap();
+    let out = bookgen(&["quality", s(&book), "--depth", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("'0' for '--depth <DEPTH>': must be 1 or more"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+}

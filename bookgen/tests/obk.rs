@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 use common::{bookgen, s, stdout};
 
 use bookgen::obk::{ObkBook, ObkKeys, START_KEY};
-use xqbook::convert::{book_moves, walk};
+use xqbook::{book_moves, walk};
 use xqcore::Position;
 
 /// Fails the test with `why` and how to install what is missing, without

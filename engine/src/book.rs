@@ -4,7 +4,7 @@
 //!
 //! Our own books and ElephantEye's `BOOK.DAT` are both read
 //! ([`xqbook::open`] tells them apart). A book of ours may have an
-//! analysis beside it ([`xqbook::analysis`]): then the engine chooses only
+//! analysis beside it ([`xqbook::Analysis`]): then the engine chooses only
 //! among the moves whose backed-up score is within a margin of the best,
 //! by weight among those, and says each candidate's score and games.
 
@@ -360,8 +360,10 @@ mod tests {
     /// A book of the start position's h2e2 (100 games), c3c4 (50) and b0c2
     /// (10), with an analysis that finds h2e2 poor and adds g0e2.
     fn analysed_book(dir: &Path) -> PathBuf {
-        use xqbook::analysis::{write_analysis, AnalysisHeader, BookId};
-        use xqbook::{BookBuilder, BuildConfig, GameResult, PositionAnalysis, ScoredMove};
+        use xqbook::{
+            write_analysis, AnalysisHeader, BookBuilder, BookId, BuildConfig, GameResult,
+            PositionAnalysis, ScoredMove,
+        };
         let pos = Position::start();
         let mut builder = BookBuilder::new(BuildConfig {
             min_games: 1,
@@ -384,7 +386,7 @@ mod tests {
             in_book,
         };
         let analysis = PositionAnalysis {
-            search: xqbook::analysis::Searched {
+            search: xqbook::Searched {
                 score: 40,
                 best: mv(&pos, "g0e2"),
                 depth: 12,

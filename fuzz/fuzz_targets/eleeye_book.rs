@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xqbook::eleeye::EleeyeBook;
+use xqbook::EleeyeBook;
 use xqcore::Position;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -452,8 +452,10 @@ fn among_moves_of_equal_table_value_the_ones_that_keep_material_come_first() {
 /// (10), and an analysis beside it that finds h2e2 poor and adds g0e2,
 /// after which it knows b1d1 for Black.
 fn analysed_book(dir: &std::path::Path) -> xqbook::BookFile {
-    use xqbook::analysis::{write_analysis, AnalysisHeader, BookId, Searched};
-    use xqbook::{book_key, BookBuilder, BuildConfig, GameResult, PositionAnalysis, ScoredMove};
+    use xqbook::{
+        book_key, write_analysis, AnalysisHeader, BookBuilder, BookId, BuildConfig, GameResult,
+        PositionAnalysis, ScoredMove, Searched,
+    };
     use xqcore::Position;
     let start = Position::start();
     let mut builder = BookBuilder::new(BuildConfig {
