@@ -16,7 +16,7 @@ use xqcore::{Color, Move, Outcome, Position, Repetition, NATURAL_MOVE_LIMIT};
 use crate::eval::{self, evaluate_lazy, Knowledge, S};
 use crate::time::{Iteration, TimeFactors};
 use crate::tt::{Bound, Entry, TranspositionTable};
-use xqnnue::accumulator::AccumulatorStack;
+use xqnnue::AccumulatorStack;
 
 pub(crate) use crate::score::{Score, BAN, MATE, MATE_BOUND, MAX_PLY, TB_WIN};
 use crate::time::{Budget, SearchControl};
