@@ -5,101 +5,19 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use xqcore::{Move, Position, SplitMix64, NATURAL_MOVE_LIMIT};
+use xqcore::{Move, Position, SplitMix64};
 
-use crate::book::{BookCandidate, BookVariety, Books};
+use crate::book::{BookCandidate, Books};
 use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
-use crate::eval::{Evaluation, Knowledge};
+use crate::eval::Evaluation;
+use crate::options::{split_paths, OptionValue, Setting};
 use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
-use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchParams};
+use crate::search::{Reporter, SearchConfig, SearchInfo};
 use crate::searcher::Searcher;
+use crate::settings::{memory_cap_mb, table_mb, EngineOptions};
 use crate::time::{Limits, SearchControl};
 use xqegtb::{Answers, Repetitions, Tablebase, Value};
 use xqnnue::Network;
-
-/// Engine settings, set through protocol options.
-#[derive(Clone, Debug)]
-pub struct EngineOptions {
-    /// Transposition table size in MB (0: automatic).
-    pub hash_mb: usize,
-    /// Search threads (0: one per core).
-    pub threads: usize,
-    pub ponder: bool,
-    pub use_book: bool,
-    pub use_egtb: bool,
-    pub egtb_paths: Vec<String>,
-    /// Natural-move limit in plies.
-    pub draw_plies: u32,
-    pub repetition: RepetitionRule,
-    pub pruning: Pruning,
-    pub knowledge: Knowledge,
-    /// Random noise amplitude in centipawns (UCCI `selectivity`).
-    pub randomness: i32,
-    /// How freely book moves are chosen (UCCI `selectivity` too).
-    pub book_variety: BookVariety,
-    /// In an analysed book, moves scored more than this many centipawns
-    /// below the best are never played.
-    pub book_margin: i16,
-    /// Draw aversion in centipawns (UCCI `style`).
-    pub contempt: i32,
-    pub multipv: usize,
-    /// The learned evaluation or the hand-crafted one.
-    pub evaluation: Evaluation,
-    /// The net the learned evaluation uses (`evalfile`; the built-in one).
-    pub net: Arc<Network>,
-    /// The search's margins: their defaults, but in a tuning build.
-    pub params: SearchParams,
-}
-
-/// Transposition table size when `hashsize` is 0.
-pub const AUTO_HASH_MB: usize = 64;
-
-/// The table size for `hashsize` `asked` MB: at most `cap` MB, half the
-/// machine's memory, since the table is written whole when it is made and a
-/// larger one would push the system into swapping (`hashsize 65536` took
-/// 43 s and 16 GB of a 24 GB machine before this cap).
-fn table_mb(asked: usize, cap: Option<usize>) -> usize {
-    cap.map_or(asked, |cap| asked.min(cap.max(1)))
-}
-
-/// Half the machine's memory in MB, where the system tells it (Linux).
-fn memory_cap_mb() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb: usize = info
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024 / 2)
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hash_mb: AUTO_HASH_MB,
-            threads: 1,
-            ponder: false,
-            use_book: true,
-            use_egtb: true,
-            egtb_paths: Vec::new(),
-            draw_plies: NATURAL_MOVE_LIMIT,
-            repetition: RepetitionRule::AsianRule,
-            pruning: Pruning::Large,
-            knowledge: Knowledge::Large,
-            randomness: 0,
-            book_variety: BookVariety::None,
-            book_margin: 15,
-            contempt: 10,
-            multipv: 1,
-            evaluation: Evaluation::Nnue,
-            net: Arc::new(Network::embedded().clone()),
-            params: SearchParams::default(),
-        }
-    }
-}
 
 /// The engine's answer to `go`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,6 +133,41 @@ impl Engine {
     /// The banned moves.
     pub fn banned(&self) -> &[Move] {
         &self.banned
+    }
+
+    /// Sets the option `setting` to `value` (as [`OptionSpec::parse`]
+    /// reads it); returns notes for the user. A setting that is plain data
+    /// is set in [`Engine::options`]; files are opened at once, so that no
+    /// `go` waits for them. The protocol's own options (UCCI `usemillisec`,
+    /// `batch`, `debug`) set nothing here.
+    ///
+    /// [`OptionSpec::parse`]: crate::OptionSpec::parse
+    pub fn set_option(&mut self, setting: Setting, value: OptionValue) -> Vec<String> {
+        match setting {
+            Setting::BookFiles => {
+                self.set_book_files(split_paths(value.text()));
+                self.load_books().0
+            }
+            Setting::LoadBook => {
+                let (mut notes, open) = self.load_books();
+                notes.push(format!("loadbook: {open} book file(s) open"));
+                notes
+            }
+            Setting::EgtbPaths => self.set_egtb_paths(split_paths(value.text())),
+            Setting::EvalFile => self.set_eval_file(value.text()),
+            Setting::ClearHash => {
+                self.clear_hash();
+                Vec::new()
+            }
+            Setting::NewGame => {
+                self.new_game();
+                Vec::new()
+            }
+            _ => {
+                self.options.set(setting, value);
+                Vec::new()
+            }
+        }
     }
 
     /// Sets the book files, probed in order (none: the default book).
@@ -379,11 +332,7 @@ impl Engine {
     /// Makes the table `hashsize` asks for, if it is not made yet; says so
     /// when the machine's memory cuts it down.
     fn ensure_table(&mut self) -> Option<String> {
-        let asked = if self.options.hash_mb == 0 {
-            AUTO_HASH_MB
-        } else {
-            self.options.hash_mb
-        };
+        let asked = self.options.hash_asked();
         if asked == self.hash_asked {
             return None;
         }
@@ -739,16 +688,4 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn the_table_is_capped_at_half_the_memory() {
-        assert_eq!(table_mb(65_536, Some(12_000)), 12_000);
-        assert_eq!(table_mb(64, Some(12_000)), 64);
-        assert_eq!(table_mb(64, None), 64);
-        assert_eq!(table_mb(16, Some(0)), 1);
-        if cfg!(target_os = "linux") {
-            let cap = memory_cap_mb().expect("/proc/meminfo gives MemTotal");
-            assert!(cap >= 64, "half the memory read as {cap} MB");
-        }
-    }
 }

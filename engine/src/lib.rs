@@ -28,6 +28,7 @@ mod score;
 mod search;
 mod searcher;
 mod session;
+mod settings;
 mod time;
 mod tt;
 
@@ -36,10 +37,11 @@ pub use egtb::{
     default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
     DEFAULT_EGTB_DIR,
 };
-pub use engine::{BestMove, Engine, EngineOptions};
+pub use engine::{BestMove, Engine};
 pub use eval::{Evaluation, Knowledge};
 pub use options::{
-    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS,
+    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OptionValue,
+    Setting, OPTIONS,
 };
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use score::{Score, MATE, MATE_BOUND};
@@ -49,6 +51,7 @@ pub use search::{
 };
 pub use searcher::Searcher;
 pub use session::{run_stdio, Output, Session};
+pub use settings::{EngineOptions, AUTO_HASH_MB};
 pub use time::{Clock, Limits, SearchControl};
 
 /// The hand-crafted evaluation's terms, for tuning their weights: an

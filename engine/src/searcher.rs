@@ -114,3 +114,29 @@ impl Searcher {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{SearchParams, Silent};
+
+    #[test]
+    fn the_search_reads_its_parameters() {
+        let nodes = |params: SearchParams| {
+            let config = SearchConfig {
+                params,
+                ..SearchConfig::default()
+            };
+            let mut searcher = Searcher::new(config, 1);
+            searcher
+                .search(&Position::start(), &Limits::depth(8), &Silent)
+                .nodes
+        };
+        let wider = SearchParams {
+            futility_base: 300,
+            rfp_depth: 200,
+            ..SearchParams::default()
+        };
+        assert_ne!(nodes(SearchParams::default()), nodes(wider));
+    }
+}

@@ -10,7 +10,7 @@ use xqcore::{Move, Position};
 
 use crate::book::BookCandidate;
 use crate::engine::Engine;
-use crate::options::{self, ProtocolFlags, Target};
+use crate::options::{self, OptionValue, Setting};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
@@ -54,6 +54,18 @@ impl Reporter for LineReporter {
     fn book_move(&self, candidate: &BookCandidate) {
         self.out.line(&protocol::format_book_move(candidate));
     }
+}
+
+/// The options that are the protocol's, not the engine's (UCCI
+/// `usemillisec`, `batch`, `debug`): the session keeps them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ProtocolFlags {
+    /// UCCI times are milliseconds, not seconds.
+    use_millisec: bool,
+    /// Read nothing while a search that ends by itself runs.
+    batch: bool,
+    /// Say more (`info string`) about what is ignored.
+    debug: bool,
 }
 
 /// The protocol state: dialect, protocol-only options and the engine.
@@ -256,7 +268,7 @@ impl Session {
             }
             return;
         };
-        let value = match spec.parse(value) {
+        let parsed = match spec.parse(value) {
             Ok(v) => v,
             Err(takes) => {
                 let given = clip(value.unwrap_or("").trim());
@@ -267,13 +279,22 @@ impl Session {
                 return;
             }
         };
-        let mut target = Target {
-            engine: &mut self.engine,
-            protocol: &mut self.flags,
-        };
-        for note in spec.apply(&mut target, value) {
+        for note in self.apply(spec.setting, parsed) {
             self.info_string(&note);
         }
+    }
+
+    /// Sets what an option sets: the protocol's own flags here, the rest
+    /// in the engine. Returns notes for the user.
+    fn apply(&mut self, setting: Setting, value: OptionValue) -> Vec<String> {
+        let flag = match setting {
+            Setting::UseMillisec => &mut self.flags.use_millisec,
+            Setting::Batch => &mut self.flags.batch,
+            Setting::Debug => &mut self.flags.debug,
+            _ => return self.engine.set_option(setting, value),
+        };
+        *flag = value.check();
+        Vec::new()
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {

@@ -28,7 +28,6 @@ mod params;
 
 pub use history::Histories;
 use history::PieceTo;
-pub(crate) use params::PARAM_OPTIONS;
 pub use params::{SearchParams, Tunable, TUNABLES};
 
 /// How repeated positions are scored (UCCI `repetition`).
