@@ -1,6 +1,7 @@
-//! Opening books as the engine uses them: the files of `bookfiles`, opened
-//! when set (or on first use), probed in order; a move chosen by weight,
-//! never a banned move or one that repeats a position.
+//! Opening books as the engine uses them: the files of `bookfiles` (or the
+//! default book), opened when set (or on first use),
+//! probed in order; a move chosen by weight, never a banned move or one
+//! that repeats a position, and played only as a game move's answer.
 //!
 //! Our own books and ElephantEye's `BOOK.DAT` are both read
 //! ([`xqbook::open`] tells them apart). A book of ours may have an
@@ -11,7 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use xqbook::BookFile;
-use xqcore::{Move, Position};
+use xqcore::{Move, Position, SplitMix64};
+
+use crate::time::Limits;
 
 /// The default book's file name in data/.
 pub const DEFAULT_BOOK: &str = "data/book.xqb";
@@ -75,14 +78,46 @@ pub struct BookChoice {
     pub candidates: Vec<BookCandidate>,
 }
 
-/// The engine's books: the configured files, opened on first use.
-#[derive(Debug, Default)]
+/// The engine's books: the configured files (or the default book), opened
+/// on first use, and the generator behind weighted choices.
+#[derive(Debug)]
 pub struct Books {
     files: Vec<String>,
     open: Option<Vec<BookFile>>,
+    random: SplitMix64,
 }
 
+impl Default for Books {
+    fn default() -> Self {
+        Books::new(0)
+    }
+}
+
+/// The constant mixed into a book generator's seed.
+const BOOK_SEED: u64 = 0x2545_F491_4F6C_DD1D;
+
 impl Books {
+    /// No books yet; weighted choices drawn from `seed`.
+    pub fn new(seed: u64) -> Books {
+        Books {
+            files: Vec::new(),
+            open: None,
+            random: SplitMix64::new(BOOK_SEED ^ seed),
+        }
+    }
+
+    /// Mixes `entropy` into the generator behind weighted choices (a new
+    /// game).
+    pub fn reseed(&mut self, entropy: u64) {
+        self.random.mix(entropy);
+    }
+
+    /// The generator behind weighted choices, as it stands.
+    #[cfg(test)]
+    pub(crate) fn random(&self) -> SplitMix64 {
+        self.random
+    }
+
     /// Sets the book files (`;`-separated in the protocol); they are opened
     /// on the next probe or [`Books::load`].
     pub fn set_files(&mut self, files: Vec<String>) {
@@ -135,6 +170,38 @@ impl Books {
     /// Whether any book file is open (after [`Books::load`]).
     pub fn loaded(&self) -> usize {
         self.open.as_ref().map_or(0, Vec::len)
+    }
+
+    /// The book's answer to a `go` under `limits`: a move only for a game
+    /// move ([`Limits::is_game_move`]: a clock or move time, no analysis),
+    /// drawn as [`Books::draw`] does.
+    pub fn game_move(
+        &mut self,
+        limits: &Limits,
+        pos: &Position,
+        banned: &[Move],
+        variety: BookVariety,
+        margin: i16,
+        messages: &mut Vec<String>,
+    ) -> Option<BookChoice> {
+        if !limits.is_game_move() {
+            return None;
+        }
+        self.draw(pos, banned, variety, margin, messages)
+    }
+
+    /// A book move for `pos`, chosen as [`Books::choose`] does with the
+    /// books' own generator.
+    pub fn draw(
+        &mut self,
+        pos: &Position,
+        banned: &[Move],
+        variety: BookVariety,
+        margin: i16,
+        messages: &mut Vec<String>,
+    ) -> Option<BookChoice> {
+        let random = self.random.unit();
+        self.choose(pos, banned, variety, margin, random, messages)
     }
 
     /// Picks a book move for `pos` from the first book that has a playable

@@ -1,14 +1,20 @@
 //! Endgame tables for the engine: which directories to use, and what to do
-//! at the root of a position the tables know.
+//! at the root of a position they know. A won or lost root is played from
+//! them at once, reported with the table's value and line; a drawn one is
+//! searched among the moves that keep the draw, and reported as the draw it
+//! is.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use xqcore::{Move, Position};
-use xqegtb::{Answers, Preference, ProbeError, Tablebase, Value, Wdl};
+use xqegtb::{Answers, Preference, ProbeError, Repetitions, Tablebase, Value, Wdl};
 use xqnnue::Network;
 
 use crate::eval::Knowledge;
+use crate::score::{table_score, Score};
+use crate::search::{Reporter, SearchInfo};
 
 /// Where tables are looked for when `egtbpaths` is not set.
 pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
@@ -175,4 +181,123 @@ pub fn root_play(
         Wdl::Draw => RootPlay::Restrict(best.iter().map(|&(m, _)| m).collect()),
         _ => RootPlay::Play(mv, value),
     })
+}
+
+/// What the tables decide at the root of a `go`.
+pub(crate) enum TableRoot {
+    /// A won or lost root: play the tables' move at once. Its line and
+    /// score (on the search's scale) have been reported.
+    Play {
+        mv: Move,
+        ponder: Option<Move>,
+        score: i32,
+    },
+    /// Search among these moves, reporting to this reporter (at a drawn
+    /// root one that reports the draw).
+    Search {
+        root_moves: Vec<Move>,
+        reporter: Arc<dyn Reporter>,
+    },
+}
+
+/// The tables' decision at `root` among `root_moves` (legal, not banned),
+/// read under `rules` with `preference` as the last word among equal
+/// moves. A table that cannot be read is reported, and the root searched.
+pub(crate) fn decide_root(
+    tables: &Arc<Tablebase>,
+    rules: Repetitions,
+    preference: &EvalPreference,
+    root: &Position,
+    root_moves: Vec<Move>,
+    reporter: Arc<dyn Reporter>,
+) -> TableRoot {
+    let answers = tables.under(rules).preferring(preference);
+    match root_play(answers, root, &root_moves) {
+        Ok(RootPlay::Play(mv, value)) => play(answers, root, mv, value, reporter.as_ref()),
+        Ok(RootPlay::Restrict(keep)) => TableRoot::Search {
+            root_moves: keep,
+            reporter: Arc::new(DrawnRoot {
+                inner: reporter,
+                tables: tables.clone(),
+                root: root.clone(),
+                rules,
+            }),
+        },
+        Ok(RootPlay::Search) => TableRoot::Search {
+            root_moves,
+            reporter,
+        },
+        Err(e) => {
+            reporter.message(&format!("endgame tables: {e}"));
+            TableRoot::Search {
+                root_moves,
+                reporter,
+            }
+        }
+    }
+}
+
+/// The tables' move at a won or lost root, reported with the position's
+/// value and the line the tables play from it.
+fn play(
+    answers: Answers,
+    root: &Position,
+    mv: Move,
+    value: Value,
+    reporter: &dyn Reporter,
+) -> TableRoot {
+    let score = table_score(value);
+    let pv = answers
+        .line_after(root, mv, MAX_LINE)
+        .unwrap_or_else(|_| vec![mv]);
+    let depth = pv.len() as i32;
+    reporter.info(&SearchInfo {
+        depth,
+        seldepth: depth,
+        multipv: 1,
+        score: Score::from_internal(score),
+        raw_score: score,
+        nodes: 0,
+        time: Duration::ZERO,
+        hashfull: 0,
+        tbhits: pv.len() as u64,
+        pv: pv.clone(),
+    });
+    TableRoot::Play {
+        mv,
+        ponder: pv.get(1).copied(),
+        score,
+    }
+}
+
+/// Reports a search among the moves that keep a table draw as the draw it
+/// is: score 0, and the line cut where the tables no longer confirm the
+/// draw (the search's own scores there are its evaluation's, which the
+/// tables overrule).
+struct DrawnRoot {
+    inner: Arc<dyn Reporter>,
+    tables: Arc<Tablebase>,
+    root: Position,
+    rules: Repetitions,
+}
+
+impl Reporter for DrawnRoot {
+    fn info(&self, info: &SearchInfo) {
+        let answers = self.tables.under(self.rules);
+        let pv = drawn_prefix(answers, &self.root, &info.pv);
+        self.inner.info(&SearchInfo {
+            score: Score::Cp(0),
+            raw_score: 0,
+            pv,
+            ..info.clone()
+        });
+    }
+
+    fn currmove(&self, mv: Move, number: usize, depth: i32) {
+        self.inner.currmove(mv, number, depth);
+    }
+
+    fn message(&self, text: &str) {
+        self.inner.message(text);
+    }
 }

@@ -15,6 +15,7 @@
 //! evaluation's terms, for tuning them. The match runner is `xqmatch`;
 //! self-play data and training are `xqtrain`'s.
 
+mod answer;
 pub mod bench;
 mod book;
 mod egtb;
@@ -32,12 +33,13 @@ mod settings;
 mod time;
 mod tt;
 
+pub use answer::BestMove;
 pub use book::{default_book, BookCandidate, BookChoice, BookVariety, DEFAULT_BOOK};
 pub use egtb::{
     default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
     DEFAULT_EGTB_DIR,
 };
-pub use engine::{BestMove, Engine};
+pub use engine::Engine;
 pub use eval::{Evaluation, Knowledge};
 pub use options::{
     all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OptionValue,

@@ -7,7 +7,7 @@
 use xqcore::{Move, Position};
 
 use crate::search::{self, Reporter, SearchConfig, SearchResult, ThreadMemory};
-use crate::time::{Limits, SearchControl};
+use crate::time::{Budget, Limits, SearchControl};
 use crate::tt::TranspositionTable;
 
 /// A search with its settings and the memory it keeps between searches.
@@ -102,11 +102,24 @@ impl Searcher {
         control: &SearchControl,
         reporter: &dyn Reporter,
     ) -> SearchResult {
+        self.search_within(pos, root_moves, &limits.budget(), control, reporter)
+    }
+
+    /// Searches `pos` among `root_moves` within `budget`, worked out from
+    /// the limits of a `go` once.
+    pub(crate) fn search_within(
+        &mut self,
+        pos: &Position,
+        root_moves: &[Move],
+        budget: &Budget,
+        control: &SearchControl,
+        reporter: &dyn Reporter,
+    ) -> SearchResult {
         search::search(
             pos,
             root_moves,
             &self.config,
-            &limits.budget(),
+            budget,
             &self.tt,
             control,
             reporter,

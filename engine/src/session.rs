@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use xqcore::{Move, Position};
 
-use crate::book::BookCandidate;
 use crate::engine::Engine;
 use crate::options::{self, OptionValue, Setting};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
@@ -49,10 +48,6 @@ impl Reporter for LineReporter {
 
     fn message(&self, text: &str) {
         self.out.line(&format!("info string {text}"));
-    }
-
-    fn book_move(&self, candidate: &BookCandidate) {
-        self.out.line(&protocol::format_book_move(candidate));
     }
 }
 
@@ -340,13 +335,14 @@ impl Session {
             }
             legal
         });
+        let budget = limits.budget();
         if self.flags.debug {
-            self.info_string(&format!("go {:?}", limits.budget()));
+            self.info_string(&format!("go {budget:?}"));
         }
         // Batch mode reads nothing until the search ends; a search that only
         // `stop` or `ponderhit` can end would then never end, so those are
         // read as usual during it.
-        let ends_by_itself = limits.ends_by_itself();
+        let ends_by_itself = limits.ends_within(&budget);
         if self.flags.batch && !ends_by_itself {
             self.info_string("batch: this search ends only on stop or ponderhit, which are read");
         }
@@ -356,12 +352,18 @@ impl Session {
         });
         let (out, dialect, searching) = (self.out.clone(), self.dialect, self.searching.clone());
         *searching.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.engine.go(
+        self.engine.go_within(
             limits,
+            budget,
             draw_offered,
             reporter,
             Box::new(move |best| {
                 let mut busy = searching.lock().unwrap_or_else(|e| e.into_inner());
+                // A book move's candidates, as `info string` lines: a
+                // weight is no score.
+                for candidate in &best.book {
+                    out.line(&protocol::format_book_move(candidate));
+                }
                 out.line(&protocol::format_bestmove(dialect, &best));
                 *busy = false;
             }),
