@@ -1,5 +1,5 @@
 //! Opening books as the engine uses them: the files of `bookfiles` (or the
-//! default book), opened when set (or on first use),
+//! default ones the engine is given), opened when set (or on first use),
 //! probed in order; a move chosen by weight, never a banned move or one
 //! that repeats a position, and played only as a game move's answer.
 //!
@@ -9,15 +9,12 @@
 //! among the moves whose backed-up score is within a margin of the best,
 //! by weight among those, and says each candidate's score and games.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use xqbook::BookFile;
 use xqcore::{Move, Position, SplitMix64};
 
 use crate::time::Limits;
-
-/// The default book's file name in data/.
-pub const DEFAULT_BOOK: &str = "data/book.xqb";
 
 /// How much chance picks among book moves (`bookvariety`, and `selectivity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,11 +75,13 @@ pub struct BookChoice {
     pub candidates: Vec<BookCandidate>,
 }
 
-/// The engine's books: the configured files (or the default book), opened
+/// The engine's books: the configured files (or the default ones), opened
 /// on first use, and the generator behind weighted choices.
 #[derive(Debug)]
 pub struct Books {
     files: Vec<String>,
+    /// The files played from when `files` is empty.
+    defaults: Vec<PathBuf>,
     open: Option<Vec<BookFile>>,
     random: SplitMix64,
 }
@@ -101,6 +100,7 @@ impl Books {
     pub fn new(seed: u64) -> Books {
         Books {
             files: Vec::new(),
+            defaults: Vec::new(),
             open: None,
             random: SplitMix64::new(BOOK_SEED ^ seed),
         }
@@ -125,10 +125,21 @@ impl Books {
         self.open = None;
     }
 
-    /// The configured files, or the default book when none are.
+    /// Sets the books played from when no files are set; when they are
+    /// the ones in use and change, they are opened anew on the next probe.
+    pub fn set_defaults(&mut self, defaults: &[PathBuf]) {
+        if self.defaults != defaults {
+            self.defaults = defaults.to_vec();
+            if self.files.is_empty() {
+                self.open = None;
+            }
+        }
+    }
+
+    /// The configured files, or the default books when none are.
     pub fn files(&self) -> Vec<PathBuf> {
         if self.files.is_empty() {
-            default_book().into_iter().collect()
+            self.defaults.clone()
         } else {
             self.files.iter().map(PathBuf::from).collect()
         }
@@ -296,32 +307,10 @@ fn pick(candidates: &[BookCandidate], variety: BookVariety, random: f64) -> Move
     candidates[last].mv
 }
 
-/// The default book: data/book.xqb under the working directory, or under
-/// the directory of the executable or its ancestors (a build tree's
-/// `target/release` finds the repository's data/).
-pub fn default_book() -> Option<PathBuf> {
-    find_data(DEFAULT_BOOK, Path::is_file)
-}
-
-/// `relative` (a path under the repository, like data/book.xqb) under the
-/// working directory, else under the executable's directory or one of its
-/// ancestors: the first that `accept`s.
-pub(crate) fn find_data(relative: &str, accept: fn(&Path) -> bool) -> Option<PathBuf> {
-    let cwd = PathBuf::from(relative);
-    if accept(&cwd) {
-        return Some(cwd);
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .take(4)
-        .map(|dir| dir.join(relative))
-        .find(|p| accept(p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn mv(pos: &Position, s: &str) -> Move {
         pos.parse_move(s).unwrap()

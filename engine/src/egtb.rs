@@ -1,10 +1,10 @@
-//! Endgame tables for the engine: which directories to use, and what to do
-//! at the root of a position they know. A won or lost root is played from
-//! them at once, reported with the table's value and line; a drawn one is
-//! searched among the moves that keep the draw, and reported as the draw it
-//! is.
+//! Endgame tables for the engine: the tables of the directories it is
+//! given, and what to do at the root of a position they know. A won or
+//! lost root is played from them at once, reported with the table's value
+//! and line; a drawn one is searched among the moves that keep the draw,
+//! and reported as the draw it is.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -16,77 +16,39 @@ use crate::eval::Knowledge;
 use crate::score::{table_score, Score};
 use crate::search::{Reporter, SearchInfo};
 
-/// Where tables are looked for when `egtbpaths` is not set.
-pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
-
-/// The default table directory: data/egtb under the working directory, or
-/// under the directory of the executable or its ancestors (as the default
-/// book is found).
-pub fn default_dir() -> Option<PathBuf> {
-    crate::book::find_data(DEFAULT_EGTB_DIR, Path::is_dir)
-}
-
-/// A table directory that cannot be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{dir}: {source}", dir = .dir.display())]
-pub struct TablesError {
-    pub dir: PathBuf,
-    pub source: std::io::Error,
-}
-
-/// The tables a tool's `--tables` option names: `none` for none, a
-/// directory, or (no option) the default directory when there is one.
-/// Returns the tables with the directory they came from.
-///
-/// # Errors
-///
-/// The directory cannot be read; the error names it.
-pub fn open_tables_option(
-    option: Option<&Path>,
-) -> Result<Option<(Arc<Tablebase>, PathBuf)>, TablesError> {
-    let dir = match option {
-        Some(dir) if dir.as_os_str() == "none" => return Ok(None),
-        Some(dir) => dir.to_path_buf(),
-        None => match default_dir() {
-            Some(dir) => dir,
-            None => return Ok(None),
-        },
-    };
-    let mut tb = Tablebase::new();
-    if let Err(source) = tb.add_dir(&dir) {
-        return Err(TablesError { dir, source });
-    }
-    Ok(Some((Arc::new(tb), dir)))
-}
-
-/// The tables of the directories in `egtbpaths`, registered when the
-/// paths change (files open on first probe).
+/// The tables of the directories in `egtbpaths` (or the default ones),
+/// registered when the directories change (files open on first probe).
 #[derive(Default)]
 pub struct Tables {
-    /// The paths the current set was registered from.
-    registered: Option<Vec<String>>,
+    /// The directories the current set was registered from.
+    registered: Option<Vec<PathBuf>>,
     tablebase: Arc<Tablebase>,
 }
 
 impl Tables {
-    /// The tables of `paths` (empty: the default directory), registering
-    /// them anew if the paths changed. Directories that cannot be read are
+    /// The tables of `paths` (none: `defaults`), registering them anew if
+    /// the directories changed. Directories that cannot be read are
     /// reported in `messages`.
-    pub fn get(&mut self, paths: &[String], messages: &mut Vec<String>) -> Arc<Tablebase> {
-        if self.registered.as_deref() != Some(paths) {
-            let dirs: Vec<PathBuf> = if paths.is_empty() {
-                default_dir().into_iter().collect()
-            } else {
-                paths.iter().map(PathBuf::from).collect()
-            };
+    pub fn get(
+        &mut self,
+        paths: &[String],
+        defaults: &[PathBuf],
+        messages: &mut Vec<String>,
+    ) -> Arc<Tablebase> {
+        let dirs: Vec<PathBuf> = if paths.is_empty() {
+            defaults.to_vec()
+        } else {
+            paths.iter().map(PathBuf::from).collect()
+        };
+        if self.registered.as_ref() != Some(&dirs) {
             let mut tb = Tablebase::new();
-            for dir in dirs {
-                if let Err(e) = tb.add_dir(&dir) {
+            for dir in &dirs {
+                if let Err(e) = tb.add_dir(dir) {
                     messages.push(format!("egtbpaths: {}: {e}", dir.display()));
                 }
             }
             self.tablebase = Arc::new(tb);
-            self.registered = Some(paths.to_vec());
+            self.registered = Some(dirs);
         }
         self.tablebase.clone()
     }

@@ -156,13 +156,15 @@ impl Engine {
         }
     }
 
-    /// Sets the book files, probed in order (none: the default book).
+    /// Sets the book files, probed in order (none: the default books of
+    /// [`EngineOptions::default_book_files`]).
     pub fn set_book_files(&mut self, files: Vec<String>) {
         self.books.set_files(files);
     }
 
-    /// Sets the endgame table directories (none: the default one) and
-    /// reads them now; returns a message for each that cannot be read.
+    /// Sets the endgame table directories (none: the default ones of
+    /// [`EngineOptions::default_egtb_dirs`]) and reads them now; returns a
+    /// message for each that cannot be read.
     pub fn set_egtb_paths(&mut self, paths: Vec<String>) -> Vec<String> {
         self.options.egtb_paths = paths;
         let mut messages = Vec::new();
@@ -232,20 +234,25 @@ impl Engine {
         books.draw(position, banned, variety, margin, messages)
     }
 
-    /// The books.
+    /// The books, told the default files of the options (which the engine's
+    /// user may have changed since).
     fn books(&mut self) -> &mut Books {
+        self.books.set_defaults(&self.options.default_book_files);
         &mut self.books
     }
 
     /// The books with the position and the moves not to play, for a choice.
     fn books_at(&mut self) -> (&mut Books, &Position, &[Move]) {
+        self.books.set_defaults(&self.options.default_book_files);
         (&mut self.books, &self.position, &self.banned)
     }
 
     /// The tables of the options' directories; those that cannot be read
     /// are named in `messages`.
     fn tables(&mut self, messages: &mut Vec<String>) -> Arc<Tablebase> {
-        self.tables.get(&self.options.egtb_paths, messages)
+        let options = &self.options;
+        self.tables
+            .get(&options.egtb_paths, &options.default_egtb_dirs, messages)
     }
 
     /// The searcher, once no search holds it.

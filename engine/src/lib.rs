@@ -4,7 +4,10 @@
 //! - [`Engine`]: the whole engine as a GUI drives it: a position with its
 //!   history, options, the book and the endgame tables at the root, and
 //!   one search at a time on its own thread. The UCCI/UCI [`Session`] and
-//!   the `xqengine` binary are text around it.
+//!   the `xqengine` binary are text around it. The library plays from the
+//!   book files and table directories it is given
+//!   ([`EngineOptions::default_book_files`], `bookfiles`, ...); where the
+//!   shipped data lies is the binary's business.
 //! - [`Searcher`]: the search alone, reusable from search to search: a
 //!   position and [`Limits`] in, a [`SearchResult`] (best move, score,
 //!   line) out, with progress through a [`Reporter`]. The analysis server
@@ -34,11 +37,8 @@ mod time;
 mod tt;
 
 pub use answer::BestMove;
-pub use book::{default_book, BookCandidate, BookChoice, BookVariety, DEFAULT_BOOK};
-pub use egtb::{
-    default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
-    DEFAULT_EGTB_DIR,
-};
+pub use book::{BookCandidate, BookChoice, BookVariety};
+pub use egtb::EvalPreference;
 pub use engine::Engine;
 pub use eval::{Evaluation, Knowledge};
 pub use options::{

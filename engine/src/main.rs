@@ -308,7 +308,14 @@ fn main() -> ExitCode {
         Some(Command::Judge { fen, moves }) => judge(fen.as_deref(), &moves),
         Some(Command::Match { args }) => run_xqmatch(&args),
         None => {
-            xqengine::run_stdio();
+            // The library plays from the files it is given: the shipped
+            // book and tables, found under the working directory or beside
+            // the executable, unless an option names others.
+            let mut engine = xqengine::Engine::new();
+            engine.options.default_book_files = xqcli::data::default_book().into_iter().collect();
+            engine.options.default_egtb_dirs =
+                xqcli::data::default_egtb_dir().into_iter().collect();
+            xqengine::run_stdio(engine);
             ExitCode::SUCCESS
         }
     }

@@ -85,10 +85,16 @@ enum Flow {
 }
 
 impl Session {
-    /// A session writing to `out`.
+    /// A session writing to `out`, with an engine of default options.
     pub fn new(out: Output) -> Session {
+        Session::with_engine(Engine::new(), out)
+    }
+
+    /// A session driving `engine` (as its program set it up: the default
+    /// book and tables, say), writing to `out`.
+    pub fn with_engine(engine: Engine, out: Output) -> Session {
         Session {
-            engine: Engine::new(),
+            engine,
             searching: Arc::new(Mutex::new(false)),
             out,
             dialect: Dialect::Ucci,
@@ -374,8 +380,8 @@ impl Session {
     }
 }
 
-/// Runs a session on standard input and output.
-pub fn run_stdio() {
+/// Runs a session of `engine` on standard input and output.
+pub fn run_stdio(engine: Engine) {
     let out = Output::new(Box::new(std::io::stdout()));
-    Session::new(out).run_reader(std::io::BufReader::new(std::io::stdin()));
+    Session::with_engine(engine, out).run_reader(std::io::BufReader::new(std::io::stdin()));
 }

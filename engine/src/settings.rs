@@ -3,6 +3,7 @@
 //! sets them. The settings that are more than data (files to open, the
 //! table to make, buttons) are the [`Engine`](crate::Engine)'s to act on.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use xqcore::NATURAL_MOVE_LIMIT;
@@ -24,6 +25,14 @@ pub struct EngineOptions {
     pub use_book: bool,
     pub use_egtb: bool,
     pub egtb_paths: Vec<String>,
+    /// The book files played from when `bookfiles` names none (the
+    /// library's default: none; the `xqengine` binary gives the shipped
+    /// book).
+    pub default_book_files: Vec<PathBuf>,
+    /// The table directories read when `egtbpaths` names none (the
+    /// library's default: none; the `xqengine` binary gives the shipped
+    /// tables' directory).
+    pub default_egtb_dirs: Vec<PathBuf>,
     /// Natural-move limit in plies.
     pub draw_plies: u32,
     pub repetition: RepetitionRule,
@@ -59,6 +68,8 @@ impl Default for EngineOptions {
             use_book: true,
             use_egtb: true,
             egtb_paths: Vec::new(),
+            default_book_files: Vec::new(),
+            default_egtb_dirs: Vec::new(),
             draw_plies: NATURAL_MOVE_LIMIT,
             repetition: RepetitionRule::AsianRule,
             pruning: Pruning::Large,
