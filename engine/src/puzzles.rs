@@ -56,14 +56,17 @@ pub enum PuzzleFileError {
     },
     #[error("{}: {source}", .path.display())]
     Line { path: PathBuf, source: PuzzleError },
+    /// Nothing to solve: blank, or comments only.
+    #[error("{}: no puzzles (one a line: kind, FEN and move, tab-separated)", .path.display())]
+    Empty { path: PathBuf },
 }
 
 /// Reads every puzzle of the puzzle file at `path`.
 ///
 /// # Errors
 ///
-/// The file cannot be read, or a line is no puzzle ([`parse`]); the error
-/// names the file.
+/// The file cannot be read, a line is no puzzle ([`parse`]), or the file
+/// holds no puzzle at all; the error names the file.
 pub fn read(path: &Path) -> Result<Vec<Puzzle>, PuzzleFileError> {
     let named = || path.to_path_buf();
     let text = std::fs::read_to_string(path).map_err(|source| PuzzleFileError::Read {
@@ -74,6 +77,9 @@ pub fn read(path: &Path) -> Result<Vec<Puzzle>, PuzzleFileError> {
         path: named(),
         source,
     })?;
+    if puzzles.is_empty() {
+        return Err(PuzzleFileError::Empty { path: named() });
+    }
     Ok(puzzles)
 }
 
@@ -243,6 +249,21 @@ mod tests {
         let good = dir.path().join("good.txt");
         std::fs::write(&good, MATES).unwrap();
         assert_eq!(read(&good).unwrap().len(), 21);
+    }
+
+    #[test]
+    fn a_file_without_puzzles_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("empty.txt", ""), ("comments.txt", "# none yet\n\n")] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let e = read(&path).map(|p| p.len()).unwrap_err().to_string();
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(
+                e.ends_with(": no puzzles (one a line: kind, FEN and move, tab-separated)"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

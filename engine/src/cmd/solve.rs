@@ -13,8 +13,8 @@ use xqengine::{Engine, Limits, Score};
 ///
 /// # Errors
 ///
-/// A file that cannot be read or has a line that is no puzzle (exit
-/// status 2); puzzles not solved (exit status 1).
+/// A file that cannot be read, has a line that is no puzzle or has no
+/// puzzle at all (exit status 2); puzzles not solved (exit status 1).
 pub fn run(file: &Path, movetime: u64, nodes: Option<u64>) -> xqcli::Result {
     let puzzles = puzzles::read(file).map_err(Failure::usage)?;
     let limits = match nodes {
