@@ -54,6 +54,9 @@ pub struct Engine {
     searcher: Arc<Mutex<Searcher>>,
     /// The `hashsize` (MB, 0 read as the default) the table was made for.
     hash_asked: usize,
+    /// The most the table may take, in MB: half the machine's memory,
+    /// where the system tells it.
+    pub(crate) memory_cap_mb: Option<usize>,
     running: Option<Running>,
     game_seed: u64,
     books: Books,
@@ -93,6 +96,7 @@ impl Engine {
             banned: Vec::new(),
             searcher: Arc::new(Mutex::new(Searcher::new(SearchConfig::default(), 1))),
             hash_asked: 0,
+            memory_cap_mb: memory_cap_mb(),
             running: None,
             game_seed: seed,
             books: Books::new(seed),
@@ -123,8 +127,8 @@ impl Engine {
 
     /// Sets the option `setting` to `value` (as [`OptionSpec::parse`]
     /// reads it); returns notes for the user. A setting that is plain data
-    /// is set in [`Engine::options`]; files are opened at once, so that no
-    /// `go` waits for them. The protocol's own
+    /// is set in [`Engine::options`]; files are opened and the hash table
+    /// made at once, so that no `go` waits for them. The protocol's own
     /// options (UCCI `usemillisec`, `batch`, `debug`) set nothing here.
     ///
     /// [`OptionSpec::parse`]: crate::OptionSpec::parse
@@ -141,6 +145,11 @@ impl Engine {
             }
             Setting::EgtbPaths => self.set_egtb_paths(split_paths(value.text())),
             Setting::EvalFile => self.set_eval_file(value.text()),
+            Setting::HashSize => {
+                self.options.set(setting, value);
+                self.stop_and_wait();
+                self.ensure_table().into_iter().collect()
+            }
             Setting::ClearHash => {
                 self.clear_hash();
                 Vec::new()
@@ -343,7 +352,7 @@ impl Engine {
         if asked == self.hash_asked {
             return None;
         }
-        let mb = table_mb(asked, memory_cap_mb());
+        let mb = table_mb(asked, self.memory_cap_mb);
         self.searcher().set_hash_mb(mb);
         self.hash_asked = asked;
         (mb < asked).then(|| {
@@ -485,6 +494,8 @@ impl Engine {
         tables: Option<Arc<Tablebase>>,
         control: &Arc<SearchControl>,
     ) -> impl FnOnce() -> BestMove + Send + 'static {
+        // Made at `isready` or when set; only an engine that was never
+        // prepared makes its table here.
         if let Some(note) = self.ensure_table() {
             search.reporter.message(&note);
         }

@@ -416,6 +416,18 @@ impl OptionSpec {
         }
     }
 
+    /// What to tell the user when `value`, a number outside this spin
+    /// option's range, is clamped into it: what was asked and what is
+    /// used (`999999999 is out of range (0 to 65536), 65536 used`).
+    pub fn clamp_note(&self, value: Option<&str>) -> Option<String> {
+        let OptionKind::Spin { min, max, .. } = self.kind else {
+            return None;
+        };
+        let asked: i64 = value?.trim().parse().ok()?;
+        let used = asked.clamp(min, max);
+        (used != asked).then(|| format!("{asked} is out of range ({min} to {max}), {used} used"))
+    }
+
     /// The option's default as a value, for a button nothing.
     pub fn default_value(&self) -> Option<OptionValue<'static>> {
         match self.kind {
@@ -565,6 +577,18 @@ mod tests {
         let variant = find("UCI_Variant").unwrap();
         let why = variant.parse(Some("chess")).unwrap_err().to_string();
         assert!(why.contains("xiangqi"), "{why}");
+    }
+
+    #[test]
+    fn out_of_range_numbers_are_clamped_and_said() {
+        let hash = find("hashsize").unwrap();
+        assert_eq!(hash.clamp_note(Some("64")), None);
+        assert_eq!(hash.clamp_note(Some("big")), None);
+        assert_eq!(
+            hash.clamp_note(Some("999999999")).as_deref(),
+            Some("999999999 is out of range (0 to 65536), 65536 used")
+        );
+        assert_eq!(find("usebook").unwrap().clamp_note(Some("1")), None);
     }
 
     #[test]

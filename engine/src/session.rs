@@ -280,6 +280,9 @@ impl Session {
                 return;
             }
         };
+        if let Some(note) = spec.clamp_note(value) {
+            self.info_string(&format!("option {}: {note}", clip(name)));
+        }
         for note in self.apply(spec.setting, parsed) {
             self.info_string(&note);
         }
@@ -384,4 +387,62 @@ impl Session {
 pub fn run_stdio(engine: Engine) {
     let out = Output::new(Box::new(std::io::stdout()));
     Session::with_engine(engine, out).run_reader(std::io::BufReader::new(std::io::stdin()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer whose lines the test reads back.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Lines {
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
+        }
+    }
+
+    /// `hashsize` makes the table when it is set, so that no `go` pays for
+    /// it, and says the size it gets when that is not the one asked.
+    #[test]
+    fn a_table_is_made_when_its_size_is_set_and_the_size_used_is_said() {
+        let lines = Lines::default();
+        let mut session = Session::new(Output::new(Box::new(lines.clone())));
+        // A machine of 16 MB, so that the test allocates little.
+        session.engine.memory_cap_mb = Some(8);
+        session.handle_line("setoption hashsize 4");
+        assert_eq!(lines.take(), "");
+        assert_eq!(session.engine().hash_mb(), 4, "made when set");
+        session.handle_line("setoption name Hash value 999999999");
+        let said = lines.take();
+        assert!(
+            said.contains(
+                "info string option Hash: 999999999 is out of range (0 to 65536), 65536 used"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.contains(
+                "info string hashsize 65536 MB is more than half this machine's memory: \
+                 the table gets at most 8 MB"
+            ),
+            "{said}"
+        );
+        assert_eq!(
+            session.engine().hash_mb(),
+            8,
+            "made when set, at the size said"
+        );
+    }
 }
