@@ -1,6 +1,7 @@
-//! Opening books as the engine uses them: the files of `bookfiles`, opened
-//! when set (or on first use), probed in order; a move chosen by weight,
-//! never a banned move or one that repeats a position.
+//! Opening books as the engine uses them: the files of `bookfiles` (or the
+//! default ones the engine is given), opened when set (or on first use),
+//! probed in order; a move chosen by weight, never a banned move or one
+//! that repeats a position, and played only as a game move's answer.
 //!
 //! Our own books and ElephantEye's `BOOK.DAT` are both read
 //! ([`xqbook::open`] tells them apart). A book of ours may have an
@@ -8,13 +9,12 @@
 //! among the moves whose backed-up score is within a margin of the best,
 //! by weight among those, and says each candidate's score and games.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use xqbook::BookFile;
-use xqcore::{Move, Position};
+use xqcore::{Move, Position, SplitMix64};
 
-/// The default book's file name in data/.
-pub const DEFAULT_BOOK: &str = "data/book.xqb";
+use crate::time::Limits;
 
 /// How much chance picks among book moves (`bookvariety`, and `selectivity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,14 +75,49 @@ pub struct BookChoice {
     pub candidates: Vec<BookCandidate>,
 }
 
-/// The engine's books: the configured files, opened on first use.
-#[derive(Debug, Default)]
+/// The engine's books: the configured files (or the default ones), opened
+/// on first use, and the generator behind weighted choices.
+#[derive(Debug)]
 pub struct Books {
     files: Vec<String>,
+    /// The files played from when `files` is empty.
+    defaults: Vec<PathBuf>,
     open: Option<Vec<BookFile>>,
+    random: SplitMix64,
 }
 
+impl Default for Books {
+    fn default() -> Self {
+        Books::new(0)
+    }
+}
+
+/// The constant mixed into a book generator's seed.
+const BOOK_SEED: u64 = 0x2545_F491_4F6C_DD1D;
+
 impl Books {
+    /// No books yet; weighted choices drawn from `seed`.
+    pub fn new(seed: u64) -> Books {
+        Books {
+            files: Vec::new(),
+            defaults: Vec::new(),
+            open: None,
+            random: SplitMix64::new(BOOK_SEED ^ seed),
+        }
+    }
+
+    /// Mixes `entropy` into the generator behind weighted choices (a new
+    /// game).
+    pub fn reseed(&mut self, entropy: u64) {
+        self.random.mix(entropy);
+    }
+
+    /// The generator behind weighted choices, as it stands.
+    #[cfg(test)]
+    pub(crate) fn random(&self) -> SplitMix64 {
+        self.random
+    }
+
     /// Sets the book files (`;`-separated in the protocol); they are opened
     /// on the next probe or [`Books::load`].
     pub fn set_files(&mut self, files: Vec<String>) {
@@ -90,10 +125,21 @@ impl Books {
         self.open = None;
     }
 
-    /// The configured files, or the default book when none are.
+    /// Sets the books played from when no files are set; when they are
+    /// the ones in use and change, they are opened anew on the next probe.
+    pub fn set_defaults(&mut self, defaults: &[PathBuf]) {
+        if self.defaults != defaults {
+            self.defaults = defaults.to_vec();
+            if self.files.is_empty() {
+                self.open = None;
+            }
+        }
+    }
+
+    /// The configured files, or the default books when none are.
     pub fn files(&self) -> Vec<PathBuf> {
         if self.files.is_empty() {
-            default_book().into_iter().collect()
+            self.defaults.clone()
         } else {
             self.files.iter().map(PathBuf::from).collect()
         }
@@ -135,6 +181,38 @@ impl Books {
     /// Whether any book file is open (after [`Books::load`]).
     pub fn loaded(&self) -> usize {
         self.open.as_ref().map_or(0, Vec::len)
+    }
+
+    /// The book's answer to a `go` under `limits`: a move only for a game
+    /// move ([`Limits::is_game_move`]: a clock or move time, no analysis),
+    /// drawn as [`Books::draw`] does.
+    pub fn game_move(
+        &mut self,
+        limits: &Limits,
+        pos: &Position,
+        banned: &[Move],
+        variety: BookVariety,
+        margin: i16,
+        messages: &mut Vec<String>,
+    ) -> Option<BookChoice> {
+        if !limits.is_game_move() {
+            return None;
+        }
+        self.draw(pos, banned, variety, margin, messages)
+    }
+
+    /// A book move for `pos`, chosen as [`Books::choose`] does with the
+    /// books' own generator.
+    pub fn draw(
+        &mut self,
+        pos: &Position,
+        banned: &[Move],
+        variety: BookVariety,
+        margin: i16,
+        messages: &mut Vec<String>,
+    ) -> Option<BookChoice> {
+        let random = self.random.unit();
+        self.choose(pos, banned, variety, margin, random, messages)
     }
 
     /// Picks a book move for `pos` from the first book that has a playable
@@ -229,32 +307,10 @@ fn pick(candidates: &[BookCandidate], variety: BookVariety, random: f64) -> Move
     candidates[last].mv
 }
 
-/// The default book: data/book.xqb under the working directory, or under
-/// the directory of the executable or its ancestors (a build tree's
-/// `target/release` finds the repository's data/).
-pub fn default_book() -> Option<PathBuf> {
-    find_data(DEFAULT_BOOK, Path::is_file)
-}
-
-/// `relative` (a path under the repository, like data/book.xqb) under the
-/// working directory, else under the executable's directory or one of its
-/// ancestors: the first that `accept`s.
-pub(crate) fn find_data(relative: &str, accept: fn(&Path) -> bool) -> Option<PathBuf> {
-    let cwd = PathBuf::from(relative);
-    if accept(&cwd) {
-        return Some(cwd);
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .take(4)
-        .map(|dir| dir.join(relative))
-        .find(|p| accept(p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn mv(pos: &Position, s: &str) -> Move {
         pos.parse_move(s).unwrap()

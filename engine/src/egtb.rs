@@ -1,86 +1,54 @@
-//! Endgame tables for the engine: which directories to use, and what to do
-//! at the root of a position the tables know.
+//! Endgame tables for the engine: the tables of the directories it is
+//! given, and what to do at the root of a position they know. A won or
+//! lost root is played from them at once, reported with the table's value
+//! and line; a drawn one is searched among the moves that keep the draw,
+//! and reported as the draw it is.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use xqcore::{Move, Position};
-use xqegtb::{Answers, Preference, ProbeError, Tablebase, Value, Wdl};
+use xqegtb::{Answers, Preference, ProbeError, Repetitions, Tablebase, Value, Wdl};
 use xqnnue::Network;
 
 use crate::eval::Knowledge;
+use crate::score::{table_score, Score};
+use crate::search::{Reporter, SearchInfo};
 
-/// Where tables are looked for when `egtbpaths` is not set.
-pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
-
-/// The default table directory: data/egtb under the working directory, or
-/// under the directory of the executable or its ancestors (as the default
-/// book is found).
-pub fn default_dir() -> Option<PathBuf> {
-    crate::book::find_data(DEFAULT_EGTB_DIR, Path::is_dir)
-}
-
-/// A table directory that cannot be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{dir}: {source}", dir = .dir.display())]
-pub struct TablesError {
-    pub dir: PathBuf,
-    pub source: std::io::Error,
-}
-
-/// The tables a tool's `--tables` option names: `none` for none, a
-/// directory, or (no option) the default directory when there is one.
-/// Returns the tables with the directory they came from.
-///
-/// # Errors
-///
-/// The directory cannot be read; the error names it.
-pub fn open_tables_option(
-    option: Option<&Path>,
-) -> Result<Option<(Arc<Tablebase>, PathBuf)>, TablesError> {
-    let dir = match option {
-        Some(dir) if dir.as_os_str() == "none" => return Ok(None),
-        Some(dir) => dir.to_path_buf(),
-        None => match default_dir() {
-            Some(dir) => dir,
-            None => return Ok(None),
-        },
-    };
-    let mut tb = Tablebase::new();
-    if let Err(source) = tb.add_dir(&dir) {
-        return Err(TablesError { dir, source });
-    }
-    Ok(Some((Arc::new(tb), dir)))
-}
-
-/// The tables of the directories in `egtbpaths`, registered when the
-/// paths change (files open on first probe).
+/// The tables of the directories in `egtbpaths` (or the default ones),
+/// registered when the directories change (files open on first probe).
 #[derive(Default)]
 pub struct Tables {
-    /// The paths the current set was registered from.
-    registered: Option<Vec<String>>,
+    /// The directories the current set was registered from.
+    registered: Option<Vec<PathBuf>>,
     tablebase: Arc<Tablebase>,
 }
 
 impl Tables {
-    /// The tables of `paths` (empty: the default directory), registering
-    /// them anew if the paths changed. Directories that cannot be read are
+    /// The tables of `paths` (none: `defaults`), registering them anew if
+    /// the directories changed. Directories that cannot be read are
     /// reported in `messages`.
-    pub fn get(&mut self, paths: &[String], messages: &mut Vec<String>) -> Arc<Tablebase> {
-        if self.registered.as_deref() != Some(paths) {
-            let dirs: Vec<PathBuf> = if paths.is_empty() {
-                default_dir().into_iter().collect()
-            } else {
-                paths.iter().map(PathBuf::from).collect()
-            };
+    pub fn get(
+        &mut self,
+        paths: &[String],
+        defaults: &[PathBuf],
+        messages: &mut Vec<String>,
+    ) -> Arc<Tablebase> {
+        let dirs: Vec<PathBuf> = if paths.is_empty() {
+            defaults.to_vec()
+        } else {
+            paths.iter().map(PathBuf::from).collect()
+        };
+        if self.registered.as_ref() != Some(&dirs) {
             let mut tb = Tablebase::new();
-            for dir in dirs {
-                if let Err(e) = tb.add_dir(&dir) {
+            for dir in &dirs {
+                if let Err(e) = tb.add_dir(dir) {
                     messages.push(format!("egtbpaths: {}: {e}", dir.display()));
                 }
             }
             self.tablebase = Arc::new(tb);
-            self.registered = Some(paths.to_vec());
+            self.registered = Some(dirs);
         }
         self.tablebase.clone()
     }
@@ -175,4 +143,123 @@ pub fn root_play(
         Wdl::Draw => RootPlay::Restrict(best.iter().map(|&(m, _)| m).collect()),
         _ => RootPlay::Play(mv, value),
     })
+}
+
+/// What the tables decide at the root of a `go`.
+pub(crate) enum TableRoot {
+    /// A won or lost root: play the tables' move at once. Its line and
+    /// score (on the search's scale) have been reported.
+    Play {
+        mv: Move,
+        ponder: Option<Move>,
+        score: i32,
+    },
+    /// Search among these moves, reporting to this reporter (at a drawn
+    /// root one that reports the draw).
+    Search {
+        root_moves: Vec<Move>,
+        reporter: Arc<dyn Reporter>,
+    },
+}
+
+/// The tables' decision at `root` among `root_moves` (legal, not banned),
+/// read under `rules` with `preference` as the last word among equal
+/// moves. A table that cannot be read is reported, and the root searched.
+pub(crate) fn decide_root(
+    tables: &Arc<Tablebase>,
+    rules: Repetitions,
+    preference: &EvalPreference,
+    root: &Position,
+    root_moves: Vec<Move>,
+    reporter: Arc<dyn Reporter>,
+) -> TableRoot {
+    let answers = tables.under(rules).preferring(preference);
+    match root_play(answers, root, &root_moves) {
+        Ok(RootPlay::Play(mv, value)) => play(answers, root, mv, value, reporter.as_ref()),
+        Ok(RootPlay::Restrict(keep)) => TableRoot::Search {
+            root_moves: keep,
+            reporter: Arc::new(DrawnRoot {
+                inner: reporter,
+                tables: tables.clone(),
+                root: root.clone(),
+                rules,
+            }),
+        },
+        Ok(RootPlay::Search) => TableRoot::Search {
+            root_moves,
+            reporter,
+        },
+        Err(e) => {
+            reporter.message(&format!("endgame tables: {e}"));
+            TableRoot::Search {
+                root_moves,
+                reporter,
+            }
+        }
+    }
+}
+
+/// The tables' move at a won or lost root, reported with the position's
+/// value and the line the tables play from it.
+fn play(
+    answers: Answers,
+    root: &Position,
+    mv: Move,
+    value: Value,
+    reporter: &dyn Reporter,
+) -> TableRoot {
+    let score = table_score(value);
+    let pv = answers
+        .line_after(root, mv, MAX_LINE)
+        .unwrap_or_else(|_| vec![mv]);
+    let depth = pv.len() as i32;
+    reporter.info(&SearchInfo {
+        depth,
+        seldepth: depth,
+        multipv: 1,
+        score: Score::from_internal(score),
+        raw_score: score,
+        nodes: 0,
+        time: Duration::ZERO,
+        hashfull: 0,
+        tbhits: pv.len() as u64,
+        pv: pv.clone(),
+    });
+    TableRoot::Play {
+        mv,
+        ponder: pv.get(1).copied(),
+        score,
+    }
+}
+
+/// Reports a search among the moves that keep a table draw as the draw it
+/// is: score 0, and the line cut where the tables no longer confirm the
+/// draw (the search's own scores there are its evaluation's, which the
+/// tables overrule).
+struct DrawnRoot {
+    inner: Arc<dyn Reporter>,
+    tables: Arc<Tablebase>,
+    root: Position,
+    rules: Repetitions,
+}
+
+impl Reporter for DrawnRoot {
+    fn info(&self, info: &SearchInfo) {
+        let answers = self.tables.under(self.rules);
+        let pv = drawn_prefix(answers, &self.root, &info.pv);
+        self.inner.info(&SearchInfo {
+            score: Score::Cp(0),
+            raw_score: 0,
+            pv,
+            ..info.clone()
+        });
+    }
+
+    fn currmove(&self, mv: Move, number: usize, depth: i32) {
+        self.inner.currmove(mv, number, depth);
+    }
+
+    fn message(&self, text: &str) {
+        self.inner.message(text);
+    }
 }

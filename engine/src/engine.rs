@@ -1,123 +1,30 @@
-//! The engine facade: position, options, transposition table and the search
-//! thread. Typed in, typed out: the protocol front ends do all the text.
+//! The engine: the front object a GUI drives through the protocol. It
+//! keeps the position with its history, the options, the books and tables,
+//! and at most one search on its own thread. Typed in, typed out: the
+//! protocol front ends do all the text.
+//!
+//! A `go` is decided at the root first, by the books (a game move) and then
+//! by the tables (a won or lost position); only what they leave is
+//! searched.
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use xqcore::{Move, Position, SplitMix64, NATURAL_MOVE_LIMIT};
-
-use crate::book::{BookCandidate, BookVariety, Books};
-use crate::egtb::{EvalPreference, RootPlay, Tables, MAX_LINE};
-use crate::eval::{Evaluation, Knowledge};
-use crate::score::{is_rule_score, Score, MATE, MATE_BOUND, TB_WIN};
-use crate::search::{Pruning, RepetitionRule, Reporter, SearchConfig, SearchInfo, SearchParams};
-use crate::searcher::Searcher;
-use crate::time::{Limits, SearchControl};
-use xqegtb::{Answers, Repetitions, Tablebase, Value};
+use xqcore::{Move, Position, SplitMix64};
+use xqegtb::Tablebase;
 use xqnnue::Network;
 
-/// Engine settings, set through protocol options.
-#[derive(Clone, Debug)]
-pub struct EngineOptions {
-    /// Transposition table size in MB (0: automatic).
-    pub hash_mb: usize,
-    /// Search threads (0: one per core).
-    pub threads: usize,
-    pub ponder: bool,
-    pub use_book: bool,
-    pub use_egtb: bool,
-    pub egtb_paths: Vec<String>,
-    /// Natural-move limit in plies.
-    pub draw_plies: u32,
-    pub repetition: RepetitionRule,
-    pub pruning: Pruning,
-    pub knowledge: Knowledge,
-    /// Random noise amplitude in centipawns (UCCI `selectivity`).
-    pub randomness: i32,
-    /// How freely book moves are chosen (UCCI `selectivity` too).
-    pub book_variety: BookVariety,
-    /// In an analysed book, moves scored more than this many centipawns
-    /// below the best are never played.
-    pub book_margin: i16,
-    /// Draw aversion in centipawns (UCCI `style`).
-    pub contempt: i32,
-    pub multipv: usize,
-    /// The learned evaluation or the hand-crafted one.
-    pub evaluation: Evaluation,
-    /// The net the learned evaluation uses (`evalfile`; the built-in one).
-    pub net: Arc<Network>,
-    /// The search's margins: their defaults, but in a tuning build.
-    pub params: SearchParams,
-}
+use crate::answer::{BestMove, RootSearch};
+use crate::book::{BookChoice, Books};
+use crate::egtb::{self, EvalPreference, TableRoot, Tables};
+use crate::eval::Evaluation;
+use crate::options::{split_paths, OptionValue, Setting};
+use crate::search::{Reporter, SearchConfig};
+use crate::searcher::Searcher;
+use crate::settings::{memory_cap_mb, table_mb, EngineOptions};
+use crate::time::{Budget, Limits, SearchControl};
 
-/// Transposition table size when `hashsize` is 0.
-pub const AUTO_HASH_MB: usize = 64;
-
-/// The table size for `hashsize` `asked` MB: at most `cap` MB, half the
-/// machine's memory, since the table is written whole when it is made and a
-/// larger one would push the system into swapping (`hashsize 65536` took
-/// 43 s and 16 GB of a 24 GB machine before this cap).
-fn table_mb(asked: usize, cap: Option<usize>) -> usize {
-    cap.map_or(asked, |cap| asked.min(cap.max(1)))
-}
-
-/// Half the machine's memory in MB, where the system tells it (Linux).
-fn memory_cap_mb() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb: usize = info
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024 / 2)
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hash_mb: AUTO_HASH_MB,
-            threads: 1,
-            ponder: false,
-            use_book: true,
-            use_egtb: true,
-            egtb_paths: Vec::new(),
-            draw_plies: NATURAL_MOVE_LIMIT,
-            repetition: RepetitionRule::AsianRule,
-            pruning: Pruning::Large,
-            knowledge: Knowledge::Large,
-            randomness: 0,
-            book_variety: BookVariety::None,
-            book_margin: 15,
-            contempt: 10,
-            multipv: 1,
-            evaluation: Evaluation::Nnue,
-            net: Arc::new(Network::embedded().clone()),
-            params: SearchParams::default(),
-        }
-    }
-}
-
-/// The engine's answer to `go`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BestMove {
-    /// `None`: no move (no legal move, or `go depth 0`).
-    pub mv: Option<Move>,
-    pub ponder: Option<Move>,
-    /// Accept the offered draw.
-    pub draw: bool,
-    pub resign: bool,
-}
-
-/// Accept a draw offer when the engine's score is at most this.
-pub const DRAW_ACCEPT_SCORE: i32 = -50;
-/// Resign when the score is at most this (or a mate against is proven),
-/// but not on a result of the repetition rules: the opponent may still
-/// leave the cycle.
-pub const RESIGN_SCORE: i32 = -2_000;
 /// What the engine does at the root of a `go`.
 enum RootDecision {
     /// Answer at once: a book move, or the tables' move in a won or lost
@@ -147,11 +54,12 @@ pub struct Engine {
     searcher: Arc<Mutex<Searcher>>,
     /// The `hashsize` (MB, 0 read as the default) the table was made for.
     hash_asked: usize,
+    /// The most the table may take, in MB: half the machine's memory,
+    /// where the system tells it.
+    pub(crate) memory_cap_mb: Option<usize>,
     running: Option<Running>,
     game_seed: u64,
     books: Books,
-    /// The generator behind weighted book choices.
-    book_random: SplitMix64,
     tables: Tables,
 }
 
@@ -188,10 +96,10 @@ impl Engine {
             banned: Vec::new(),
             searcher: Arc::new(Mutex::new(Searcher::new(SearchConfig::default(), 1))),
             hash_asked: 0,
+            memory_cap_mb: memory_cap_mb(),
             running: None,
             game_seed: seed,
-            books: Books::default(),
-            book_random: SplitMix64::new(0x2545_F491_4F6C_DD1D ^ seed),
+            books: Books::new(seed),
             tables: Tables::default(),
         }
     }
@@ -217,17 +125,59 @@ impl Engine {
         &self.banned
     }
 
-    /// Sets the book files, probed in order (none: the default book).
+    /// Sets the option `setting` to `value` (as [`OptionSpec::parse`]
+    /// reads it); returns notes for the user. A setting that is plain data
+    /// is set in [`Engine::options`]; files are opened and the hash table
+    /// made at once, so that no `go` waits for them. The protocol's own
+    /// options (UCCI `usemillisec`, `batch`, `debug`) set nothing here.
+    ///
+    /// [`OptionSpec::parse`]: crate::OptionSpec::parse
+    pub fn set_option(&mut self, setting: Setting, value: OptionValue) -> Vec<String> {
+        match setting {
+            Setting::BookFiles => {
+                self.set_book_files(split_paths(value.text()));
+                self.load_books().0
+            }
+            Setting::LoadBook => {
+                let (mut notes, open) = self.load_books();
+                notes.push(format!("loadbook: {open} book file(s) open"));
+                notes
+            }
+            Setting::EgtbPaths => self.set_egtb_paths(split_paths(value.text())),
+            Setting::EvalFile => self.set_eval_file(value.text()),
+            Setting::HashSize => {
+                self.options.set(setting, value);
+                self.stop_and_wait();
+                self.ensure_table().into_iter().collect()
+            }
+            Setting::ClearHash => {
+                self.clear_hash();
+                Vec::new()
+            }
+            Setting::NewGame => {
+                self.new_game();
+                Vec::new()
+            }
+            _ => {
+                self.options.set(setting, value);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Sets the book files, probed in order (none: the default books of
+    /// [`EngineOptions::default_book_files`]).
     pub fn set_book_files(&mut self, files: Vec<String>) {
         self.books.set_files(files);
     }
 
-    /// Sets the endgame table directories (none: the default one) and
-    /// reads them now; returns a message for each that cannot be read.
+    /// Sets the endgame table directories (none: the default ones of
+    /// [`EngineOptions::default_egtb_dirs`]) and reads them now; returns a
+    /// message for each that cannot be read.
     pub fn set_egtb_paths(&mut self, paths: Vec<String>) -> Vec<String> {
         self.options.egtb_paths = paths;
         let mut messages = Vec::new();
-        self.tables.get(&self.options.egtb_paths, &mut messages);
+        self.tables(&mut messages);
         messages
     }
 
@@ -270,10 +220,10 @@ impl Engine {
         self.stop_and_wait();
         let mut messages: Vec<String> = self.ensure_table().into_iter().collect();
         if self.options.use_book {
-            messages.extend(self.books.ensure_loaded());
+            messages.extend(self.books().ensure_loaded());
         }
         if self.options.use_egtb {
-            self.tables.get(&self.options.egtb_paths, &mut messages);
+            self.tables(&mut messages);
         }
         messages
     }
@@ -281,27 +231,47 @@ impl Engine {
     /// Opens the book files now (UCCI `loadbook`). Returns a message for
     /// each file that cannot be used, and how many are open.
     pub fn load_books(&mut self) -> (Vec<String>, usize) {
-        let errors = self.books.load();
+        let errors = self.books().load();
         (errors, self.books.loaded())
     }
 
     /// A book move for the current position, if the books have a playable
     /// one; messages report books that cannot be used.
-    pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<crate::book::BookChoice> {
-        let random = self.book_random.unit();
-        self.books.choose(
-            &self.position,
-            &self.banned,
-            self.options.book_variety,
-            self.options.book_margin,
-            random,
-            messages,
-        )
+    pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<BookChoice> {
+        let (variety, margin) = (self.options.book_variety, self.options.book_margin);
+        let (books, position, banned) = self.books_at();
+        books.draw(position, banned, variety, margin, messages)
+    }
+
+    /// The books, told the default files of the options (which the engine's
+    /// user may have changed since).
+    fn books(&mut self) -> &mut Books {
+        self.books.set_defaults(&self.options.default_book_files);
+        &mut self.books
+    }
+
+    /// The books with the position and the moves not to play, for a choice.
+    fn books_at(&mut self) -> (&mut Books, &Position, &[Move]) {
+        self.books.set_defaults(&self.options.default_book_files);
+        (&mut self.books, &self.position, &self.banned)
+    }
+
+    /// The tables of the options' directories; those that cannot be read
+    /// are named in `messages`.
+    fn tables(&mut self, messages: &mut Vec<String>) -> Arc<Tablebase> {
+        let options = &self.options;
+        self.tables
+            .get(&options.egtb_paths, &options.default_egtb_dirs, messages)
     }
 
     /// The searcher, once no search holds it.
     fn searcher(&self) -> std::sync::MutexGuard<'_, Searcher> {
         self.searcher.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The size of the hash table made, in MB.
+    pub fn hash_mb(&self) -> usize {
+        self.searcher().hash_mb()
     }
 
     /// Empties the transposition table (after ending a running search).
@@ -318,7 +288,7 @@ impl Engine {
             .game_seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        self.book_random.mix(self.game_seed);
+        self.books.reseed(self.game_seed);
     }
 
     /// Asks the running search to stop (its result is still reported).
@@ -348,7 +318,8 @@ impl Engine {
         self.wait();
     }
 
-    fn config(&self) -> SearchConfig {
+    /// The search's settings, from the options.
+    fn config(&self, tables: Option<Arc<Tablebase>>) -> SearchConfig {
         let threads = match self.options.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -363,31 +334,25 @@ impl Engine {
             repetition: self.options.repetition,
             threads,
             multipv: self.options.multipv.max(1),
-            egtb: None,
-            net: (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone()),
+            egtb: tables,
+            net: self.net(),
             params: self.options.params,
         }
     }
 
-    /// The engine's evaluation, as the tables' last word among moves of
-    /// equal value and material.
-    fn table_preference(&self) -> EvalPreference {
-        let net = (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone());
-        EvalPreference::new(net, self.options.knowledge)
+    /// The net, when the learned evaluation is the one in use.
+    fn net(&self) -> Option<Arc<Network>> {
+        (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone())
     }
 
     /// Makes the table `hashsize` asks for, if it is not made yet; says so
     /// when the machine's memory cuts it down.
     fn ensure_table(&mut self) -> Option<String> {
-        let asked = if self.options.hash_mb == 0 {
-            AUTO_HASH_MB
-        } else {
-            self.options.hash_mb
-        };
+        let asked = self.options.hash_asked();
         if asked == self.hash_asked {
             return None;
         }
-        let mb = table_mb(asked, memory_cap_mb());
+        let mb = table_mb(asked, self.memory_cap_mb);
         self.searcher().set_hash_mb(mb);
         self.hash_asked = asked;
         (mb < asked).then(|| {
@@ -424,9 +389,22 @@ impl Engine {
         reporter: Arc<dyn Reporter>,
         done: Box<dyn FnOnce(BestMove) + Send>,
     ) {
+        let budget = limits.budget();
+        self.go_within(limits, budget, draw_offered, reporter, done);
+    }
+
+    /// [`Engine::go`] with the budget already worked out from `limits`.
+    pub(crate) fn go_within(
+        &mut self,
+        limits: Limits,
+        budget: Budget,
+        draw_offered: bool,
+        reporter: Arc<dyn Reporter>,
+        done: Box<dyn FnOnce(BestMove) + Send>,
+    ) {
         self.stop_and_wait();
         let control = Arc::new(SearchControl::new(limits.ponder));
-        let infinite = limits.budget().infinite;
+        let infinite = budget.infinite;
         match self.decide_root(&limits, reporter) {
             RootDecision::Answer(answer) => {
                 self.answer_on_thread(control, infinite, move || answer, done)
@@ -436,18 +414,21 @@ impl Engine {
                 tables,
                 reporter,
             } => {
-                let work =
-                    self.search(limits, draw_offered, root_moves, tables, &control, reporter);
+                let search = RootSearch {
+                    root_moves,
+                    budget,
+                    depth_zero: limits.depth == Some(0),
+                    draw_offered,
+                    reporter,
+                };
+                let work = self.search(search, tables, &control);
                 self.answer_on_thread(control, infinite, work, done);
             }
         }
     }
 
-    /// What to do at the root before any search. The book answers first
-    /// (a game move under a clock), then the tables: a won or lost root is
-    /// played from them with the table's value and line; a drawn one is
-    /// searched among the moves that keep the draw, and reported as the
-    /// draw it is.
+    /// What to do at the root before any search: the book's move (a game
+    /// move under a clock), then the tables' decision.
     fn decide_root(&mut self, limits: &Limits, reporter: Arc<dyn Reporter>) -> RootDecision {
         if let Some(answer) = self.book_answer(limits, reporter.as_ref()) {
             return RootDecision::Answer(answer);
@@ -461,124 +442,74 @@ impl Engine {
             };
         }
         let mut messages = Vec::new();
-        let tb = self.tables.get(&self.options.egtb_paths, &mut messages);
+        let tables = self.tables(&mut messages);
         for m in &messages {
             reporter.message(m);
         }
-        let rule = self.options.repetition.table_rules();
-        let preference = self.table_preference();
-        let answers = tb.under(rule).preferring(&preference);
-        let (root_moves, reporter) =
-            match crate::egtb::root_play(answers, &self.position, &root_moves) {
-                Ok(RootPlay::Play(mv, value)) => {
-                    let answer =
-                        answer_from_tables(answers, &self.position, mv, value, reporter.as_ref());
-                    return RootDecision::Answer(answer);
-                }
-                Ok(RootPlay::Restrict(keep)) => {
-                    let drawn: Arc<dyn Reporter> = Arc::new(DrawnRoot {
-                        inner: reporter,
-                        tables: tb.clone(),
-                        root: self.position.clone(),
-                        rules: rule,
-                    });
-                    (keep, drawn)
-                }
-                Ok(RootPlay::Search) => (root_moves, reporter),
-                Err(e) => {
-                    reporter.message(&format!("endgame tables: {e}"));
-                    (root_moves, reporter)
-                }
-            };
-        RootDecision::Search {
+        let rules = self.options.repetition.table_rules();
+        let preference = EvalPreference::new(self.net(), self.options.knowledge);
+        match egtb::decide_root(
+            &tables,
+            rules,
+            &preference,
+            &self.position,
             root_moves,
-            tables: Some(tb),
             reporter,
+        ) {
+            TableRoot::Play { mv, ponder, score } => {
+                RootDecision::Answer(BestMove::from_tables(mv, ponder, score))
+            }
+            TableRoot::Search {
+                root_moves,
+                reporter,
+            } => RootDecision::Search {
+                root_moves,
+                tables: Some(tables),
+                reporter,
+            },
         }
     }
 
-    /// The search of a `go` among `root_moves`, as work for the search
-    /// thread: it holds the searcher while it runs.
+    /// The book's answer to a `go` under `limits`, when the books are used
+    /// and have a playable move; books that cannot be used are named.
+    fn book_answer(&mut self, limits: &Limits, reporter: &dyn Reporter) -> Option<BestMove> {
+        if !self.options.use_book {
+            return None;
+        }
+        let (variety, margin) = (self.options.book_variety, self.options.book_margin);
+        let mut messages = Vec::new();
+        let (books, position, banned) = self.books_at();
+        let choice = books.game_move(limits, position, banned, variety, margin, &mut messages);
+        for m in &messages {
+            reporter.message(m);
+        }
+        choice.map(BestMove::from_book)
+    }
+
+    /// The search of a `go`, as work for the search thread: it holds the
+    /// searcher while it runs.
     fn search(
         &mut self,
-        limits: Limits,
-        draw_offered: bool,
-        root_moves: Vec<Move>,
+        search: RootSearch,
         tables: Option<Arc<Tablebase>>,
         control: &Arc<SearchControl>,
-        reporter: Arc<dyn Reporter>,
     ) -> impl FnOnce() -> BestMove + Send + 'static {
+        // Made at `isready` or when set; only an engine that was never
+        // prepared makes its table here.
         if let Some(note) = self.ensure_table() {
-            reporter.message(&note);
+            search.reporter.message(&note);
         }
-        let config = SearchConfig {
-            egtb: tables,
-            ..self.config()
-        };
+        let config = self.config(tables);
         let (pos, searcher, control) = (
             self.position.clone(),
             self.searcher.clone(),
             control.clone(),
         );
         move || {
-            if root_moves.is_empty() || limits.depth == Some(0) {
-                return BestMove::NONE;
-            }
             let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
             searcher.set_config(config);
-            // A bug in the search must not leave the GUI waiting for a
-            // move forever: answer with a legal move instead.
-            let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                searcher.search_among(&pos, &root_moves, &limits, &control, reporter.as_ref())
-            }));
-            match searched {
-                Ok(r) => BestMove {
-                    mv: r.best,
-                    ponder: r.ponder,
-                    draw: draw_offered && r.score <= DRAW_ACCEPT_SCORE,
-                    resign: r.score <= -MATE_BOUND
-                        || (r.score <= RESIGN_SCORE && !is_rule_score(r.score)),
-                },
-                Err(panic) => {
-                    let why = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
-                    reporter.message(&format!(
-                        "search failed ({why}); playing the first legal move"
-                    ));
-                    searcher.new_game();
-                    BestMove {
-                        mv: root_moves.first().copied(),
-                        ..BestMove::NONE
-                    }
-                }
-            }
+            search.run(&mut searcher, &pos, &control)
         }
-    }
-
-    /// The book's move, when these are a game move's limits and the
-    /// books have a playable move; the candidates are reported as `info
-    /// string` lines (a weight is no score), and books that cannot be
-    /// used are named.
-    fn book_answer(&mut self, limits: &Limits, reporter: &dyn Reporter) -> Option<BestMove> {
-        if !self.options.use_book || !limits.is_game_move() {
-            return None;
-        }
-        let mut messages = Vec::new();
-        let choice = self.book_move(&mut messages);
-        for m in &messages {
-            reporter.message(m);
-        }
-        let choice = choice?;
-        for candidate in &choice.candidates {
-            reporter.book_move(candidate);
-        }
-        Some(BestMove {
-            mv: Some(choice.mv),
-            ..BestMove::NONE
-        })
     }
 
     /// Runs `work` on the search thread and hands its answer to `done`; a
@@ -607,110 +538,9 @@ impl Engine {
     }
 }
 
-impl BestMove {
-    /// No move, no offer.
-    pub const NONE: BestMove = BestMove {
-        mv: None,
-        ponder: None,
-        draw: false,
-        resign: false,
-    };
-}
-
-/// The score of a table value for the side to move: a mate in its distance,
-/// a table win below mates for a result of a repetition rule (no
-/// mate: its distance is counted from the rule's first distance, and a
-/// result that needs the chase rule ranks below one of the check rule
-/// alone), 0 for a draw.
-fn table_score(value: Value) -> i32 {
-    let rule_distance = |d: u16| {
-        if d >= xqegtb::value::CHASE_DTM {
-            400 + (d - xqegtb::value::CHASE_DTM).min(99) as i32
-        } else {
-            d.saturating_sub(xqegtb::value::RULE_DTM).min(399) as i32
-        }
-    };
-    match value {
-        Value::Win(d) if value.by_rule() => TB_WIN - rule_distance(d),
-        Value::Loss(d) if value.by_rule() => -TB_WIN + rule_distance(d),
-        Value::Win(d) => MATE - d as i32,
-        Value::Loss(d) => -MATE + d as i32,
-        Value::Draw => 0,
-    }
-}
-
-/// The answer at a won or lost table root: the tables' move, reported
-/// with the position's value and the line the tables play from it.
-fn answer_from_tables(
-    answers: Answers,
-    root: &Position,
-    mv: Move,
-    value: Value,
-    reporter: &dyn Reporter,
-) -> BestMove {
-    let score = table_score(value);
-    let pv = answers
-        .line_after(root, mv, MAX_LINE)
-        .unwrap_or_else(|_| vec![mv]);
-    let depth = pv.len() as i32;
-    reporter.info(&SearchInfo {
-        depth,
-        seldepth: depth,
-        multipv: 1,
-        score: Score::from_internal(score),
-        raw_score: score,
-        nodes: 0,
-        time: Duration::ZERO,
-        hashfull: 0,
-        tbhits: pv.len() as u64,
-        pv: pv.clone(),
-    });
-    BestMove {
-        mv: Some(mv),
-        ponder: pv.get(1).copied(),
-        draw: false,
-        resign: score <= -MATE_BOUND,
-    }
-}
-
-/// Reports a search among the moves that keep a table draw as the draw it
-/// is: score 0, and the line cut where the tables no longer confirm the
-/// draw (the search's own scores there are its evaluation's, which the
-/// tables overrule).
-struct DrawnRoot {
-    inner: Arc<dyn Reporter>,
-    tables: Arc<Tablebase>,
-    root: Position,
-    rules: Repetitions,
-}
-
-impl Reporter for DrawnRoot {
-    fn info(&self, info: &SearchInfo) {
-        let answers = self.tables.under(self.rules);
-        let pv = crate::egtb::drawn_prefix(answers, &self.root, &info.pv);
-        self.inner.info(&SearchInfo {
-            score: Score::Cp(0),
-            raw_score: 0,
-            pv,
-            ..info.clone()
-        });
-    }
-
-    fn currmove(&self, mv: Move, number: usize, depth: i32) {
-        self.inner.currmove(mv, number, depth);
-    }
-
-    fn message(&self, text: &str) {
-        self.inner.message(text);
-    }
-
-    fn book_move(&self, candidate: &BookCandidate) {
-        self.inner.book_move(candidate);
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn prepare_leaves_no_setup_to_the_first_search() {
@@ -719,36 +549,19 @@ mod tests {
         assert_ne!(e.hash_asked, 2, "a new engine has not made the table yet");
         assert!(e.prepare().is_empty());
         assert_eq!(e.hash_asked, 2);
-        assert_eq!(e.searcher().hash_mb(), 2);
+        assert_eq!(e.hash_mb(), 2);
         // What `go` would do first now finds nothing left to do.
         assert_eq!(e.ensure_table(), None);
         assert_eq!(e.books.ensure_loaded(), Vec::<String>::new());
         e.options.hash_mb = 4;
         e.prepare();
-        assert_eq!(e.searcher().hash_mb(), 4, "a new hashsize is made at once");
+        assert_eq!(e.hash_mb(), 4, "a new hashsize is made at once");
     }
 
     #[test]
     fn each_engine_draws_other_random_choices() {
         let (a, b) = (Engine::new(), Engine::new());
         assert_ne!(a.game_seed, b.game_seed);
-        assert_ne!(
-            a.book_random.clone().next_u64(),
-            b.book_random.clone().next_u64()
-        );
-    }
-
-    use super::*;
-
-    #[test]
-    fn the_table_is_capped_at_half_the_memory() {
-        assert_eq!(table_mb(65_536, Some(12_000)), 12_000);
-        assert_eq!(table_mb(64, Some(12_000)), 64);
-        assert_eq!(table_mb(64, None), 64);
-        assert_eq!(table_mb(16, Some(0)), 1);
-        if cfg!(target_os = "linux") {
-            let cap = memory_cap_mb().expect("/proc/meminfo gives MemTotal");
-            assert!(cap >= 64, "half the memory read as {cap} MB");
-        }
+        assert_ne!(a.books.random(), b.books.random());
     }
 }

@@ -8,27 +8,22 @@
 //! the map is an ordinary zeroed allocation.
 //!
 //! The engine's `unsafe` for memory is here (the other is a prefetch hint in
-//! `tt`).
+//! `tt`). What may live in such an array is bytemuck's [`Zeroable`]: a type
+//! for which all-zero bytes are a valid value, which is what a fresh map
+//! holds.
 #![allow(unsafe_code)]
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
+use bytemuck::Zeroable;
+
 /// The size of a huge page on x86-64 Linux.
 pub const HUGE_PAGE: usize = 2 << 20;
 
-/// Types of which all-zero bytes are a valid value.
-///
-/// # Safety
-///
-/// An implementor must be valid when all its bytes are zero, need no drop,
-/// and be aligned to at most 4,096 bytes (a page).
-pub unsafe trait Zeroable {}
-
-// SAFETY: every bit pattern is an i16.
-unsafe impl Zeroable for i16 {}
-
-/// `len` values of `T`, all zero at first, in their own memory map.
+/// `len` values of `T`, all zero at first, in their own memory map. `T`
+/// is aligned to at most a page (checked when one is made); its drop, if
+/// it had one, would never run.
 pub struct HugeArray<T: Zeroable> {
     map: memmap2::MmapMut,
     /// Where the first value starts in `map`: a huge-page boundary when the
@@ -78,8 +73,8 @@ impl<T: Zeroable> Deref for HugeArray<T> {
         // SAFETY: the map holds `offset + len` values' bytes and lives as
         // long as `self`; it starts on a page boundary and `offset` is a
         // multiple of the page size, so the pointer is aligned for `T`
-        // (`Zeroable` promises at most a page). The bytes were zero, a valid
-        // `T`, and change only through `T`'s own operations. `as_ptr` is the
+        // (`new` asserts at most a page). The bytes were zero, which
+        // `Zeroable` promises is a valid `T`, and change only through `T`'s own operations. `as_ptr` is the
         // map's own pointer, valid for the writes `T`'s atomics may make.
         unsafe {
             std::slice::from_raw_parts(self.map.as_ptr().add(self.offset).cast::<T>(), self.len)

@@ -4,7 +4,10 @@
 //! - [`Engine`]: the whole engine as a GUI drives it: a position with its
 //!   history, options, the book and the endgame tables at the root, and
 //!   one search at a time on its own thread. The UCCI/UCI [`Session`] and
-//!   the `xqengine` binary are text around it.
+//!   the `xqengine` binary are text around it. The library plays from the
+//!   book files and table directories it is given
+//!   ([`EngineOptions::default_book_files`], `bookfiles`, ...); where the
+//!   shipped data lies is the binary's business.
 //! - [`Searcher`]: the search alone, reusable from search to search: a
 //!   position and [`Limits`] in, a [`SearchResult`] (best move, score,
 //!   line) out, with progress through a [`Reporter`]. The analysis server
@@ -15,6 +18,7 @@
 //! evaluation's terms, for tuning them. The match runner is `xqmatch`;
 //! self-play data and training are `xqtrain`'s.
 
+mod answer;
 pub mod bench;
 mod book;
 mod egtb;
@@ -28,18 +32,18 @@ mod score;
 mod search;
 mod searcher;
 mod session;
+mod settings;
 mod time;
 mod tt;
 
-pub use book::{default_book, BookCandidate, BookChoice, BookVariety, DEFAULT_BOOK};
-pub use egtb::{
-    default_dir as default_egtb_dir, open_tables_option, EvalPreference, TablesError,
-    DEFAULT_EGTB_DIR,
-};
-pub use engine::{BestMove, Engine, EngineOptions};
+pub use answer::BestMove;
+pub use book::{BookCandidate, BookChoice, BookVariety};
+pub use egtb::EvalPreference;
+pub use engine::Engine;
 pub use eval::{Evaluation, Knowledge};
 pub use options::{
-    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OPTIONS,
+    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OptionValue,
+    Setting, OPTIONS,
 };
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use score::{Score, MATE, MATE_BOUND};
@@ -49,6 +53,7 @@ pub use search::{
 };
 pub use searcher::Searcher;
 pub use session::{run_stdio, Output, Session};
+pub use settings::{EngineOptions, AUTO_HASH_MB};
 pub use time::{Clock, Limits, SearchControl};
 
 /// The hand-crafted evaluation's terms, for tuning their weights: an

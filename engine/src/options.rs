@@ -1,12 +1,16 @@
 //! Every option the engine announces, declared once ([`OPTIONS`]): its
-//! UCCI and UCI names, its kind with default and range, what it sets, and
-//! the code that sets it. The protocol prints both option lists from this
-//! table and looks `setoption` up in it; nothing else names an option.
+//! UCCI and UCI names, its kind with default and range, what it does in
+//! words, and which [`Setting`] it sets. The protocol prints both option
+//! lists from this table and looks `setoption` up in it; nothing else names
+//! an option.
+//!
+//! The table knows names, kinds and values only, nothing of the engine:
+//! the [`Engine`](crate::Engine) sets what a [`Setting`] names
+//! (`Engine::set_option`), and the protocol's [`Session`](crate::Session)
+//! keeps the options that are the protocol's own. The search's parameters
+//! are options of a tuning build, read from their table ([`TUNABLES`]).
 
-use crate::book::BookVariety;
-use crate::engine::Engine;
-use crate::eval::{Evaluation, Knowledge};
-use crate::search::{Pruning, RepetitionRule, PARAM_OPTIONS};
+use crate::search::{Tunable, TUNABLES};
 
 /// The kind of an option, with its default and range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,25 +78,48 @@ pub enum BadValue {
     Combo { vars: &'static [&'static str] },
 }
 
-/// Protocol settings that are options too (UCCI `usemillisec`, `batch`,
-/// `debug`): the session keeps them, the engine never sees them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProtocolFlags {
-    /// UCCI times are milliseconds, not seconds.
-    pub use_millisec: bool,
-    /// Read nothing while a search that ends by itself runs.
-    pub batch: bool,
-    /// Say more (`info string`) about what is ignored.
-    pub debug: bool,
-}
-
-/// What an option's setter may change.
-pub struct Target<'a> {
-    pub engine: &'a mut Engine,
-    pub protocol: &'a mut ProtocolFlags,
+/// What an option sets. The first three are the protocol's own (the
+/// session keeps them, the engine never sees them); the others are the
+/// engine's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// UCCI times are milliseconds, not seconds (`usemillisec`).
+    UseMillisec,
+    /// Read nothing while a search that ends by itself runs (`batch`).
+    Batch,
+    /// Say more (`info string`) about what is ignored (`debug`).
+    Debug,
+    Ponder,
+    UseBook,
+    BookFiles,
+    BookMargin,
+    BookVariety,
+    UseEgtb,
+    EgtbPaths,
+    HashSize,
+    Threads,
+    MultiPv,
+    DrawMoves,
+    Repetition,
+    Pruning,
+    Evaluation,
+    EvalFile,
+    Knowledge,
+    Selectivity,
+    Style,
+    LoadBook,
+    ClearHash,
+    NewGame,
+    /// Announced only: both clocks are understood.
+    DualTime,
+    /// Announced only: xiangqi is the one variant.
+    UciVariant,
+    /// The search parameter of this name (a tuning build's options).
+    Param(&'static str),
 }
 
 /// One option.
+#[derive(Clone, Copy, Debug)]
 pub struct OptionSpec {
     /// The UCCI name (one lower-case word); `None` for an option only UCI has.
     pub ucci: Option<&'static str>,
@@ -101,20 +128,12 @@ pub struct OptionSpec {
     pub kind: OptionKind,
     /// What it sets, in words.
     pub effect: &'static str,
-    /// Sets it; returns notes for the user (`info string`).
-    pub(crate) apply: fn(&mut Target, OptionValue) -> Vec<String>,
+    /// What it sets, for the code that sets it.
+    pub setting: Setting,
 }
 
-/// The search and evaluation levels of `pruning`, `knowledge`, `selectivity`.
+/// The levels of `pruning`, `knowledge`, `selectivity` and `bookvariety`.
 const LEVELS: &[&str] = &["none", "small", "medium", "large"];
-
-/// The book's choices at each of [`LEVELS`] (`bookvariety`, `selectivity`).
-const BOOK_VARIETIES: [BookVariety; 4] = [
-    BookVariety::None,
-    BookVariety::Small,
-    BookVariety::Medium,
-    BookVariety::Large,
-];
 
 /// Every option, in the order they are announced.
 pub const OPTIONS: &[OptionSpec] = &[
@@ -123,35 +142,35 @@ pub const OPTIONS: &[OptionSpec] = &[
         uci: None,
         kind: OptionKind::Check { default: false },
         effect: "UCCI times (go time, increment, movetime) in milliseconds instead of seconds",
-        apply: |t, v| set_flag(v, &mut t.protocol.use_millisec),
+        setting: Setting::UseMillisec,
     },
     OptionSpec {
         ucci: Some("batch"),
         uci: None,
         kind: OptionKind::Check { default: false },
         effect: "read no command while a search that ends by itself runs",
-        apply: |t, v| set_flag(v, &mut t.protocol.batch),
+        setting: Setting::Batch,
     },
     OptionSpec {
         ucci: Some("debug"),
         uci: None,
         kind: OptionKind::Check { default: false },
         effect: "info strings on ignored options and on each go's limits",
-        apply: |t, v| set_flag(v, &mut t.protocol.debug),
+        setting: Setting::Debug,
     },
     OptionSpec {
         ucci: Some("ponder"),
         uci: Some("Ponder"),
         kind: OptionKind::Check { default: false },
         effect: "the GUI may ask the engine to think on the opponent's time (go ponder)",
-        apply: |t, v| set_flag(v, &mut t.engine.options.ponder),
+        setting: Setting::Ponder,
     },
     OptionSpec {
         ucci: Some("usebook"),
         uci: Some("UseBook"),
         kind: OptionKind::Check { default: true },
         effect: "play book moves under a clock or move time",
-        apply: |t, v| set_flag(v, &mut t.engine.options.use_book),
+        setting: Setting::UseBook,
     },
     OptionSpec {
         ucci: Some("bookfiles"),
@@ -159,10 +178,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Text { default: "" },
         effect: "book files, ';'-separated, probed in order: ours (.xqb) or ElephantEye's BOOK.DAT \
                  (empty: data/book.xqb); each is opened at once, and one that cannot be used is named",
-        apply: |t, v| {
-            t.engine.set_book_files(split_paths(text(v)));
-            t.engine.load_books().0
-        },
+        setting: Setting::BookFiles,
     },
     OptionSpec {
         ucci: Some("bookmargin"),
@@ -174,10 +190,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "in a book with an analysis beside it (.xqa), play only moves whose backed-up \
                  score is within this many centipawns of the best the analysis knows",
-        apply: |t, v| {
-            t.engine.options.book_margin = spin(v) as i16;
-            Vec::new()
-        },
+        setting: Setting::BookMargin,
     },
     OptionSpec {
         ucci: Some("bookvariety"),
@@ -188,17 +201,14 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "how freely book moves are chosen: the heaviest (none), or by weight squared, \
                  weight or its square root; `selectivity` sets it too, with evaluation noise",
-        apply: |t, v| {
-            t.engine.options.book_variety = BOOK_VARIETIES[combo(v)];
-            Vec::new()
-        },
+        setting: Setting::BookVariety,
     },
     OptionSpec {
         ucci: Some("useegtb"),
         uci: Some("UseEGTB"),
         kind: OptionKind::Check { default: true },
         effect: "probe the endgame tables at the root and after captures",
-        apply: |t, v| set_flag(v, &mut t.engine.options.use_egtb),
+        setting: Setting::UseEgtb,
     },
     OptionSpec {
         ucci: Some("egtbpaths"),
@@ -206,7 +216,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Text { default: "" },
         effect: "directories of endgame tables, ';'-separated (empty: data/egtb); each is read \
                  at once, and one that cannot be read is named",
-        apply: |t, v| t.engine.set_egtb_paths(split_paths(text(v))),
+        setting: Setting::EgtbPaths,
     },
     OptionSpec {
         ucci: Some("hashsize"),
@@ -217,10 +227,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             max: 65_536,
         },
         effect: "transposition table size in MB (0: 64), at most half the machine's memory",
-        apply: |t, v| {
-            t.engine.options.hash_mb = spin(v) as usize;
-            Vec::new()
-        },
+        setting: Setting::HashSize,
     },
     OptionSpec {
         ucci: Some("threads"),
@@ -231,10 +238,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             max: 256,
         },
         effect: "search threads (0: one per core)",
-        apply: |t, v| {
-            t.engine.options.threads = spin(v) as usize;
-            Vec::new()
-        },
+        setting: Setting::Threads,
     },
     OptionSpec {
         ucci: Some("multipv"),
@@ -245,10 +249,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             max: 128,
         },
         effect: "principal variations reported",
-        apply: |t, v| {
-            t.engine.options.multipv = spin(v) as usize;
-            Vec::new()
-        },
+        setting: Setting::MultiPv,
     },
     OptionSpec {
         ucci: Some("drawmoves"),
@@ -259,10 +260,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             max: 10_000,
         },
         effect: "plies without a capture after which the game is drawn",
-        apply: |t, v| {
-            t.engine.options.draw_plies = spin(v) as u32;
-            Vec::new()
-        },
+        setting: Setting::DrawMoves,
     },
     OptionSpec {
         ucci: Some("repetition"),
@@ -275,14 +273,7 @@ pub const OPTIONS: &[OptionSpec] = &[
                  (checkban), or perpetual check and perpetual chase lose (asianrule, the AXF \
                  rules), in the search and in reading the endgame tables; chineserule is not \
                  offered (the Chinese association's differences are not implemented)",
-        apply: |t, v| {
-            t.engine.options.repetition = [
-                RepetitionRule::AlwaysDraw,
-                RepetitionRule::CheckBan,
-                RepetitionRule::AsianRule,
-            ][combo(v)];
-            Vec::new()
-        },
+        setting: Setting::Repetition,
     },
     OptionSpec {
         ucci: Some("pruning"),
@@ -293,11 +284,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "search pruning: none (full width), small (null move), medium (and reductions), \
                  large (and futility and late-move pruning)",
-        apply: |t, v| {
-            t.engine.options.pruning =
-                [Pruning::None, Pruning::Small, Pruning::Medium, Pruning::Large][combo(v)];
-            Vec::new()
-        },
+        setting: Setting::Pruning,
     },
     OptionSpec {
         ucci: Some("evaluation"),
@@ -307,10 +294,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             vars: &["nnue", "hce"],
         },
         effect: "nnue: the learned net (evalfile); hce: the hand-crafted terms (knowledge)",
-        apply: |t, v| {
-            t.engine.options.evaluation = [Evaluation::Nnue, Evaluation::Hce][combo(v)];
-            Vec::new()
-        },
+        setting: Setting::Evaluation,
     },
     OptionSpec {
         ucci: Some("evalfile"),
@@ -318,7 +302,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Text { default: "" },
         effect: "net file of the learned evaluation (empty: the one built in); a file that \
                  cannot be used is named with the reason, and the net in use stays",
-        apply: |t, v| t.engine.set_eval_file(text(v)),
+        setting: Setting::EvalFile,
     },
     OptionSpec {
         ucci: Some("knowledge"),
@@ -328,15 +312,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             vars: LEVELS,
         },
         effect: "hand-crafted evaluation terms: none (material), small, medium, large (all)",
-        apply: |t, v| {
-            t.engine.options.knowledge = [
-                Knowledge::None,
-                Knowledge::Small,
-                Knowledge::Medium,
-                Knowledge::Large,
-            ][combo(v)];
-            Vec::new()
-        },
+        setting: Setting::Knowledge,
     },
     OptionSpec {
         ucci: Some("selectivity"),
@@ -347,12 +323,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "randomness: evaluation noise of 0, 10, 25 or 50 cp, and book moves chosen \
                  by weight squared, weight or its square root instead of the heaviest",
-        apply: |t, v| {
-            let level = combo(v);
-            t.engine.options.randomness = [0, 10, 25, 50][level];
-            t.engine.options.book_variety = BOOK_VARIETIES[level];
-            Vec::new()
-        },
+        setting: Setting::Selectivity,
     },
     OptionSpec {
         ucci: Some("style"),
@@ -362,48 +333,35 @@ pub const OPTIONS: &[OptionSpec] = &[
             vars: &["solid", "normal", "risky"],
         },
         effect: "draw aversion: a draw scores 0, 10 or 30 cp below even for the engine",
-        apply: |t, v| {
-            t.engine.options.contempt = [0, 10, 30][combo(v)];
-            Vec::new()
-        },
+        setting: Setting::Style,
     },
     OptionSpec {
         ucci: Some("loadbook"),
         uci: None,
         kind: OptionKind::Button,
         effect: "open the book files again now, and say how many are open",
-        apply: |t, _| {
-            let (mut notes, open) = t.engine.load_books();
-            notes.push(format!("loadbook: {open} book file(s) open"));
-            notes
-        },
+        setting: Setting::LoadBook,
     },
     OptionSpec {
         ucci: Some("clearhash"),
         uci: Some("Clear Hash"),
         kind: OptionKind::Button,
         effect: "empty the transposition table",
-        apply: |t, _| {
-            t.engine.clear_hash();
-            Vec::new()
-        },
+        setting: Setting::ClearHash,
     },
     OptionSpec {
         ucci: Some("newgame"),
         uci: None,
         kind: OptionKind::Button,
         effect: "a new game starts: forget what was learnt (UCI: ucinewgame)",
-        apply: |t, _| {
-            t.engine.new_game();
-            Vec::new()
-        },
+        setting: Setting::NewGame,
     },
     OptionSpec {
         ucci: Some("dualtime"),
         uci: None,
         kind: OptionKind::Label,
         effect: "go wtime W btime B is understood as well as go time T",
-        apply: |_, _| Vec::new(),
+        setting: Setting::DualTime,
     },
     OptionSpec {
         ucci: None,
@@ -413,7 +371,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             vars: &["xiangqi"],
         },
         effect: "the variant played, for GUIs that play several: xiangqi only",
-        apply: |_, _| Vec::new(),
+        setting: Setting::UciVariant,
     },
 ];
 
@@ -458,10 +416,16 @@ impl OptionSpec {
         }
     }
 
-    /// Sets the option to `value` (from [`OptionSpec::parse`]); returns
-    /// notes for the user.
-    pub fn apply(&self, target: &mut Target, value: OptionValue) -> Vec<String> {
-        (self.apply)(target, value)
+    /// What to tell the user when `value`, a number outside this spin
+    /// option's range, is clamped into it: what was asked and what is
+    /// used (`999999999 is out of range (0 to 65536), 65536 used`).
+    pub fn clamp_note(&self, value: Option<&str>) -> Option<String> {
+        let OptionKind::Spin { min, max, .. } = self.kind else {
+            return None;
+        };
+        let asked: i64 = value?.trim().parse().ok()?;
+        let used = asked.clamp(min, max);
+        (used != asked).then(|| format!("{asked} is out of range ({min} to {max}), {used} used"))
     }
 
     /// The option's default as a value, for a button nothing.
@@ -479,11 +443,38 @@ impl OptionSpec {
     }
 }
 
+/// The search's parameters as options (announced only with the `tune`
+/// feature): a spin of each one's range, named as the parameter.
+pub(crate) const PARAM_OPTIONS: [OptionSpec; TUNABLES.len()] = {
+    let mut specs = [param_option(&TUNABLES[0]); TUNABLES.len()];
+    let mut i = 1;
+    while i < TUNABLES.len() {
+        specs[i] = param_option(&TUNABLES[i]);
+        i += 1;
+    }
+    specs
+};
+
+/// The option of the search parameter `t`.
+const fn param_option(t: &Tunable) -> OptionSpec {
+    OptionSpec {
+        ucci: Some(t.name),
+        uci: Some(t.name),
+        kind: OptionKind::Spin {
+            default: t.default as i64,
+            min: t.min as i64,
+            max: t.max as i64,
+        },
+        effect: t.effect,
+        setting: Setting::Param(t.name),
+    }
+}
+
 /// The options this build announces, in order: [`OPTIONS`], and with the
 /// `tune` feature the search's parameters after them.
 pub fn all() -> impl Iterator<Item = &'static OptionSpec> {
     let params: &[OptionSpec] = if cfg!(feature = "tune") {
-        PARAM_OPTIONS
+        &PARAM_OPTIONS
     } else {
         &[]
     };
@@ -504,36 +495,39 @@ fn normalise(name: &str) -> String {
         .collect()
 }
 
-fn set_flag(value: OptionValue, flag: &mut bool) -> Vec<String> {
-    if let OptionValue::Check(on) = value {
-        *flag = on;
+impl<'a> OptionValue<'a> {
+    /// A check option's value (`false` for a value of another kind).
+    pub fn check(self) -> bool {
+        matches!(self, OptionValue::Check(true))
     }
-    Vec::new()
-}
 
-pub(crate) fn spin(value: OptionValue) -> i64 {
-    match value {
-        OptionValue::Spin(n) => n,
-        _ => unreachable!("a spin option is given a number"),
+    /// A spin option's number (0 for a value of another kind).
+    pub fn spin(self) -> i64 {
+        match self {
+            OptionValue::Spin(n) => n,
+            _ => 0,
+        }
     }
-}
 
-fn combo(value: OptionValue) -> usize {
-    match value {
-        OptionValue::Combo(i) => i,
-        _ => unreachable!("a combo option is given one of its vars"),
+    /// The chosen var of a combo option (0 for a value of another kind).
+    pub fn combo(self) -> usize {
+        match self {
+            OptionValue::Combo(i) => i,
+            _ => 0,
+        }
     }
-}
 
-fn text<'a>(value: OptionValue<'a>) -> &'a str {
-    match value {
-        OptionValue::Text(s) => s,
-        _ => "",
+    /// A string option's text (empty for a value of another kind).
+    pub fn text(self) -> &'a str {
+        match self {
+            OptionValue::Text(s) => s,
+            _ => "",
+        }
     }
 }
 
 /// `;`-separated paths, trimmed, empty ones left out.
-fn split_paths(v: &str) -> Vec<String> {
+pub(crate) fn split_paths(v: &str) -> Vec<String> {
     v.split(';')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -547,7 +541,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_in_each_protocol() {
-        let every: Vec<_> = OPTIONS.iter().chain(PARAM_OPTIONS).collect();
+        let every: Vec<_> = OPTIONS.iter().chain(&PARAM_OPTIONS).collect();
         for (i, a) in every.iter().enumerate() {
             for b in &every[i + 1..] {
                 for name in [a.ucci, a.uci].into_iter().flatten() {
@@ -586,46 +580,26 @@ mod tests {
     }
 
     #[test]
-    fn book_variety_varies_the_book_without_evaluation_noise() {
-        let mut engine = Engine::new();
-        let mut protocol = ProtocolFlags::default();
-        let mut set = |engine: &mut Engine, name: &str, value: &str| {
-            let spec = find(name).unwrap();
-            let value = spec.parse(Some(value)).unwrap();
-            let mut target = Target {
-                engine,
-                protocol: &mut protocol,
-            };
-            (spec.apply)(&mut target, value);
-        };
-        set(&mut engine, "bookvariety", "small");
-        set(&mut engine, "BookVariety", "medium");
-        assert_eq!(engine.options.book_variety, BookVariety::Medium);
-        assert_eq!(engine.options.randomness, 0);
-        set(&mut engine, "selectivity", "large");
-        assert_eq!(engine.options.book_variety, BookVariety::Large);
-        assert_eq!(engine.options.randomness, 50);
+    fn out_of_range_numbers_are_clamped_and_said() {
+        let hash = find("hashsize").unwrap();
+        assert_eq!(hash.clamp_note(Some("64")), None);
+        assert_eq!(hash.clamp_note(Some("big")), None);
+        assert_eq!(
+            hash.clamp_note(Some("999999999")).as_deref(),
+            Some("999999999 is out of range (0 to 65536), 65536 used")
+        );
+        assert_eq!(find("usebook").unwrap().clamp_note(Some("1")), None);
     }
 
-    /// The table's defaults are the engine's: setting every option to its
-    /// default changes nothing.
     #[test]
-    fn defaults_are_the_engines() {
-        let mut engine = Engine::new();
-        let mut protocol = ProtocolFlags::default();
-        let before = format!("{:?}", engine.options);
-        for spec in OPTIONS.iter().chain(PARAM_OPTIONS) {
-            let Some(value) = spec.default_value() else {
-                continue;
-            };
-            let mut target = Target {
-                engine: &mut engine,
-                protocol: &mut protocol,
-            };
-            let notes = spec.apply(&mut target, value);
-            assert!(notes.iter().all(|n| !n.contains("not used")), "{notes:?}");
+    fn the_parameters_are_options_of_their_ranges() {
+        for (spec, t) in PARAM_OPTIONS.iter().zip(TUNABLES) {
+            assert_eq!(spec.setting, Setting::Param(t.name));
+            assert_eq!(
+                spec.default_value(),
+                Some(OptionValue::Spin(t.default.into()))
+            );
+            assert!(spec.effect.contains("search parameter"), "{}", spec.effect);
         }
-        assert_eq!(before, format!("{:?}", engine.options));
-        assert_eq!(protocol, ProtocolFlags::default());
     }
 }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use xqcore::{Color, IccsMove, Move};
 
+use crate::answer::BestMove;
 use crate::book::BookCandidate;
-use crate::engine::BestMove;
 use crate::options::{OptionKind, OptionSpec};
 use crate::score::Score;
 use crate::search::SearchInfo;

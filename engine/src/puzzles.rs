@@ -9,6 +9,7 @@
 //! s    FEN    -       the side to move is stalemated (lost in xiangqi)
 //! ```
 
+use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +44,43 @@ pub struct Puzzle {
 pub struct PuzzleError {
     pub line: usize,
     pub reason: String,
+}
+
+/// A puzzle file that cannot be used, named.
+#[derive(Debug, thiserror::Error)]
+pub enum PuzzleFileError {
+    #[error("{}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", .path.display())]
+    Line { path: PathBuf, source: PuzzleError },
+    /// Nothing to solve: blank, or comments only.
+    #[error("{}: no puzzles (one a line: kind, FEN and move, tab-separated)", .path.display())]
+    Empty { path: PathBuf },
+}
+
+/// Reads every puzzle of the puzzle file at `path`.
+///
+/// # Errors
+///
+/// The file cannot be read, a line is no puzzle ([`parse`]), or the file
+/// holds no puzzle at all; the error names the file.
+pub fn read(path: &Path) -> Result<Vec<Puzzle>, PuzzleFileError> {
+    let named = || path.to_path_buf();
+    let text = std::fs::read_to_string(path).map_err(|source| PuzzleFileError::Read {
+        path: named(),
+        source,
+    })?;
+    let puzzles = parse(&text).map_err(|source| PuzzleFileError::Line {
+        path: named(),
+        source,
+    })?;
+    if puzzles.is_empty() {
+        return Err(PuzzleFileError::Empty { path: named() });
+    }
+    Ok(puzzles)
 }
 
 /// Reads every puzzle of a puzzle file's text.
@@ -195,6 +233,36 @@ mod tests {
         for (text, start) in cases {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.starts_with(start), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_puzzle_file_is_read_and_its_errors_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.txt");
+        let e = read(&missing).unwrap_err().to_string();
+        assert!(e.contains("missing.txt: "), "{e}");
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "# x\n1\tnot a fen\th7e7\n").unwrap();
+        let e = read(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.txt: line 2: FEN"), "{e}");
+        let good = dir.path().join("good.txt");
+        std::fs::write(&good, MATES).unwrap();
+        assert_eq!(read(&good).unwrap().len(), 21);
+    }
+
+    #[test]
+    fn a_file_without_puzzles_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("empty.txt", ""), ("comments.txt", "# none yet\n\n")] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let e = read(&path).map(|p| p.len()).unwrap_err().to_string();
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(
+                e.ends_with(": no puzzles (one a line: kind, FEN and move, tab-separated)"),
+                "{e}"
+            );
         }
     }
 

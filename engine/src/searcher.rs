@@ -7,7 +7,7 @@
 use xqcore::{Move, Position};
 
 use crate::search::{self, Reporter, SearchConfig, SearchResult, ThreadMemory};
-use crate::time::{Limits, SearchControl};
+use crate::time::{Budget, Limits, SearchControl};
 use crate::tt::TranspositionTable;
 
 /// A search with its settings and the memory it keeps between searches.
@@ -102,15 +102,54 @@ impl Searcher {
         control: &SearchControl,
         reporter: &dyn Reporter,
     ) -> SearchResult {
+        self.search_within(pos, root_moves, &limits.budget(), control, reporter)
+    }
+
+    /// Searches `pos` among `root_moves` within `budget`, worked out from
+    /// the limits of a `go` once.
+    pub(crate) fn search_within(
+        &mut self,
+        pos: &Position,
+        root_moves: &[Move],
+        budget: &Budget,
+        control: &SearchControl,
+        reporter: &dyn Reporter,
+    ) -> SearchResult {
         search::search(
             pos,
             root_moves,
             &self.config,
-            &limits.budget(),
+            budget,
             &self.tt,
             control,
             reporter,
             &mut self.memory,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{SearchParams, Silent};
+
+    #[test]
+    fn the_search_reads_its_parameters() {
+        let nodes = |params: SearchParams| {
+            let config = SearchConfig {
+                params,
+                ..SearchConfig::default()
+            };
+            let mut searcher = Searcher::new(config, 1);
+            searcher
+                .search(&Position::start(), &Limits::depth(8), &Silent)
+                .nodes
+        };
+        let wider = SearchParams {
+            futility_base: 300,
+            rfp_depth: 200,
+            ..SearchParams::default()
+        };
+        assert_ne!(nodes(SearchParams::default()), nodes(wider));
     }
 }

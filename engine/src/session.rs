@@ -8,9 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use xqcore::{Move, Position};
 
-use crate::book::BookCandidate;
 use crate::engine::Engine;
-use crate::options::{self, ProtocolFlags, Target};
+use crate::options::{self, OptionValue, Setting};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
@@ -50,10 +49,18 @@ impl Reporter for LineReporter {
     fn message(&self, text: &str) {
         self.out.line(&format!("info string {text}"));
     }
+}
 
-    fn book_move(&self, candidate: &BookCandidate) {
-        self.out.line(&protocol::format_book_move(candidate));
-    }
+/// The options that are the protocol's, not the engine's (UCCI
+/// `usemillisec`, `batch`, `debug`): the session keeps them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ProtocolFlags {
+    /// UCCI times are milliseconds, not seconds.
+    use_millisec: bool,
+    /// Read nothing while a search that ends by itself runs.
+    batch: bool,
+    /// Say more (`info string`) about what is ignored.
+    debug: bool,
 }
 
 /// The protocol state: dialect, protocol-only options and the engine.
@@ -78,10 +85,16 @@ enum Flow {
 }
 
 impl Session {
-    /// A session writing to `out`.
+    /// A session writing to `out`, with an engine of default options.
     pub fn new(out: Output) -> Session {
+        Session::with_engine(Engine::new(), out)
+    }
+
+    /// A session driving `engine` (as its program set it up: the default
+    /// book and tables, say), writing to `out`.
+    pub fn with_engine(engine: Engine, out: Output) -> Session {
         Session {
-            engine: Engine::new(),
+            engine,
             searching: Arc::new(Mutex::new(false)),
             out,
             dialect: Dialect::Ucci,
@@ -256,7 +269,7 @@ impl Session {
             }
             return;
         };
-        let value = match spec.parse(value) {
+        let parsed = match spec.parse(value) {
             Ok(v) => v,
             Err(takes) => {
                 let given = clip(value.unwrap_or("").trim());
@@ -267,13 +280,25 @@ impl Session {
                 return;
             }
         };
-        let mut target = Target {
-            engine: &mut self.engine,
-            protocol: &mut self.flags,
-        };
-        for note in spec.apply(&mut target, value) {
+        if let Some(note) = spec.clamp_note(value) {
+            self.info_string(&format!("option {}: {note}", clip(name)));
+        }
+        for note in self.apply(spec.setting, parsed) {
             self.info_string(&note);
         }
+    }
+
+    /// Sets what an option sets: the protocol's own flags here, the rest
+    /// in the engine. Returns notes for the user.
+    fn apply(&mut self, setting: Setting, value: OptionValue) -> Vec<String> {
+        let flag = match setting {
+            Setting::UseMillisec => &mut self.flags.use_millisec,
+            Setting::Batch => &mut self.flags.batch,
+            Setting::Debug => &mut self.flags.debug,
+            _ => return self.engine.set_option(setting, value),
+        };
+        *flag = value.check();
+        Vec::new()
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
@@ -319,13 +344,14 @@ impl Session {
             }
             legal
         });
+        let budget = limits.budget();
         if self.flags.debug {
-            self.info_string(&format!("go {:?}", limits.budget()));
+            self.info_string(&format!("go {budget:?}"));
         }
         // Batch mode reads nothing until the search ends; a search that only
         // `stop` or `ponderhit` can end would then never end, so those are
         // read as usual during it.
-        let ends_by_itself = limits.ends_by_itself();
+        let ends_by_itself = limits.ends_within(&budget);
         if self.flags.batch && !ends_by_itself {
             self.info_string("batch: this search ends only on stop or ponderhit, which are read");
         }
@@ -335,12 +361,18 @@ impl Session {
         });
         let (out, dialect, searching) = (self.out.clone(), self.dialect, self.searching.clone());
         *searching.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.engine.go(
+        self.engine.go_within(
             limits,
+            budget,
             draw_offered,
             reporter,
             Box::new(move |best| {
                 let mut busy = searching.lock().unwrap_or_else(|e| e.into_inner());
+                // A book move's candidates, as `info string` lines: a
+                // weight is no score.
+                for candidate in &best.book {
+                    out.line(&protocol::format_book_move(candidate));
+                }
                 out.line(&protocol::format_bestmove(dialect, &best));
                 *busy = false;
             }),
@@ -351,8 +383,66 @@ impl Session {
     }
 }
 
-/// Runs a session on standard input and output.
-pub fn run_stdio() {
+/// Runs a session of `engine` on standard input and output.
+pub fn run_stdio(engine: Engine) {
     let out = Output::new(Box::new(std::io::stdout()));
-    Session::new(out).run_reader(std::io::BufReader::new(std::io::stdin()));
+    Session::with_engine(engine, out).run_reader(std::io::BufReader::new(std::io::stdin()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer whose lines the test reads back.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Lines {
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
+        }
+    }
+
+    /// `hashsize` makes the table when it is set, so that no `go` pays for
+    /// it, and says the size it gets when that is not the one asked.
+    #[test]
+    fn a_table_is_made_when_its_size_is_set_and_the_size_used_is_said() {
+        let lines = Lines::default();
+        let mut session = Session::new(Output::new(Box::new(lines.clone())));
+        // A machine of 16 MB, so that the test allocates little.
+        session.engine.memory_cap_mb = Some(8);
+        session.handle_line("setoption hashsize 4");
+        assert_eq!(lines.take(), "");
+        assert_eq!(session.engine().hash_mb(), 4, "made when set");
+        session.handle_line("setoption name Hash value 999999999");
+        let said = lines.take();
+        assert!(
+            said.contains(
+                "info string option Hash: 999999999 is out of range (0 to 65536), 65536 used"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.contains(
+                "info string hashsize 65536 MB is more than half this machine's memory: \
+                 the table gets at most 8 MB"
+            ),
+            "{said}"
+        );
+        assert_eq!(
+            session.engine().hash_mb(),
+            8,
+            "made when set, at the size said"
+        );
+    }
 }

@@ -118,7 +118,13 @@ impl Limits {
 
     /// Whether the search ends without `stop` or `ponderhit`.
     pub fn ends_by_itself(&self) -> bool {
-        !self.ponder && !self.budget().infinite
+        self.ends_within(&self.budget())
+    }
+
+    /// Whether the search ends without `stop` or `ponderhit`, with
+    /// `budget` worked out from these limits.
+    pub(crate) fn ends_within(&self, budget: &Budget) -> bool {
+        !self.ponder && !budget.infinite
     }
 
     /// Whether these are a game move's limits: a clock or a move time, not

@@ -7,11 +7,12 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
+use bytemuck::Zeroable;
 use xqcore::Move;
 
+use crate::huge::HugeArray;
 #[cfg(test)]
 use crate::huge::HUGE_PAGE;
-use crate::huge::{HugeArray, Zeroable};
 
 /// What a stored score means relative to the true value. The order of
 /// declaration is the stored code less one ([`pack`], [`unpack`]).
@@ -39,6 +40,8 @@ pub struct Entry {
 /// Stored in place of a static evaluation that was not computed (in check).
 const NO_EVAL: i16 = i16::MIN;
 
+/// An empty slot is all zeros: no bound (see [`unpack`]).
+#[derive(Zeroable)]
 struct Slot {
     check: AtomicU64,
     data: AtomicU64,
@@ -47,12 +50,8 @@ struct Slot {
 const SLOTS_PER_BUCKET: usize = 4;
 
 #[repr(align(64))]
+#[derive(Zeroable)]
 struct Bucket([Slot; SLOTS_PER_BUCKET]);
-
-// SAFETY: a bucket is atomics, for which zero is a valid value (an empty
-// slot); it needs no drop and is aligned to 64 bytes.
-#[allow(unsafe_code)]
-unsafe impl Zeroable for Bucket {}
 
 /// A table of `2^k` buckets of four entries.
 pub struct TranspositionTable {

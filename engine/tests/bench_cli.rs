@@ -101,6 +101,18 @@ fn solve_reports_each_puzzle_and_fails_unless_all_are_solved() {
     assert!(text.contains("FAILED line   1"), "{text}");
     assert!(text.ends_with("solved 0 of 1\n"), "{text}");
 
+    // A file without a puzzle is refused, named, as bad input.
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "# nothing here yet\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xqengine"))
+        .args(["solve", empty.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("empty.txt: no puzzles"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("solved"));
+
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "# x\n1\tnot a fen\th7e7\n").unwrap();
     let (ok, _, stderr) = run_xqengine(&["solve", bad.to_str().unwrap()]);

@@ -72,9 +72,19 @@ fn every_end_of_a_game_is_named() {
         err.contains("move 10 (d9d8): the game was already over"),
         "{err}"
     );
+    let shuffle = [
+        "b0c2", "b9c7", "c2b0", "c7b9", "b0c2", "b9c7", "c2b0", "c7b9",
+    ];
+    assert_eq!(ruling(&shuffle), "draw: repetition");
+    // A move after a drawn repetition: refused, saying how the game ended
+    // and at which move.
+    let out = judge(&[&shuffle[..], &["h2e2"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        ruling(&["b0c2", "b9c7", "c2b0", "c7b9", "b0c2", "b9c7", "c2b0", "c7b9"]),
-        "draw: repetition"
+        err.trim(),
+        "xqengine judge: move 9 (h2e2): the game was already over: draw: repetition after \
+         move 8 (c7b9)"
     );
     assert_eq!(
         ruling(&["--fen", "3k5/1R7/9/9/9/9/9/9/9/R3K4 w", "a0a9"]),

@@ -17,8 +17,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use xqcore::{Board, Color, GameResult, Piece, Position, Role, Square};
-use xqnnue::features::king_home;
-use xqnnue::{bucket, FeatureSet};
+use xqnnue::{bucket, king_home, FeatureSet};
 
 use crate::games::{read_games_until_damage, GameRecord, GamesError, NO_SCORE};
 use crate::reservoir::{is_reservoir, Reservoir, ReservoirDamage};

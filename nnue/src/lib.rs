@@ -16,22 +16,29 @@
 //! output   1 of 8 buckets chosen by the attacking material left
 //! ```
 //!
-//! - [`features`]: the input and bucket layout, shared with the trainer.
+//! - [`FeatureSet`], [`feature`], [`bucket`]: the input and bucket layout,
+//!   shared with the trainer.
 //! - [`Network`]: a quantised net, read from its file format or embedded.
 //! - [`Accumulator`]: the hidden layer of a position, built from scratch or
-//!   updated move by move; [`Network::evaluate`] finishes it to centipawns.
+//!   updated move by move ([`AccumulatorStack`] along a search's line);
+//!   [`Network::evaluate`] finishes it to centipawns.
+//!
+//! The modules are private: everything a user needs is named here, at the
+//! root.
 //!
 //! The integer kernels live in one private module with the crate's only
 //! `unsafe`: AVX2 chosen at run time, portable code otherwise.
 
-pub mod accumulator;
-pub mod features;
-pub mod network;
+mod accumulator;
+mod features;
+mod network;
 mod simd;
 
-pub use accumulator::Accumulator;
-pub use features::{bucket, feature, FeatureSet, BUCKETS, INPUTS, PALACE};
-pub use network::{Architecture, NetError, Network, FORMAT_VERSION, MAGIC};
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use features::{
+    bucket, feature, king_home, king_square, mirrored, FeatureSet, BUCKETS, INPUTS, PALACE,
+};
+pub use network::{Architecture, NetError, Network, FORMAT_VERSION, HEADER_LEN, MAGIC};
 
 /// The widest hidden layer (one perspective's) this program evaluates: it
 /// sizes the accumulators.

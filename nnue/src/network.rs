@@ -19,7 +19,7 @@
 //! Version 1 files (the same without the feature set id and the zero, a
 //! 32-byte header) are piece-square nets and still read; nets are written
 //! as version 2. The feature set id names the input layout and bucket
-//! scheme ([`crate::features`]) as much as the bytes do: a net is read
+//! scheme ([`crate::FeatureSet`]) as much as the bytes do: a net is read
 //! only by code that computes its inputs the same way.
 
 use std::path::Path;

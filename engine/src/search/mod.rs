@@ -16,9 +16,10 @@ use xqcore::{Color, Move, Outcome, Position, Repetition, NATURAL_MOVE_LIMIT};
 use crate::eval::{self, evaluate_lazy, Knowledge, S};
 use crate::time::{Iteration, TimeFactors};
 use crate::tt::{Bound, Entry, TranspositionTable};
-use xqnnue::accumulator::AccumulatorStack;
+use xqnnue::AccumulatorStack;
 
-pub(crate) use crate::score::{Score, BAN, MATE, MATE_BOUND, MAX_PLY, TB_WIN};
+use crate::score::table_result_score;
+pub(crate) use crate::score::{Score, BAN, MATE, MATE_BOUND, MAX_PLY};
 use crate::time::{Budget, SearchControl};
 
 mod alphabeta;
@@ -28,7 +29,6 @@ mod params;
 
 pub use history::Histories;
 use history::PieceTo;
-pub(crate) use params::PARAM_OPTIONS;
 pub use params::{SearchParams, Tunable, TUNABLES};
 
 /// How repeated positions are scored (UCCI `repetition`).
@@ -156,9 +156,6 @@ pub trait Reporter: Send + Sync {
     fn currmove(&self, _mv: Move, _number: usize, _depth: i32) {}
     /// A note for the user (`info string` in the protocols).
     fn message(&self, _text: &str) {}
-    /// A book move considered, with its weight, games and score (the book
-    /// answers at once).
-    fn book_move(&self, _candidate: &crate::book::BookCandidate) {}
 }
 
 /// A reporter that drops everything.
@@ -742,7 +739,7 @@ impl<'a> Worker<'a> {
     }
 
     /// The tables' verdict on the current position at `ply`, if they have
-    /// one: a won or lost position scores [`TB_WIN`] less the ply, a drawn
+    /// one: a won or lost position scores [`TB_WIN`](crate::score::TB_WIN) less the ply, a drawn
     /// one as a draw (as is a result of a repetition rule the game is not
     /// played under). Broken table files give no verdict (the root reports them).
     fn probe_tables(&self, ply: usize) -> Option<i32> {
@@ -755,11 +752,7 @@ impl<'a> Worker<'a> {
             .ok()??
             .under(self.shared.config.repetition.table_rules());
         self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
-        Some(match value.wdl() {
-            xqegtb::Wdl::Win => TB_WIN - ply as i32,
-            xqegtb::Wdl::Loss => -TB_WIN + ply as i32,
-            xqegtb::Wdl::Draw => self.draw_score(),
-        })
+        Some(table_result_score(value.wdl(), ply, self.draw_score()))
     }
 
     fn draw_score(&self) -> i32 {

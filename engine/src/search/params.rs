@@ -1,11 +1,10 @@
 //! The search's tunable margins, declared once ([`search_params!`]): each
 //! one's default, the range a tuner may move it in and the step it probes
-//! with. The search reads them from [`SearchParams`]; an engine built with
-//! the `tune` feature also announces each as a `spin` option of the same
-//! name, so that a tuner (`xqmatch spsa`) can set them, and `xqengine
-//! params` prints them in the tuner's format.
-
-use crate::options::{spin, OptionKind, OptionSpec};
+//! with. The search reads them from [`SearchParams`], plain data that the
+//! engine sets; an engine built with the `tune` feature also announces each
+//! as a `spin` option of the same name (the option table makes them from
+//! [`TUNABLES`]), so that a tuner (`xqmatch spsa`) can set them, and
+//! `xqengine params` prints them in the tuner's format.
 
 /// One tunable parameter, as a tuner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +16,8 @@ pub struct Tunable {
     pub max: i32,
     /// The size of the tuner's probes of it (SPSA's `c` at the end).
     pub step: i32,
+    /// What it sets, in words, as its option in a tuning build says.
+    pub effect: &'static str,
 }
 
 macro_rules! search_params {
@@ -35,22 +36,27 @@ macro_rules! search_params {
             }
         }
 
+        impl SearchParams {
+            /// Sets the parameter `name` to `value`; `false` when there
+            /// is no parameter of that name.
+            pub fn set(&mut self, name: &str, value: i32) -> bool {
+                match name {
+                    $(stringify!($name) => self.$name = value,)+
+                    _ => return false,
+                }
+                true
+            }
+        }
+
         /// Every parameter with its range and step, in declaration order.
         pub const TUNABLES: &[Tunable] = &[
-            $(Tunable { name: stringify!($name), default: $default, min: $min, max: $max, step: $step },)+
-        ];
-
-        /// The parameters as options (announced only with the `tune` feature).
-        pub(crate) const PARAM_OPTIONS: &[OptionSpec] = &[
-            $(OptionSpec {
-                ucci: Some(stringify!($name)),
-                uci: Some(stringify!($name)),
-                kind: OptionKind::Spin { default: $default, min: $min, max: $max },
+            $(Tunable {
+                name: stringify!($name),
+                default: $default,
+                min: $min,
+                max: $max,
+                step: $step,
                 effect: concat!("search parameter (tuning builds):", $($doc),+),
-                apply: |t, v| {
-                    t.engine.options.params.$name = spin(v) as i32;
-                    Vec::new()
-                },
             },)+
         ];
     };
@@ -155,48 +161,17 @@ mod tests {
             assert!(t.step > 0 && t.step <= t.max - t.min, "{t:?}");
             assert!(TUNABLES[i + 1..].iter().all(|u| u.name != t.name));
         }
-        assert_eq!(TUNABLES.len(), PARAM_OPTIONS.len());
     }
 
     #[test]
-    fn each_option_sets_its_parameter_and_the_search_reads_them() {
-        use crate::options::{OptionValue, ProtocolFlags, Target};
-        use crate::{Engine, Limits, SearchConfig, Searcher, Silent};
-
-        let mut engine = Engine::new();
-        let mut protocol = ProtocolFlags::default();
-        for (spec, t) in PARAM_OPTIONS.iter().zip(TUNABLES) {
-            let before = engine.options.params;
-            let mut target = Target {
-                engine: &mut engine,
-                protocol: &mut protocol,
-            };
-            spec.apply(
-                &mut target,
-                OptionValue::Spin(i64::from(t.default + t.step)),
-            );
-            assert_ne!(before, engine.options.params, "{}", t.name);
+    fn each_parameter_is_set_by_its_name() {
+        let mut params = SearchParams::default();
+        for t in TUNABLES {
+            let before = params;
+            assert!(params.set(t.name, t.default + t.step), "{}", t.name);
+            assert_ne!(before, params, "{}", t.name);
         }
-        assert_eq!(
-            engine.options.params.rfp_depth,
-            SearchParams::default().rfp_depth + 8
-        );
-
-        let nodes = |params: SearchParams| {
-            let config = SearchConfig {
-                params,
-                ..SearchConfig::default()
-            };
-            let mut searcher = Searcher::new(config, 1);
-            searcher
-                .search(&xqcore::Position::start(), &Limits::depth(8), &Silent)
-                .nodes
-        };
-        let wider = SearchParams {
-            futility_base: 300,
-            rfp_depth: 200,
-            ..SearchParams::default()
-        };
-        assert_ne!(nodes(SearchParams::default()), nodes(wider));
+        assert_eq!(params.rfp_depth, SearchParams::default().rfp_depth + 8);
+        assert!(!params.set("nosuchparameter", 1));
     }
 }
