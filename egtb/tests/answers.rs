@@ -1,7 +1,7 @@
 //! The tables' answers under a rule: among moves of equal value, those
 //! that keep material come first, then the caller's preference.
 
-use egtbgen::build::{build, plan};
+use egtbgen::{build, plan};
 use xqcore::{Move, Position};
 use xqegtb::{Material, Preference, Repetitions, Tablebase, Value};
 

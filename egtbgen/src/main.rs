@@ -8,15 +8,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use egtbgen::build::{self, Event};
-use egtbgen::generate::Progress;
-use egtbgen::{cluster, jobs};
+use egtbgen::{cluster, jobs, Event, MemoryBound, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqcli::out;
 use xqcore::Position;
-use xqegtb::file::TableFile;
-use xqegtb::orient::board_of;
-use xqegtb::{Defenders, Material, MaterialClass, Placement, Repetitions, Tablebase, Value};
+use xqegtb::{
+    board_of, Defenders, Material, MaterialClass, Placement, Repetitions, TableFile, Tablebase,
+    Value,
+};
 use xqengine::EvalPreference;
 
 #[derive(Parser)]
@@ -251,7 +250,7 @@ fn main() -> ExitCode {
             scratch,
             quiet,
         } => {
-            let bound = max_memory.map(|bytes| build::MemoryBound {
+            let bound = max_memory.map(|bytes| MemoryBound {
                 bytes,
                 scratch: scratch.unwrap_or_else(|| output.clone()),
             });
@@ -338,7 +337,7 @@ fn gen(
     dir: &Path,
     selection: &Selection,
     threads: Option<usize>,
-    bound: Option<&build::MemoryBound>,
+    bound: Option<&MemoryBound>,
     quiet: bool,
 ) -> Result<(), String> {
     if let Some(n) = threads {
@@ -348,7 +347,7 @@ fn gen(
             .map_err(|e| e.to_string())?;
     }
     let targets = selection.targets()?;
-    let plan = build::plan(&targets);
+    let plan = egtbgen::plan(&targets);
     let started = Instant::now();
     let bar = Mutex::new(ProgressBar::hidden());
     let events = |e: Event| on_event(e, &bar, quiet);
@@ -356,7 +355,7 @@ fn gen(
         std::fs::create_dir_all(&bound.scratch)
             .map_err(|e| format!("{}: {e}", bound.scratch.display()))?;
     }
-    let summary = build::build_bounded(dir, &plan, bound, &events).map_err(|e| e.to_string())?;
+    let summary = egtbgen::build_bounded(dir, &plan, bound, &events).map_err(|e| e.to_string())?;
     let seconds = started.elapsed().as_secs_f64();
     let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
     out!(
@@ -386,7 +385,7 @@ fn plan(
     makefile: Option<&Path>,
     slurm: Option<&Path>,
 ) -> Result<Vec<Material>, String> {
-    let plan = build::plan(&selection.targets()?);
+    let plan = egtbgen::plan(&selection.targets()?);
     let estimates: Vec<jobs::Estimate> = plan.iter().map(|m| jobs::estimate(*m)).collect();
     out!("table                positions   memory MB     disk MB   CPU hours");
     for e in &estimates {
@@ -482,7 +481,7 @@ fn duration(seconds: f64) -> String {
 
 /// `plan --report`: each table of the plan in `dir`, or why not.
 fn plan_report(selection: &Selection, dir: &str) -> Result<(), String> {
-    let plan = build::plan(&selection.targets()?);
+    let plan = egtbgen::plan(&selection.targets()?);
     let rows = jobs::report(&plan, Path::new(dir));
     let mut missing = 0;
     for (m, level, e, asked, outcome) in &rows {
@@ -584,13 +583,13 @@ fn probe(paths: &str, fen: &str, all: bool, line: bool) -> Result<(), String> {
         out!(
             "by the perpetual-chase rule: the losing side can only avoid mate by checking or \
              chasing one piece for ever (distances from {} up; a draw where only perpetual check loses)",
-            xqegtb::value::CHASE_DTM
+            xqegtb::CHASE_DTM
         );
     } else if value.by_rule() {
         out!(
             "by the perpetual-check rule: the losing side can only avoid mate by checking for ever \
              (distances from {} up count to such a position)",
-            xqegtb::value::RULE_DTM
+            xqegtb::RULE_DTM
         );
     }
     // Moves of equal value and material in the order the engine and the
@@ -634,7 +633,7 @@ fn bench(paths: &str, name: &str, count: usize) -> Result<(), String> {
     let dirs: Vec<&str> = paths.split(';').filter(|d| !d.is_empty()).collect();
     let file = dirs
         .iter()
-        .map(|d| build::table_path(Path::new(d), material))
+        .map(|d| egtbgen::table_path(Path::new(d), material))
         .find(|p| p.is_file())
         .ok_or_else(|| format!("no {material} table in {paths}"))?;
     let table = TableFile::open(&file).map_err(|e| e.to_string())?;
@@ -728,7 +727,7 @@ fn info(path: &Path) -> Result<(), String> {
     out!("file       {}", path.display());
     out!(
         "rules      {} (rule set {})",
-        if info.rules >= xqegtb::file::RULES_AS_GAMES {
+        if info.rules >= xqegtb::RULES_AS_GAMES {
             "no legal move loses; checking for ever loses (unless both sides do), and so does chasing one piece for ever (unless the other side only checks or only chases one piece); other repetitions draw"
         } else {
             "no legal move loses; checking for ever loses; other repetitions draw"
@@ -753,7 +752,7 @@ fn info(path: &Path) -> Result<(), String> {
             let mut placement = Placement::new();
             table.indexer().placement(s.longest_index, &mut placement);
             let board = board_of(table.indexer(), &placement);
-            let turn = xqegtb::material::color_of_side(side, false);
+            let turn = xqegtb::color_of_side(side, false);
             let fen = format!("{} {}", board.fen_placement(), turn.fen_char());
             let kind = match table.value(side, s.longest_index) {
                 Ok(Value::Win(_)) => "mate in",
@@ -857,8 +856,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         .map(Path::to_path_buf)
         .or_else(|| path.parent().map(Path::to_path_buf))
         .unwrap_or_default();
-    let (table, captures) =
-        egtbgen::verify::load_with_captures(path, &dir).map_err(|e| e.to_string())?;
+    let (table, captures) = egtbgen::load_with_captures(path, &dir).map_err(|e| e.to_string())?;
     let material = table.indexer.material();
     let bar = if quiet {
         ProgressBar::hidden()
@@ -871,7 +869,7 @@ fn verify(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> Result<u
         bar
     };
     let started = Instant::now();
-    let report = egtbgen::verify::verify(&table, &captures, &|n| bar.inc(n));
+    let report = egtbgen::verify(&table, &captures, &|n| bar.inc(n));
     bar.finish_and_clear();
     if report.mismatch_count > 0 {
         for m in &report.mismatches {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use xqcore::{Color, EndRules, GameResult, Move, Outcome, Position};
-use xqegtb::value::RULE_DTM;
+use xqegtb::RULE_DTM;
 use xqegtb::{Repetitions, Tablebase, Value};
 use xqrecords::Opening;
 

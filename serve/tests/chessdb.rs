@@ -21,7 +21,7 @@ fn rook_tables() -> &'static std::path::Path {
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let m: xqegtb::Material = "KRKAABB".parse().unwrap();
-        egtbgen::build::build(dir.path(), &egtbgen::build::plan(&[m]), &|_| {}).unwrap();
+        egtbgen::build(dir.path(), &egtbgen::plan(&[m]), &|_| {}).unwrap();
         dir
     })
     .path()

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use xqcli::out;
-use xqlearn::trainer::Trainer;
+use xqlearn::Trainer;
 use xqnnue::{Architecture, FeatureSet};
 use xqrecords::load_openings;
 
@@ -138,10 +138,10 @@ struct NnueArgs {
 struct TargetArgs {
     /// Weight of the game result in the target (the rest: the search score).
     /// 0.2 trained the shipped net; rounds before it used 0.5.
-    #[arg(long, default_value_t = xqlearn::model::LossConfig::default().result_weight)]
+    #[arg(long, default_value_t = xqlearn::LossConfig::default().result_weight)]
     result_weight: f32,
     /// Centipawns of one unit of the logistic mapping scores to results.
-    #[arg(long, default_value_t = xqlearn::model::LossConfig::default().k)]
+    #[arg(long, default_value_t = xqlearn::LossConfig::default().k)]
     k: f32,
     /// Positions scored beyond this many centipawns are left out.
     #[arg(long, default_value_t = 3_000)]
@@ -149,8 +149,8 @@ struct TargetArgs {
 }
 
 impl TargetArgs {
-    fn loss(&self) -> xqlearn::model::LossConfig {
-        xqlearn::model::LossConfig {
+    fn loss(&self) -> xqlearn::LossConfig {
+        xqlearn::LossConfig {
             result_weight: self.result_weight.clamp(0.0, 1.0),
             k: self.k.max(1.0),
         }
@@ -386,12 +386,12 @@ fn open_games_file(path: &std::path::Path) -> std::io::Result<std::io::BufWriter
         .read(true)
         .open(path)?;
     if file.metadata()?.len() == 0 {
-        xqtrain::games::write_header(&mut file)?;
+        xqlearn::write_header(&mut file)?;
     } else {
         // A file cut inside the header is not a games file either.
         let mut head = Vec::new();
         (&mut file).take(10).read_to_end(&mut head)?;
-        xqtrain::games::check_header(&head).map_err(std::io::Error::other)?;
+        xqlearn::check_header(&head).map_err(std::io::Error::other)?;
     }
     Ok(std::io::BufWriter::new(file))
 }
@@ -403,9 +403,13 @@ fn tune(args: &TuneArgs) -> ExitCode {
         if let Ok(mut file) = std::fs::File::open(path) {
             let mut head = [0u8; 10];
             use std::io::{Read, Seek};
-            let games = file.read_exact(&mut head).is_ok() && head[..8] == xqtrain::games::MAGIC;
+            let games = file.read_exact(&mut head).is_ok()
+                && matches!(
+                    xqlearn::check_header(&head),
+                    Ok(()) | Err(xqlearn::GamesError::Version(_))
+                );
             if games && file.rewind().is_ok() {
-                match xqtrain::games::read_games_until_damage(&mut std::io::BufReader::new(file)) {
+                match xqlearn::read_games_until_damage(&mut std::io::BufReader::new(file)) {
                     Ok((games, damage)) => {
                         games.iter().for_each(|g| data.add_record(g));
                         if let Some(d) = damage {
@@ -493,7 +497,7 @@ fn tune(args: &TuneArgs) -> ExitCode {
         cfg.epochs
     );
     let source = weights_source(&tuned.rounded(), &note);
-    if let Err(e) = xqlearn::trainer::write_atomically(&args.out, source.as_bytes()) {
+    if let Err(e) = xqlearn::write_atomically(&args.out, source.as_bytes()) {
         eprintln!("xqtrain tune: {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }
@@ -502,8 +506,8 @@ fn tune(args: &TuneArgs) -> ExitCode {
 }
 
 fn nnue(args: &NnueArgs) -> ExitCode {
-    use xqlearn::data::Filter;
-    use xqlearn::trainer::TrainConfig;
+    use xqlearn::Filter;
+    use xqlearn::TrainConfig;
     let filter = Filter {
         max_score: args.target.max_score,
         validation_every: args.validation_every,
@@ -604,9 +608,9 @@ fn nnue(args: &NnueArgs) -> ExitCode {
 fn read_games(
     command: &str,
     files: &[PathBuf],
-    filter: &xqlearn::data::Filter,
-) -> Result<xqlearn::data::Dataset, ExitCode> {
-    let mut data = xqlearn::data::Dataset::default();
+    filter: &xqlearn::Filter,
+) -> Result<xqlearn::Dataset, ExitCode> {
+    let mut data = xqlearn::Dataset::default();
     for path in files {
         match data.add_file(path, filter) {
             Ok(None) => {}
@@ -623,11 +627,7 @@ fn read_games(
 /// Adds the quiet positions of the game records in `path` (those with a
 /// result) to `data`'s training positions, saying how many; the exit code
 /// of `command` having said why the file cannot be read.
-fn add_records(
-    command: &str,
-    path: &Path,
-    data: &mut xqlearn::data::Dataset,
-) -> Result<(), ExitCode> {
+fn add_records(command: &str, path: &Path, data: &mut xqlearn::Dataset) -> Result<(), ExitCode> {
     let records = match xqrecords::read_file(path, &xqrecords::ReadOptions::default(), &|_| {}) {
         Ok(records) => records,
         Err(e) => {
@@ -653,7 +653,7 @@ fn add_records(
 }
 
 /// Says how many games were read twice (and used once), if any.
-fn duplicates_note(data: &xqlearn::data::Dataset) -> String {
+fn duplicates_note(data: &xqlearn::Dataset) -> String {
     match data.duplicates {
         0 => String::new(),
         n => format!(" ({n} read again and left out)"),
@@ -661,7 +661,7 @@ fn duplicates_note(data: &xqlearn::data::Dataset) -> String {
 }
 
 fn loss(args: &LossArgs) -> ExitCode {
-    let filter = xqlearn::data::Filter {
+    let filter = xqlearn::Filter {
         max_score: args.target.max_score,
         validation_every: args.held_out_every.max(1),
     };
@@ -680,7 +680,7 @@ fn loss(args: &LossArgs) -> ExitCode {
     }
     // Only the games held out are scored, and every position of the
     // records: they are read apart, as training positions of their own.
-    let mut records = xqlearn::data::Dataset::default();
+    let mut records = xqlearn::Dataset::default();
     for path in &args.pgn {
         if let Err(code) = add_records("loss", path, &mut records) {
             return code;
@@ -719,7 +719,7 @@ fn loss(args: &LossArgs) -> ExitCode {
         out!(
             "{}: loss {:.6} (net {:08x}, quantised)",
             path.display(),
-            xqlearn::model::quantised_loss(&net, &data.validation, &config),
+            xqlearn::quantised_loss(&net, &data.validation, &config),
             net.checksum()
         );
     }
@@ -819,7 +819,7 @@ fn load_checkpoint(path: &Path, args: &NnueArgs) -> Result<Trainer, ExitCode> {
 }
 
 fn reservoir(args: &ReservoirArgs) -> ExitCode {
-    use xqlearn::reservoir::Reservoir;
+    use xqlearn::Reservoir;
     let fail = |what: &dyn std::fmt::Display| {
         eprintln!("xqtrain reservoir: {what}");
         ExitCode::from(2)
@@ -838,7 +838,7 @@ fn reservoir(args: &ReservoirArgs) -> ExitCode {
     let mut offered = 0;
     let mut kept = 0;
     for path in &args.add {
-        let games = match xqlearn::data::read_games_file(path) {
+        let games = match xqlearn::read_games_file(path) {
             Ok((games, damage)) => {
                 if let Some(d) = damage {
                     eprintln!("xqtrain reservoir: {d}");
@@ -866,7 +866,7 @@ fn reservoir(args: &ReservoirArgs) -> ExitCode {
 /// Writes the checkpoint and the quantised net, each whole or not at all;
 /// `Some(exit code)` when one cannot be written.
 fn save(
-    trainer: &xqlearn::trainer::Trainer,
+    trainer: &xqlearn::Trainer,
     checkpoint: &std::path::Path,
     net: &std::path::Path,
 ) -> Option<ExitCode> {
@@ -875,7 +875,7 @@ fn save(
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = std::fs::create_dir_all(dir);
         }
-        if let Err(e) = xqlearn::trainer::write_atomically(path, &bytes) {
+        if let Err(e) = xqlearn::write_atomically(path, &bytes) {
             eprintln!("xqtrain nnue: {}: {e}", path.display());
             return Some(ExitCode::FAILURE);
         }

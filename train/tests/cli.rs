@@ -32,7 +32,7 @@ fn data_from_self_play_and_records_tunes_the_weights() {
     let data = dir.path().join("data.games");
     self_play(&data, 2, 1);
     let mut file = std::fs::File::open(&data).unwrap();
-    let games = xqtrain::games::read_games(&mut file).unwrap();
+    let games = xqlearn::read_games(&mut file).unwrap();
     assert_eq!(games.len(), 2);
     // Game records in Chinese notation and Big5, read by xqrecords.
     let games = concat!(

@@ -43,7 +43,7 @@ pub fn address(url: &str) -> SocketAddr {
 /// kings it captures into) in `dir`.
 pub fn build_rook_tables(dir: &std::path::Path) {
     let krk: xqegtb::Material = "KRK".parse().unwrap();
-    egtbgen::build::build(dir, &egtbgen::build::plan(&[krk]), &|_| {}).unwrap();
+    egtbgen::build(dir, &egtbgen::plan(&[krk]), &|_| {}).unwrap();
 }
 
 /// An HTTP answer.
