@@ -2,6 +2,10 @@
 //! evaluation that learn from it: Texel tuning of the hand-crafted weights,
 //! and the NNUE. A module per command (`cmd/`) does the work; this file
 //! parses the command line and dispatches.
+//!
+//! A trainer writes only where it is told: the shipped net, checkpoint
+//! and weights are rewritten only when named as `--out` or
+//! `--checkpoint`.
 
 mod cmd;
 
@@ -71,7 +75,7 @@ fn dispatch(command: &Command) -> xqcli::Result {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
     xqcli::help_test!(super::Cli);
 
@@ -88,5 +92,58 @@ mod tests {
             about.contains("`nnue`") && about.contains("`tune`"),
             "{about}"
         );
+    }
+
+    /// The shipped files a trainer could overwrite: none is a default.
+    const SHIPPED: [&str; 3] = [
+        "nnue/nets/default.xqnn",
+        "nnue/train/checkpoint.xqck",
+        "engine/src/eval/weights.rs",
+    ];
+
+    #[test]
+    fn no_option_defaults_to_a_shipped_file() {
+        let cli = super::Cli::command();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                for default in arg.get_default_values() {
+                    let default = default.to_string_lossy();
+                    assert!(
+                        !SHIPPED.iter().any(|s| default.ends_with(s)),
+                        "xqtrain {} --{}: [default: {default}]",
+                        sub.get_name(),
+                        arg.get_id()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_trainers_outputs_must_be_named() {
+        for args in [
+            &["xqtrain", "nnue", "data.games"][..],
+            &["xqtrain", "nnue", "data.games", "--out", "net.xqnn"],
+            &["xqtrain", "nnue", "data.games", "--checkpoint", "run.xqck"],
+            &["xqtrain", "tune", "data.games"],
+        ] {
+            let refused = super::Cli::try_parse_from(args).err();
+            let kind = refused.as_ref().map(clap::Error::kind);
+            assert_eq!(
+                kind,
+                Some(clap::error::ErrorKind::MissingRequiredArgument),
+                "{args:?}"
+            );
+        }
+        let named = [
+            "xqtrain",
+            "nnue",
+            "d.games",
+            "--checkpoint",
+            "c.xqck",
+            "--out",
+            "n.xqnn",
+        ];
+        assert!(super::Cli::try_parse_from(named).is_ok());
     }
 }

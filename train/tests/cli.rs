@@ -67,6 +67,8 @@ fn data_from_self_play_and_records_tunes_the_weights() {
         data.to_str().unwrap(),
         "--pgn",
         "/nonexistent/games.pgn",
+        "--out",
+        weights.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/games.pgn"));
@@ -160,7 +162,14 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
         assert!(stderr.contains(says), "{stderr}");
     }
     // Games files that are not games files are refused, naming them.
-    let out = xqtrain(&["nnue", "/nonexistent/x.games"]);
+    let out = xqtrain(&[
+        "nnue",
+        "/nonexistent/x.games",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--out",
+        dir.path().join("run.xqnn").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.games"));
 }
@@ -473,4 +482,69 @@ fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
         counted(&both, " positions scored in all"),
         held_out + records
     );
+}
+
+#[test]
+fn the_trainers_write_only_where_they_are_told() {
+    // A copy of the repository's shipped files, where README's examples
+    // are run: the net the engine embeds, the committed checkpoint (which
+    // `nnue` would resume from), the engine's weights.
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let shipped = [
+        "nnue/nets/default.xqnn",
+        "nnue/train/checkpoint.xqck",
+        "engine/src/eval/weights.rs",
+    ];
+    for file in shipped {
+        let copy = dir.path().join(file);
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(format!("{root}/{file}"), &copy).unwrap();
+    }
+    let before: Vec<Vec<u8>> = shipped
+        .iter()
+        .map(|f| std::fs::read(dir.path().join(f)).unwrap())
+        .collect();
+    let data = dir.path().join("data.games");
+    self_play(&data, 2, 1);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_xqtrain"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run xqtrain")
+    };
+    for (args, missing) in [
+        (&["nnue", "data.games", "--epochs", "1"][..], "--checkpoint"),
+        (&["nnue", "data.games", "--checkpoint", "c.xqck"], "--out"),
+        (&["tune", "data.games", "--epochs", "1"], "--out"),
+    ] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(missing), "{args:?}: {stderr}");
+    }
+    for (file, bytes) in shipped.iter().zip(&before) {
+        let now = std::fs::read(dir.path().join(file)).unwrap();
+        assert!(now == *bytes, "{file} was rewritten");
+    }
+    // Named, the outputs are written where they are named.
+    let out = run(&[
+        "nnue",
+        "data.games",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "64",
+        "--checkpoint",
+        "mine.xqck",
+        "--out",
+        "mine.xqnn",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("mine.xqck").is_file() && dir.path().join("mine.xqnn").is_file());
 }

@@ -23,8 +23,10 @@ pub struct NnueArgs {
     #[arg(long)]
     pgn: Vec<PathBuf>,
     /// Checkpoint: training resumes from it when it exists and is
-    /// rewritten after every epoch.
-    #[arg(long, default_value = "nnue/train/checkpoint.xqck")]
+    /// rewritten after every epoch. The committed one is
+    /// nnue/train/checkpoint.xqck: a round starts from it with
+    /// --init-from, and rewrites it only when named here.
+    #[arg(long)]
     checkpoint: PathBuf,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
@@ -36,8 +38,9 @@ pub struct NnueArgs {
     /// otherwise the round resumes from --checkpoint.
     #[arg(long, value_name = "CHECKPOINT")]
     init_from: Option<PathBuf>,
-    /// Where the quantised net is written after every epoch.
-    #[arg(long, default_value = "nnue/nets/default.xqnn")]
+    /// Where the quantised net is written after every epoch. The engine
+    /// embeds nnue/nets/default.xqnn, rewritten only when named here.
+    #[arg(long)]
     out: PathBuf,
     /// Hidden neurons a perspective of a new net (a multiple of 32 up to
     /// 1,024) [default: 256]. With --init-from, a wider net than the

@@ -26,8 +26,9 @@ pub struct TuneArgs {
     /// join the data.
     #[arg(long)]
     pgn: Vec<PathBuf>,
-    /// Where to write the fitted weights (Rust source).
-    #[arg(long, default_value = "engine/src/eval/weights.rs")]
+    /// Where to write the fitted weights (Rust source). The engine's own
+    /// are engine/src/eval/weights.rs, rewritten only when named here.
+    #[arg(long)]
     out: PathBuf,
     /// Passes over the data.
     #[arg(long, default_value_t = 1000)]
