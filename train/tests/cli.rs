@@ -548,3 +548,45 @@ fn the_trainers_write_only_where_they_are_told() {
     );
     assert!(dir.path().join("mine.xqck").is_file() && dir.path().join("mine.xqnn").is_file());
 }
+
+#[test]
+fn a_file_that_holds_no_games_is_named_with_one_clear_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    // Neither a games file nor text: bytes that are not UTF-8.
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(
+        &junk,
+        [
+            0xff, 0xfe, 0x00, 0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
+        ],
+    )
+    .unwrap();
+    let name = junk.to_str().unwrap();
+    let path = |file: &str| dir.path().join(file).to_str().unwrap().to_owned();
+    let (weights, checkpoint, net, reservoir) = (
+        path("w.rs"),
+        path("c.xqck"),
+        path("n.xqnn"),
+        path("r.xqres"),
+    );
+    for args in [
+        vec!["tune", name, "--out", &weights],
+        vec!["nnue", name, "--checkpoint", &checkpoint, "--out", &net],
+        vec!["loss", name, "--net", &net],
+        vec!["reservoir", &reservoir, "--add", name],
+    ] {
+        let out = xqtrain(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let message = stderr.trim();
+        assert_eq!(message.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            message.starts_with(&format!("xqtrain {}: {name}: not a games file", args[0])),
+            "{args:?}: {stderr}"
+        );
+        assert!(!message.contains("UTF-8"), "{args:?}: {stderr}");
+    }
+    for file in [&weights, &checkpoint, &net, &reservoir] {
+        assert!(!std::path::Path::new(file).exists(), "{file} written");
+    }
+}

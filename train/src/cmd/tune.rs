@@ -2,13 +2,12 @@
 //! on games files, `FEN | score | result` lines and game records, written
 //! as Rust source where `--out` says.
 
-use std::fs::File;
-use std::io::{BufReader, Read, Seek};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use xqcli::{out, Failure};
-use xqlearn::{check_header, read_games_until_damage, GamesError};
+use xqlearn::{GamesError, GamesFileDamage, GamesFileError};
 use xqtrain::tune::{
     error, fit_k, free_weights, tune, weights_source, Dataset, TuneConfig, Weights,
 };
@@ -111,36 +110,45 @@ pub fn run(args: &TuneArgs) -> xqcli::Result {
     Ok(())
 }
 
-/// Adds the positions of a data file: a games file (its quiet searched
-/// positions), else text of `FEN | score | result` lines.
+/// Adds the positions of a data file: a games file or a reservoir of
+/// games (their quiet searched positions), else text of
+/// `FEN | score | result` lines.
 ///
 /// # Errors
 ///
-/// The file cannot be read, or is a games file of another version
-/// (exit status 2).
+/// The file cannot be read, is a damaged reservoir or a games file of
+/// another version, or is neither games nor text (exit status 2).
 fn add_data_file(data: &mut Dataset, path: &Path) -> xqcli::Result {
-    if let Ok(mut file) = File::open(path) {
-        let mut head = [0u8; 10];
-        let games = file.read_exact(&mut head).is_ok()
-            && matches!(check_header(&head), Ok(()) | Err(GamesError::Version(_)));
-        if games && file.rewind().is_ok() {
-            let (games, damage) = read_games_until_damage(&mut BufReader::new(file))
-                .map_err(|e| Failure::usage(e).context(path.display()))?;
+    match xqlearn::read_games_file(path) {
+        Ok((games, damage)) => {
             games.iter().for_each(|g| data.add_record(g));
             if let Some(d) = damage {
-                eprintln!("{}: {d}; the games before it are used", path.display());
+                eprintln!(
+                    "{}: {}; the games before it are used",
+                    path.display(),
+                    d.damage
+                );
             }
-            return Ok(());
+            Ok(())
         }
+        Err(GamesFileError {
+            source: GamesFileDamage::Games(GamesError::NotGames),
+            ..
+        }) => add_text_file(data, path),
+        Err(e) => Err(Failure::usage(e)),
     }
-    add_text_file(data, path)
 }
 
 /// Adds the positions of a file of `FEN | score | result` lines, saying
 /// which lines were skipped and why.
 fn add_text_file(data: &mut Dataset, path: &Path) -> xqcli::Result {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure::usage(e).context(path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        ErrorKind::InvalidData => Failure::usage(format!(
+            "{}: not a games file (no XQGAMES header), nor text of `FEN | score | result` lines",
+            path.display()
+        )),
+        _ => Failure::usage(e).context(path.display()),
+    })?;
     let bad = data.add_text(&text, 1);
     for b in bad.iter().take(BAD_LINES_SHOWN) {
         eprintln!("{}:{}: skipped: {}", path.display(), b.line, b.reason);
