@@ -107,6 +107,22 @@ pub enum TableError {
 }
 
 impl TableError {
+    /// The table file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TableError::Store(
+                StoreError::Io { path, .. }
+                | StoreError::Foreign { path, .. }
+                | StoreError::Version { path, .. }
+                | StoreError::Truncated { path, .. }
+                | StoreError::Corrupt { path, .. }
+                | StoreError::Misuse { path, .. },
+            )
+            | TableError::Corrupt { path, .. } => path,
+            TableError::Scratch { table, .. } => table,
+        }
+    }
+
     fn corrupt(path: &Path, reason: impl Into<String>) -> TableError {
         TableError::Corrupt {
             path: path.to_path_buf(),

@@ -38,7 +38,8 @@ pub struct ServeArgs {
 
 /// Opens the books, the tables and the engine's cache the options name,
 /// saying how many books and tables there are. A book whose analysis
-/// cannot be used answers by its games.
+/// cannot be used answers by its games; a table that cannot be opened is
+/// named with the reason, and the positions that need it get no answer.
 ///
 /// # Errors
 ///
@@ -79,16 +80,20 @@ pub fn open(args: &ServeArgs) -> xqcli::Result<Library> {
         args.cache.as_deref(),
     )
     .map_err(|e| Failure::usage(cache_error(args.cache.as_deref(), &e)))?;
+    let library = Library::new(books, tables, engine);
+    // Every table opened now: a damaged one is named before a query
+    // needs it (a damaged block shows when a probe reads it).
+    if let Some(tb) = &library.tables {
+        for e in tb.open_all() {
+            library.log_table_error(&e);
+        }
+    }
     eprintln!(
         "{} book(s), {} table(s)",
-        books.len(),
-        tables.as_ref().map_or(0, |t| t.len())
+        library.books.len(),
+        library.tables.as_ref().map_or(0, |t| t.len())
     );
-    Ok(Library {
-        books,
-        tables,
-        engine,
-    })
+    Ok(library)
 }
 
 /// Why the engine's cache cannot be used, naming its file once: SQLite's
