@@ -57,7 +57,7 @@ pub const BLOCK_RECORDS: u64 = 8 * 1024;
 
 /// Rule set 2: a side without a legal move loses; a side that can only
 /// avoid losing by checking for ever loses (values from
-/// [`crate::value::RULE_DTM`] up); every other repetition is a draw.
+/// [`crate::RULE_DTM`] up); every other repetition is a draw.
 /// Perpetual chasing is not scored. (Rule set 1, of format version 1, had
 /// no perpetual-check rule.)
 pub const RULES_PERPETUAL_CHECK: u8 = 2;
@@ -65,16 +65,16 @@ pub const RULES_PERPETUAL_CHECK: u8 = 2;
 /// Rule set 3, the Asian rules as first built: as rule set 2, and a side
 /// that can only avoid losing by chasing one piece for ever, against a side
 /// that neither checks nor chases, loses (values from
-/// [`crate::value::CHASE_DTM`] up). Refused now: rule set 4 rules more of
+/// [`crate::CHASE_DTM`] up). Refused now: rule set 4 rules more of
 /// its draws.
 pub const RULES_CHECK_AND_CHASE: u8 = 3;
 
 /// Rule set 4, the Asian rules: a side without a legal move loses; a side
 /// that can only avoid losing by checking for ever loses, unless the other
-/// side checks on every move too (values from [`crate::value::RULE_DTM`]
+/// side checks on every move too (values from [`crate::RULE_DTM`]
 /// up); a side that can only avoid losing by chasing one piece for ever
 /// loses, unless the other side's moves are all checks or all chases of one
-/// piece (values from [`crate::value::CHASE_DTM`] up); every other
+/// piece (values from [`crate::CHASE_DTM`] up); every other
 /// repetition is a draw.
 pub const RULES_AS_GAMES: u8 = 4;
 
@@ -107,6 +107,22 @@ pub enum TableError {
 }
 
 impl TableError {
+    /// The table file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TableError::Store(
+                StoreError::Io { path, .. }
+                | StoreError::Foreign { path, .. }
+                | StoreError::Version { path, .. }
+                | StoreError::Truncated { path, .. }
+                | StoreError::Corrupt { path, .. }
+                | StoreError::Misuse { path, .. },
+            )
+            | TableError::Corrupt { path, .. } => path,
+            TableError::Scratch { table, .. } => table,
+        }
+    }
+
     fn corrupt(path: &Path, reason: impl Into<String>) -> TableError {
         TableError::Corrupt {
             path: path.to_path_buf(),

@@ -261,7 +261,7 @@ pub struct MaterialClass {
 impl MaterialClass {
     /// The class's materials, canonical, without dead draws, smallest
     /// first. (Building them also builds what their captures lead into,
-    /// which may lie outside the class: see `egtbgen::build::plan`.)
+    /// which may lie outside the class: see `egtbgen::plan`.)
     pub fn materials(&self) -> Vec<Material> {
         const ATTACKERS: [Role; 4] = [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn];
         let mut armies = Vec::new();

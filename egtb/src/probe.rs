@@ -89,6 +89,20 @@ impl Tablebase {
         self.max_pieces
     }
 
+    /// Opens every registered table now instead of on its first probe,
+    /// checking each file's header and block index (not its blocks, which
+    /// a probe checks as it reads them): the errors of the files that
+    /// cannot be used, each naming its file, in no particular order. A
+    /// program that serves many positions calls it at start, to name a
+    /// damaged table before any probe needs it; probes of such a table
+    /// keep failing with the same error.
+    pub fn open_all(&self) -> Vec<ProbeError> {
+        self.tables
+            .keys()
+            .filter_map(|material| self.table(material)?.err())
+            .collect()
+    }
+
     /// The table of a canonical material, opened on first use; `None` when
     /// none is registered.
     fn table(&self, material: &Material) -> Option<Result<&TableFile, ProbeError>> {

@@ -1,7 +1,7 @@
 //! The tables' answers under a rule: among moves of equal value, those
 //! that keep material come first, then the caller's preference.
 
-use egtbgen::build::{build, plan};
+use egtbgen::{build, plan};
 use xqcore::{Move, Position};
 use xqegtb::{Material, Preference, Repetitions, Tablebase, Value};
 
@@ -96,4 +96,51 @@ fn the_preference_orders_moves_of_equal_value_and_material() {
     let favour = Favour(e1e7);
     let answers = tb.under(Repetitions::CheckAndChase).preferring(&favour);
     assert_ne!(answers.best_move(&root).unwrap().map(|b| b.0), Some(e1e7));
+}
+
+/// Flips a byte of a table file's header: the file cannot be opened.
+fn damage_header(table: &std::path::Path) {
+    let mut bytes = std::fs::read(table).unwrap();
+    bytes[16] ^= 0x55;
+    std::fs::write(table, bytes).unwrap();
+}
+
+/// Flips every byte of a table file's blocks (after the 64-byte header
+/// and the metadata, before the block index the header points to): the
+/// file opens, and every block fails its checksum.
+fn damage_blocks(table: &std::path::Path) {
+    let mut bytes = std::fs::read(table).unwrap();
+    let meta_len = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
+    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
+    for b in &mut bytes[64 + meta_len..index] {
+        *b ^= 0x55;
+    }
+    std::fs::write(table, bytes).unwrap();
+}
+
+#[test]
+fn damaged_tables_are_named_when_opened_or_probed_never_read_as_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables: Vec<Material> = ["KRK", "KCKA"].map(|m| m.parse().unwrap()).to_vec();
+    build(dir.path(), &plan(&tables), &|_| {}).unwrap();
+    let (header, blocks) = (dir.path().join("KRK.xqtb"), dir.path().join("KCKA.xqtb"));
+    damage_header(&header);
+    damage_blocks(&blocks);
+    let mut tb = Tablebase::new();
+    tb.add_dir(dir.path()).unwrap();
+    // Opening every table names the one whose header is damaged, and only
+    // it: a damaged block shows when a probe reads it.
+    let errors = tb.open_all();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].path(), header);
+    assert!(errors[0].to_string().contains("checksum"), "{}", errors[0]);
+    for (fen, file) in [
+        ("3k5/9/9/9/9/9/9/9/4R4/4K4 w", &header),
+        ("3k5/4a4/9/9/9/9/9/9/4C4/4K4 w", &blocks),
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        let e = tb.probe(&pos).unwrap_err();
+        assert_eq!(e.path(), file, "{fen}");
+        assert!(e.to_string().contains("checksum"), "{fen}: {e}");
+    }
 }

@@ -11,11 +11,10 @@ use crate::generate::{
     bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Scratch, Solution, Solutions,
     SolveError,
 };
-use xqegtb::file::{
-    rules_for, write_table_with, EncodedBlock, TableError, TableFile, TableInfo, EXTENSION,
+use xqegtb::{
+    rules_for, write_table_with, EncodedBlock, Indexer, Material, TableError, TableFile, TableInfo,
+    EXTENSION,
 };
-use xqegtb::index::Indexer;
-use xqegtb::material::Material;
 
 /// zstd level of table files: on KRKNAABB level 13 writes 1.068 bits a
 /// position against level 19's 1.027, in a sixth of the time; the 4 % of

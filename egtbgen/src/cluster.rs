@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use xqegtb::material::Material;
+use xqegtb::Material;
 
 use crate::jobs::{estimate, job_arrays};
 

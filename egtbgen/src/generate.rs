@@ -51,10 +51,10 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use xqcore::{Board, Color, Position, Role, Setup};
 
-use xqegtb::index::{Indexer, Placement, MAX_PIECES};
-use xqegtb::material::{color_of_side, Material};
-use xqegtb::orient::{board_of, placement_of};
-use xqegtb::value::{Value, Wdl, CHASE_DTM, MAX_DTM, RULE_DTM};
+use xqegtb::{
+    board_of, color_of_side, placement_of, Indexer, Material, Placement, Value, Wdl, CHASE_DTM,
+    MAX_DTM, MAX_PIECES, RULE_DTM,
+};
 
 mod candidates;
 mod cells;

@@ -9,8 +9,7 @@ use std::fmt::Write as _;
 
 use crate::build::table_path;
 use crate::generate::working_bytes;
-use xqegtb::index::Indexer;
-use xqegtb::material::Material;
+use xqegtb::{Indexer, Material};
 
 /// Bits a table file takes per position, for estimates: the 5-piece set
 /// averages 0.63, KRKAABB 0.93 (measured with `egtbgen info`).
@@ -392,7 +391,7 @@ fn job_outcome(text: &str) -> Outcome {
 mod tests {
     use super::*;
     use crate::build::plan;
-    use xqegtb::material::{Defenders, MaterialClass};
+    use xqegtb::{Defenders, MaterialClass};
 
     fn m(s: &str) -> Material {
         s.parse().unwrap()

@@ -2,18 +2,31 @@
 //! checks tables, kept apart from the probing library (`xqegtb`), so that
 //! the engine and the server link no generator code.
 //!
-//! - [`generate`]: solves one material by retrograde analysis, with the
-//!   repetition rules, in memory or under a memory bound.
-//! - [`build`]: builds a set of tables into a directory, each from the
-//!   tables its captures lead into.
-//! - [`verify`]: checks a table against its successors (the minimax rule).
+//! - Solving: [`solve`] solves one material by retrograde analysis, with
+//!   the repetition rules, in memory ([`Solution`]), given the values of
+//!   the tables its captures lead into ([`Lookup`], [`Solutions`]);
+//!   [`solve_in`] under a memory bound, its large arrays in [`Scratch`]
+//!   files.
+//! - Building: [`plan`] puts a set of tables in dependency order,
+//!   [`build`] and [`build_bounded`] write them into a directory
+//!   ([`table_path`]), each from the tables its captures lead into,
+//!   reporting [`Event`]s as they go.
+//! - Checking: [`verify`] checks a table against its successors (the
+//!   minimax rule), read with [`load_with_captures`].
 //! - [`jobs`]: a table set as jobs for `make` or Slurm, with what each
 //!   table is estimated to cost.
 //! - [`cluster`]: what a set costs as a Slurm run on a cluster, its
 //!   submission played out with measured job rates.
 
-pub mod build;
+mod build;
 pub mod cluster;
-pub mod generate;
+mod generate;
 pub mod jobs;
-pub mod verify;
+mod verify;
+
+pub use build::{build, build_bounded, plan, table_path, BuildError, Event, MemoryBound, Summary};
+pub use generate::{
+    solve, solve_in, working_bytes, Lookup, Progress, Scratch, Solution, Solutions, SolveError,
+    Solved, Table, MAX_VICTIMS,
+};
+pub use verify::{load_with_captures, verify, LoadError, Mismatch, VerifyReport};

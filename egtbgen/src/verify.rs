@@ -28,10 +28,7 @@ use xqcore::{Move, Position};
 use crate::build::{needed_sides, table_path};
 use crate::generate::{positions_of, table_position, Lookup, Solution, Solutions, Table};
 use xqcore::chase::chased_squares;
-use xqegtb::file::{TableError, TableFile};
-use xqegtb::index::{Indexer, Placement};
-use xqegtb::material::Material;
-use xqegtb::value::{Value, CHASE_DTM, RULE_DTM};
+use xqegtb::{Indexer, Material, Placement, TableError, TableFile, Value, CHASE_DTM, RULE_DTM};
 
 /// Why a table could not be read for [`verify`].
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +74,7 @@ pub struct Mismatch {
 
 /// What [`verify`] found.
 #[derive(Clone, Debug, Default)]
-pub struct Report {
+pub struct VerifyReport {
     /// Positions checked (legal ones, both sides to move).
     pub checked: u64,
     /// The first few disagreements, and how many there were.
@@ -88,7 +85,11 @@ pub struct Report {
 /// Checks every legal position of `table` against its successors: those
 /// in the table itself, and captures through `lookup`. `progress` gets the
 /// number of indexes done as work finishes.
-pub fn verify(table: &impl Table, lookup: &dyn Lookup, progress: &(dyn Fn(u64) + Sync)) -> Report {
+pub fn verify(
+    table: &impl Table,
+    lookup: &dyn Lookup,
+    progress: &(dyn Fn(u64) + Sync),
+) -> VerifyReport {
     let indexer = table.indexer();
     let checked = AtomicU64::new(0);
     let chunk = 4096u64;
@@ -135,7 +136,7 @@ pub fn verify(table: &impl Table, lookup: &dyn Lookup, progress: &(dyn Fn(u64) +
         .collect();
     let mismatch_count = mismatches.len() as u64;
     mismatches.truncate(10);
-    Report {
+    VerifyReport {
         checked: checked.into_inner(),
         mismatches,
         mismatch_count,

@@ -4,11 +4,10 @@
 
 use std::collections::HashMap;
 
-use egtbgen::generate::{solve, Lookup, Solutions};
+use egtbgen::{solve, Lookup, Solutions};
 use xqcore::chase::chased_squares;
 use xqcore::{Bitboard, Board, Color, Move, Piece, Position, Role, Setup, Square};
-use xqegtb::orient::table_of;
-use xqegtb::{Material, Value};
+use xqegtb::{table_of, Material, Value};
 
 /// Every legal position of `pieces` (with both kings) and either side to move.
 fn all_positions(pieces: &[Piece]) -> Vec<Position> {
@@ -159,9 +158,9 @@ impl Brute {
                     trapped_checkers(&positions, &moves, &in_check, values, checker, alone);
                 if !trapped.is_empty() {
                     let floor = if alone {
-                        xqegtb::value::RULE_DTM
+                        xqegtb::RULE_DTM
                     } else {
-                        xqegtb::value::CHASE_DTM
+                        xqegtb::CHASE_DTM
                     };
                     let base = ((*longest + 2) & !1).max(floor);
                     lose_at(values, &trapped, base);
@@ -179,7 +178,7 @@ impl Brute {
             for chaser in [Color::Red, Color::Black] {
                 let trapped = trapped_chasers(&positions, &moves, &in_check, &values, chaser);
                 if !trapped.is_empty() {
-                    let base = ((longest + 2) & !1).max(xqegtb::value::CHASE_DTM);
+                    let base = ((longest + 2) & !1).max(xqegtb::CHASE_DTM);
                     lose_at(&mut values, &trapped, base);
                     longest = rounds(&moves, &mut values, base + 1).max(base);
                     chased = true;
@@ -598,7 +597,7 @@ fn perpetual_checks_match_brute_force() {
 
 #[test]
 fn verify_accepts_solved_tables_and_catches_a_changed_value() {
-    use egtbgen::verify::verify;
+    use egtbgen::verify;
     let mut solutions = Solutions::default();
     // KRKBB has two pieces of one kind and mirror-symmetric
     // placements: the successor index verify finds without making a move
@@ -626,7 +625,7 @@ fn verify_accepts_solved_tables_and_catches_a_changed_value() {
 
 #[test]
 fn verify_accepts_losses_by_the_rule_and_catches_false_ones() {
-    use egtbgen::verify::verify;
+    use egtbgen::verify;
     let mut solutions = Solutions::default();
     for name in ["KRK", "KNK"] {
         let solved = solve(name.parse().unwrap(), &solutions, &|_| {}).unwrap();

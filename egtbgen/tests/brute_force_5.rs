@@ -12,12 +12,11 @@
 
 use std::collections::HashMap;
 
-use egtbgen::generate::{solve, Lookup, Solutions};
+use egtbgen::{solve, Lookup, Solutions};
 use rayon::prelude::*;
 use xqcore::chase::chased_squares;
 use xqcore::{Board, Color, Piece, Position, Role, Setup, Square};
-use xqegtb::value::{CHASE_DTM, RULE_DTM};
-use xqegtb::{Material, Value, Wdl};
+use xqegtb::{Material, Value, Wdl, CHASE_DTM, RULE_DTM};
 
 /// Every position of a material, legal or not, by number.
 struct Numbering {

@@ -12,11 +12,9 @@
 //! forward here instead. So are the perpetual-check results of a table
 //! where the checked side sometimes checks back.
 
-use egtbgen::generate::{solve, Lookup, Solutions};
+use egtbgen::{solve, Lookup, Solutions};
 use xqcore::{Position, RepetitionKind};
-use xqegtb::orient::board_of;
-use xqegtb::value::CHASE_DTM;
-use xqegtb::{Material, Placement, Value};
+use xqegtb::{board_of, Material, Placement, Value, CHASE_DTM};
 
 /// Solves `material` and every table its captures lead into.
 fn solutions(material: &str) -> (Material, Solutions) {
@@ -134,7 +132,7 @@ fn check_rule_losses(material: &str, floor: u16) -> usize {
                 continue;
             }
             ix.placement(index, &mut placement);
-            let turn = xqegtb::material::color_of_side(side, false);
+            let turn = xqegtb::color_of_side(side, false);
             let fen = format!(
                 "{} {}",
                 board_of(ix, &placement).fen_placement(),
@@ -191,6 +189,6 @@ fn krknc_chase_results_hold_under_the_rules() {
 #[test]
 #[ignore = "solves KRAKCA (about a minute on two cores)"]
 fn krakca_rule_results_hold_under_the_rules() {
-    let checked = check_rule_losses("KRAKCA", xqegtb::value::RULE_DTM);
+    let checked = check_rule_losses("KRAKCA", xqegtb::RULE_DTM);
     assert!(checked > 5000, "KRAKCA: {checked} losses by the rules");
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use egtbgen::build::{build, plan, table_path};
+use egtbgen::{build, plan, table_path};
 use xqcore::Position;
 use xqegtb::{Material, TableFile, Tablebase};
 

@@ -4,8 +4,7 @@
 
 use std::sync::Mutex;
 
-use egtbgen::build::{build_bounded, plan, Event, MemoryBound};
-use egtbgen::generate::{working_bytes, Progress};
+use egtbgen::{build_bounded, plan, working_bytes, Event, MemoryBound, Progress};
 use xqegtb::Material;
 
 /// What each table of `material`'s set reported, in the order solved.

@@ -34,10 +34,10 @@ pub(crate) fn is_rule_score(score: i32) -> bool {
 /// alone), 0 for a draw.
 pub(crate) fn table_score(value: Value) -> i32 {
     let rule_distance = |d: u16| {
-        if d >= xqegtb::value::CHASE_DTM {
-            400 + (d - xqegtb::value::CHASE_DTM).min(99) as i32
+        if d >= xqegtb::CHASE_DTM {
+            400 + (d - xqegtb::CHASE_DTM).min(99) as i32
         } else {
-            d.saturating_sub(xqegtb::value::RULE_DTM).min(399) as i32
+            d.saturating_sub(xqegtb::RULE_DTM).min(399) as i32
         }
     };
     match value {

@@ -7,9 +7,9 @@ mod common;
 use std::time::Duration;
 
 use common::{best_of, search_infos, Engine, SECS};
-use egtbgen::build::{build, plan, table_path};
+use egtbgen::{build, plan, table_path};
 use xqcore::{Move, Position};
-use xqegtb::orient::board_of;
+use xqegtb::board_of;
 use xqegtb::{Material, Placement, TableFile, Tablebase, Value};
 use xqmatch::{read_info, EngineScore, InfoLine, Protocol};
 

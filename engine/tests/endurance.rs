@@ -10,7 +10,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use egtbgen::build::{build, plan};
+use egtbgen::{build, plan};
 use xqegtb::Material;
 use xqmatch::{
     run_tournament, EngineSpec, FinishedGame, Memory, MoveLimit, Termination, TournamentSpec,

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{best_of, search_infos, Engine, SECS};
-use egtbgen::build::{build, plan, table_path};
+use egtbgen::{build, plan, table_path};
 use xqegtb::Material;
 use xqmatch::Protocol;
 use xqstore::{Layout, HEADER_LEN};

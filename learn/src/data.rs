@@ -282,7 +282,7 @@ fn fingerprint(game: &GameRecord) -> u64 {
 }
 
 /// The games of a games file or of a reservoir of them
-/// ([`crate::reservoir`]). A games file cut short (a killed run) gives the
+/// ([`crate::Reservoir`]). A games file cut short (a killed run) gives the
 /// games before the damage, with the damage; a reservoir is read whole or
 /// not at all.
 ///

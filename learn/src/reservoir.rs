@@ -14,7 +14,7 @@
 //! magic "XQRESV\0\0", u16 version (1), u16 0,
 //! u64 games ever offered, u32 games kept, u32 capacity,
 //! u32 payload length, u32 CRC-32 of the payload
-//! payload: a games file ([`crate::games`]), zstd-compressed
+//! payload: a games file (the layout of games.rs), zstd-compressed
 //! ```
 //!
 //! A file is written whole or not at all; a damaged one is refused with

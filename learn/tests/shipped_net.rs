@@ -4,9 +4,7 @@
 use std::path::Path;
 
 use xqcore::{GameResult, Position};
-use xqlearn::data::Sample;
-use xqlearn::model::evaluate;
-use xqlearn::trainer::Trainer;
+use xqlearn::{evaluate, Sample, Trainer};
 use xqnnue::Network;
 
 fn checkpoint() -> Trainer {

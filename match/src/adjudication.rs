@@ -6,7 +6,7 @@
 use std::str::FromStr;
 
 use xqcore::{Color, EndRules, GameResult, Position};
-use xqegtb::value::RULE_DTM;
+use xqegtb::RULE_DTM;
 use xqegtb::{Repetitions, Tablebase, Value};
 
 use crate::game::{MoveStats, Termination};

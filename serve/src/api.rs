@@ -5,7 +5,8 @@
 //! - `GET /api/book?board=B`: the book moves with their games and results,
 //!   scored and ranked as chessdb's `queryall` gives them ([`crate::rank`]).
 //! - `GET /api/tables?board=B`: every move's exact value and the line to
-//!   mate, when the tables hold the position.
+//!   mate, when the tables hold the position (an error, 500, when a table
+//!   they need cannot be read).
 //! - `GET /api/analyse?board=B&lines=N&ms=T`: the engine's analysis with
 //!   `N` lines, streamed as server-sent events while it thinks (`info`
 //!   events, then `done`); under the same bound as chessdb's engine
@@ -15,7 +16,8 @@
 //! `board` is read as in the chessdb API (a FEN, optionally `moves ...`).
 //! Scores and results are for the side to move, as in chessdb's API.
 //! Every error, a bad query, an unknown route or method, a body too
-//! large, is JSON `{"error": reason}` with a 4xx or 503 status.
+//! large, is JSON `{"error": reason}` with a 4xx or 503 status (500 for
+//! a damaged table).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -34,7 +36,7 @@ use serde_json::json;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
 use xqcore::{Move, Position};
-use xqegtb::Value;
+use xqegtb::{ProbeError, Value};
 use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
@@ -131,8 +133,10 @@ pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Boar
         return Json(json!({ "moves": [] })).into_response();
     };
     let answers = crate::chessdb::table_answers(tb);
-    let Ok(Some(values)) = answers.ranked_moves(&pos) else {
-        return Json(json!({ "moves": [] })).into_response();
+    let values = match answers.ranked_moves(&pos) {
+        Ok(Some(values)) => values,
+        Ok(None) => return Json(json!({ "moves": [] })).into_response(),
+        Err(e) => return tables_damaged(&library, &e),
     };
     let moves: Vec<_> = values
         .iter()
@@ -145,14 +149,26 @@ pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Boar
             json!({ "uci": m.to_string(), "result": result, "plies": v.dtm() })
         })
         .collect();
-    let line: Vec<String> = values
-        .first()
-        .and_then(|&(m, _)| answers.line_after(&pos, m, crate::chessdb::TABLE_LINE).ok())
-        .unwrap_or_default()
-        .iter()
-        .map(Move::to_string)
-        .collect();
+    let line = match values.first() {
+        Some(&(m, _)) => match answers.line_after(&pos, m, crate::chessdb::TABLE_LINE) {
+            Ok(line) => line,
+            Err(e) => return tables_damaged(&library, &e),
+        },
+        None => Vec::new(),
+    };
+    let line: Vec<String> = line.iter().map(Move::to_string).collect();
     Json(json!({ "moves": moves, "line": line })).into_response()
+}
+
+/// The reply when a table the answer needs cannot be read: an error, the
+/// table named with the reason in the server's log (not in the reply:
+/// the client has no business with the server's files).
+fn tables_damaged(library: &Library, e: &ProbeError) -> Response {
+    library.log_table_error(e);
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the endgame tables cannot answer: a table they need is damaged (the server's log names it)",
+    )
 }
 
 /// One analysis line as JSON.

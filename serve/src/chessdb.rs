@@ -8,13 +8,20 @@
 //! objects with a `status`. Scores are for the side to move; a mate in
 //! `n` plies scores `30000 - n`. Our extension: `board` may end with
 //! `moves` and moves played from the FEN.
+//!
+//! A position whose answer needs a table that cannot be read (a damaged
+//! file) is `unknown`, the table named with the reason in the server's
+//! log: neither the books nor the engine answer in the tables' place, as
+//! their guess would read as if the position were known.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value as Json};
 use xqbook::BookFile;
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
-use xqegtb::{Answers, Repetitions, Tablebase, Value};
+use xqegtb::{Answers, ProbeError, Repetitions, Tablebase, Value};
 use xqengine::EvalPreference;
 
 use crate::board::{parse_board, BoardError};
@@ -32,6 +39,39 @@ pub struct Library {
     pub books: Vec<BookFile>,
     pub tables: Option<Arc<Tablebase>>,
     pub engine: EnginePool,
+    /// The table files whose error has been logged: each is named once.
+    logged_table_errors: Mutex<HashSet<PathBuf>>,
+}
+
+impl Library {
+    /// The books, tables and engine a server answers from.
+    pub fn new(
+        books: Vec<BookFile>,
+        tables: Option<Arc<Tablebase>>,
+        engine: EnginePool,
+    ) -> Library {
+        Library {
+            books,
+            tables,
+            engine,
+            logged_table_errors: Mutex::default(),
+        }
+    }
+
+    /// Says on standard error why the tables could not answer (a table
+    /// file damaged or unreadable, named with the reason), once for each
+    /// file however many queries meet it.
+    pub fn log_table_error(&self, error: &ProbeError) {
+        let mut logged = self
+            .logged_table_errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if logged.insert(error.path().to_path_buf()) {
+            eprintln!(
+                "xqserve: endgame tables: {error}; positions that need this table get no answer"
+            );
+        }
+    }
 }
 
 /// The actions answered.
@@ -155,14 +195,28 @@ fn table_rank(value: Value, best: Value) -> Rank {
 }
 
 /// The tables' answer: every move's exact value, when the tables hold the
-/// position and every move from it.
-fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> {
+/// position and every move from it (`Ok(None)` when they do not).
+///
+/// # Errors
+///
+/// A table the answer needs cannot be read: the tables cannot answer, and
+/// nothing else may answer in their place.
+fn from_tables(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<Known>, ProbeError> {
     let answers = table_answers(tb);
-    let values = answers.rank(pos, moves).ok()??;
-    let best = values
+    let Some(values) = answers.rank(pos, moves)? else {
+        return Ok(None);
+    };
+    let Some(best) = values
         .iter()
         .map(|v| v.1)
-        .reduce(|a, b| if b.better_than(a) { b } else { a })?;
+        .reduce(|a, b| if b.better_than(a) { b } else { a })
+    else {
+        return Ok(None);
+    };
     let score = |v: Value| match v {
         Value::Draw => 0,
         Value::Win(d) => MATE_SCORE - i32::from(d),
@@ -188,14 +242,16 @@ fn from_tables(tb: &Tablebase, pos: &Position, moves: &[Move]) -> Option<Known> 
             }
         })
         .collect();
-    let first = entries.first()?.mv;
-    let pv = answers.line_after(pos, first, TABLE_LINE).ok()?;
-    Some(Known {
+    let Some(first) = entries.first().map(|e| e.mv) else {
+        return Ok(None);
+    };
+    let pv = answers.line_after(pos, first, TABLE_LINE)?;
+    Ok(Some(Known {
         from_tables: true,
         depth: best.dtm().map_or(0, i32::from),
         entries,
         pv,
-    })
+    }))
 }
 
 /// The first book's answer that has moves for the position: each move's
@@ -343,13 +399,19 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     if moves.is_empty() {
         return style.word(200, "nobestmove");
     }
-    let known = match library
-        .tables
-        .as_deref()
-        .and_then(|tb| from_tables(tb, &pos, &moves))
-    {
-        Some(k) => Some(k),
-        None => from_books(&library.books, &pos, &banned),
+    // A damaged table answers nothing, and nothing answers in its place:
+    // the engine's guess would read as if the position were known.
+    let from_tables = match &library.tables {
+        Some(tb) => from_tables(tb, &pos, &moves),
+        None => Ok(None),
+    };
+    let known = match from_tables {
+        Ok(Some(k)) => Some(k),
+        Ok(None) => from_books(&library.books, &pos, &banned),
+        Err(e) => {
+            library.log_table_error(&e);
+            return style.word(200, "unknown");
+        }
     };
     let known = match known {
         Some(k) => k,

@@ -1,4 +1,5 @@
-//! The routes, on axum: the analysis board at `/`, `/chessdb.php`
+//! The routes, on axum: the analysis board at `/` (`/?fen=FEN` or
+//! `/#fen=FEN` opens it at a position), `/chessdb.php`
 //! (chessdb's API, GET and POST), our JSON API under `/api/`, and a
 //! refusal with a reason for anything else.
 

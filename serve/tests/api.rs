@@ -31,11 +31,7 @@ fn serve() -> std::net::SocketAddr {
         None,
     )
     .unwrap();
-    let library = Arc::new(Library {
-        books: vec![book],
-        tables: Some(Arc::new(tb)),
-        engine,
-    });
+    let library = Arc::new(Library::new(vec![book], Some(Arc::new(tb)), engine));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         tokio::runtime::Runtime::new().unwrap().block_on(async {

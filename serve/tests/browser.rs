@@ -276,3 +276,59 @@ fn the_board_renders() {
     let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "screenshot of {size} bytes");
 }
+
+/// What the board page shows when opened at `query` (after the page's
+/// address, e.g. `?fen=...`): the FEN of the board drawn and the status
+/// line.
+fn opened_at(base: &str, query: &str) -> (String, String) {
+    let dom = chromium(&["--dump-dom", &format!("{base}{query}")]);
+    let html = String::from_utf8_lossy(&dom.stdout).to_string();
+    let attribute = |text: &str, name: &str| -> Option<String> {
+        let rest = text.split(&format!("{name}=\"")).nth(1)?;
+        Some(rest[..rest.find('"')?].to_string())
+    };
+    let board = html
+        .split("<svg id=\"board\"")
+        .nth(1)
+        .map(|rest| &rest[..rest.find('>').unwrap_or(0)])
+        .unwrap_or_default();
+    let fen = attribute(board, "data-fen").unwrap_or_default();
+    let status = html
+        .split("<div id=\"status\"")
+        .nth(1)
+        .and_then(|rest| Some(rest[rest.find('>')? + 1..rest.find("</div>")?].to_string()))
+        .unwrap_or_default();
+    (fen, status)
+}
+
+#[test]
+fn the_board_opens_at_a_fen_from_its_address() {
+    need_chromium();
+    let tables = tempfile::tempdir().unwrap();
+    common::build_rook_tables(tables.path());
+    let args = [OsStr::new("--tables"), tables.path().as_os_str()];
+    let (mut server, url) = common::start_server(&args);
+    let base = url.trim_end_matches("chessdb.php").to_string();
+    let rook = "3k5/9/9/9/9/9/9/9/9/4K3R b";
+    let encoded = rook.replace(' ', "%20");
+    let by_query = opened_at(&base, &format!("?fen={encoded}"));
+    let by_hash = opened_at(&base, &format!("#fen={encoded}"));
+    let refused = opened_at(&base, "?fen=not%20a%20fen");
+    server.kill().ok();
+    server.wait().ok();
+    for (how, (fen, status)) in [("?fen=", &by_query), ("#fen=", &by_hash)] {
+        assert!(
+            fen.starts_with(rook),
+            "{how}: board at {fen:?}, status {status:?}"
+        );
+        assert_eq!(status, "Black to move", "{how}");
+    }
+    // A FEN the server refuses: the start position, and why.
+    let (fen, status) = refused;
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    assert!(fen.starts_with(start), "board at {fen:?}");
+    assert!(
+        status.starts_with("FEN refused: ") && status.contains("invalid FEN"),
+        "{status:?}"
+    );
+}

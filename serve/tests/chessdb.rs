@@ -1,5 +1,7 @@
 //! The chessdb API answered in-process, from a book, tables and the engine.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +23,7 @@ fn rook_tables() -> &'static std::path::Path {
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let m: xqegtb::Material = "KRKAABB".parse().unwrap();
-        egtbgen::build::build(dir.path(), &egtbgen::build::plan(&[m]), &|_| {}).unwrap();
+        egtbgen::build(dir.path(), &egtbgen::plan(&[m]), &|_| {}).unwrap();
         dir
     })
     .path()
@@ -41,11 +43,17 @@ fn plain_book() -> &'static std::path::Path {
 }
 
 fn library(queue: usize) -> Library {
+    library_over(queue, rook_tables())
+}
+
+/// The plain book, the tables of `tables` and an engine whose queue holds
+/// `queue` searches.
+fn library_over(queue: usize, tables: &std::path::Path) -> Library {
     let (book, unusable) = xqbook::BookFile::open(&plain_book().join("book.xqb")).unwrap();
     assert!(unusable.is_none(), "{unusable:?}");
     assert!(book.analysis.is_none());
     let mut tb = xqegtb::Tablebase::new();
-    assert!(tb.add_dir(rook_tables()).unwrap() > 0);
+    assert!(tb.add_dir(tables).unwrap() > 0);
     let tables = Some(Arc::new(tb));
     let engine = EnginePool::new(
         EngineConfig {
@@ -57,11 +65,7 @@ fn library(queue: usize) -> Library {
         None,
     )
     .unwrap();
-    Library {
-        books: vec![book],
-        tables,
-        engine,
-    }
+    Library::new(vec![book], tables, engine)
 }
 
 fn ask(library: &Library, query: &[(&str, &str)]) -> Reply {
@@ -562,4 +566,29 @@ fn an_analysed_book_answers_with_search_scores_and_chessdb_ranks() {
     );
     let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
     assert_eq!(v["moves"][0]["winrate"], "53.03");
+}
+
+#[test]
+fn a_damaged_table_answers_unknown_and_no_engine_guess() {
+    // The rook tables again, KRKAABB's blocks damaged: the file opens, and
+    // every probe into it fails its checksum.
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(rook_tables()).unwrap() {
+        let from = entry.unwrap().path();
+        std::fs::copy(&from, dir.path().join(from.file_name().unwrap())).unwrap();
+    }
+    common::damage_blocks(&dir.path().join("KRKAABB.xqtb"));
+    let lib = library_over(4, dir.path());
+    for action in ["queryall", "querybest", "querypv", "queryscore"] {
+        let r = ask(&lib, &[("action", action), ("board", ROOK_DRAW)]);
+        assert_eq!((r.status, r.body.as_str()), (200, "unknown\0"), "{action}");
+        let r = ask(
+            &lib,
+            &[("action", action), ("board", ROOK_DRAW), ("json", "1")],
+        );
+        assert_eq!(r.body, r#"{"status":"unknown"}"#, "{action}");
+    }
+    // The sound tables still answer.
+    let r = ask(&lib, &[("action", "querybest"), ("board", ROOK_MATE)]);
+    assert!(r.body.starts_with("egtb:"), "{:?}", r.body);
 }

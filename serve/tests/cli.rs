@@ -1,6 +1,8 @@
 //! `xqserve` as a user runs it: what `--help` and the start line say, and
 //! the messages when a file cannot be used.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -98,4 +100,51 @@ fn the_start_line_gives_the_address_of_the_board() {
         board.starts_with("http://127.0.0.1:") && board.ends_with('/'),
         "{board}"
     );
+}
+
+/// A rook against a full defence, drawn: in KRKAABB's table.
+const ROOK_DRAW: &str = "3akab2/9/4b4/9/9/9/9/9/4R4/4K4 w";
+
+#[test]
+fn damaged_tables_are_named_at_start_or_first_probe_and_answer_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let krkaabb: xqegtb::Material = "KRKAABB".parse().unwrap();
+    egtbgen::build(dir.path(), &egtbgen::plan(&[krkaabb]), &|_| {}).unwrap();
+    // One table that cannot be opened, one whose blocks fail their checksums.
+    let (header, blocks) = (
+        dir.path().join("KRKAAB.xqtb"),
+        dir.path().join("KRKAABB.xqtb"),
+    );
+    common::damage_header(&header);
+    common::damage_blocks(&blocks);
+    let args = [std::ffi::OsStr::new("--tables"), dir.path().as_os_str()];
+    let (server, url, log) = common::start_server_logged(&args);
+    let addr = common::address(&url);
+    let said = || log.lock().unwrap().clone();
+    // At start: the table that cannot be opened, with the reason.
+    let at_start = said();
+    let named = |lines: &[String], file: &std::path::Path, reason: &str| {
+        lines
+            .iter()
+            .filter(|l| l.contains(file.to_str().unwrap()) && l.contains(reason))
+            .count()
+    };
+    assert_eq!(named(&at_start, &header, "checksum"), 1, "{at_start:#?}");
+    assert_eq!(named(&at_start, &blocks, ""), 0, "{at_start:#?}");
+    // The drawn position's table is damaged: no answer, neither from the
+    // tables nor from the engine in their place; the table named once.
+    for _ in 0..2 {
+        let path = xqserve::load::chessdb_path("queryall", ROOK_DRAW);
+        let (status, body) = common::get(addr, &path);
+        assert_eq!((status, body.as_str()), (200, "unknown\0"));
+        let path = path.replace("/chessdb.php?action=queryall&", "/api/tables?");
+        let (status, body) = common::get(addr, &path);
+        assert_eq!(status, 500, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("damaged"), "{body}");
+    }
+    drop(server);
+    let lines = said();
+    assert_eq!(named(&lines, &blocks, "checksum"), 1, "{lines:#?}");
+    assert_eq!(named(&lines, &header, "checksum"), 1, "{lines:#?}");
 }

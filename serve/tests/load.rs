@@ -24,11 +24,7 @@ fn library() -> Library {
         None,
     )
     .unwrap();
-    Library {
-        books: vec![book],
-        tables: None,
-        engine,
-    }
+    Library::new(vec![book], None, engine)
 }
 
 #[test]

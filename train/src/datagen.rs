@@ -3,7 +3,7 @@
 //! A game starts from a varied opening: weighted-random book moves (or an
 //! opening line), then a few uniformly random moves. From there both sides
 //! search each move with a fixed node budget, and every searched move is
-//! recorded with its score ([`crate::games`]): the filters (quiet
+//! recorded with its score ([`xqlearn::GameRecord`]): the filters (quiet
 //! positions, no mate scores) are the trainer's, applied when it reads the
 //! games, so the record keeps everything and stays four bytes a ply.
 //!
@@ -21,9 +21,8 @@ use xqbook::AnyBook;
 use xqcore::{Color, EndRules, GameResult, Move, Position, SplitMix64};
 use xqegtb::{Repetitions, Tablebase, Wdl};
 use xqengine::{Limits, SearchConfig, Searcher, Silent, MATE_BOUND};
+use xqlearn::{write_game, GameRecord, NO_SCORE};
 use xqrecords::Opening;
-
-use crate::games::{write_game, GameRecord, NO_SCORE};
 
 /// Where games start.
 pub enum Openings {
@@ -275,7 +274,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{read_games, write_header};
+    use xqlearn::{read_games, write_header};
 
     #[test]
     fn generated_games_read_back_and_end_decided() {

@@ -3,13 +3,13 @@
 //! their code.
 //!
 //! - [`datagen`]: self-play games searched in-process, recorded move by
-//!   move with the search scores.
-//! - [`games`] (from [`xqlearn`], the NNUE trainer): self-play games as a
-//!   compact binary record (start, moves with scores, result; four bytes a
-//!   ply), checked on reading.
+//!   move with the search scores in the games files of [`xqlearn`] (the
+//!   NNUE trainer, which reads them).
 //! - [`tune`]: Texel tuning of the evaluation weights against such data
 //!   and game records.
+//!
+//! Each is a namespace of its own (`tune::tune`, `datagen::generate`),
+//! used qualified.
 
 pub mod datagen;
-pub use xqlearn::games;
 pub mod tune;

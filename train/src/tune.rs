@@ -9,9 +9,9 @@
 
 use std::fmt::Write as _;
 
-use crate::games::{GameRecord, NO_SCORE};
 use xqcore::{GameResult, Position};
 use xqengine::hce::{self, feature, MAX_PHASE, S};
+use xqlearn::{GameRecord, NO_SCORE};
 use xqrecords::pgn::Game;
 
 /// One position: a slice of the shared feature list and what blends it.
@@ -115,7 +115,7 @@ impl Dataset {
     }
 
     /// Adds the quiet searched positions of a self-play game
-    /// ([`crate::games`]): the move has a score, the side to move is not in
+    /// ([`xqlearn::GameRecord`]): the move has a score, the side to move is not in
     /// check and the move played is not a capture.
     pub fn add_record(&mut self, game: &GameRecord) {
         let result = match game.result {

@@ -32,7 +32,7 @@ fn data_from_self_play_and_records_tunes_the_weights() {
     let data = dir.path().join("data.games");
     self_play(&data, 2, 1);
     let mut file = std::fs::File::open(&data).unwrap();
-    let games = xqtrain::games::read_games(&mut file).unwrap();
+    let games = xqlearn::read_games(&mut file).unwrap();
     assert_eq!(games.len(), 2);
     // Game records in Chinese notation and Big5, read by xqrecords.
     let games = concat!(
@@ -67,6 +67,8 @@ fn data_from_self_play_and_records_tunes_the_weights() {
         data.to_str().unwrap(),
         "--pgn",
         "/nonexistent/games.pgn",
+        "--out",
+        weights.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/games.pgn"));
@@ -160,7 +162,14 @@ fn nnue_training_writes_a_net_and_resumes_from_its_checkpoint() {
         assert!(stderr.contains(says), "{stderr}");
     }
     // Games files that are not games files are refused, naming them.
-    let out = xqtrain(&["nnue", "/nonexistent/x.games"]);
+    let out = xqtrain(&[
+        "nnue",
+        "/nonexistent/x.games",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--out",
+        dir.path().join("run.xqnn").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.games"));
 }
@@ -473,4 +482,111 @@ fn loss_reproduces_a_rounds_held_out_figures_for_any_checkpoint() {
         counted(&both, " positions scored in all"),
         held_out + records
     );
+}
+
+#[test]
+fn the_trainers_write_only_where_they_are_told() {
+    // A copy of the repository's shipped files, where README's examples
+    // are run: the net the engine embeds, the committed checkpoint (which
+    // `nnue` would resume from), the engine's weights.
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let shipped = [
+        "nnue/nets/default.xqnn",
+        "nnue/train/checkpoint.xqck",
+        "engine/src/eval/weights.rs",
+    ];
+    for file in shipped {
+        let copy = dir.path().join(file);
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(format!("{root}/{file}"), &copy).unwrap();
+    }
+    let before: Vec<Vec<u8>> = shipped
+        .iter()
+        .map(|f| std::fs::read(dir.path().join(f)).unwrap())
+        .collect();
+    let data = dir.path().join("data.games");
+    self_play(&data, 2, 1);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_xqtrain"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run xqtrain")
+    };
+    for (args, missing) in [
+        (&["nnue", "data.games", "--epochs", "1"][..], "--checkpoint"),
+        (&["nnue", "data.games", "--checkpoint", "c.xqck"], "--out"),
+        (&["tune", "data.games", "--epochs", "1"], "--out"),
+    ] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(missing), "{args:?}: {stderr}");
+    }
+    for (file, bytes) in shipped.iter().zip(&before) {
+        let now = std::fs::read(dir.path().join(file)).unwrap();
+        assert!(now == *bytes, "{file} was rewritten");
+    }
+    // Named, the outputs are written where they are named.
+    let out = run(&[
+        "nnue",
+        "data.games",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "64",
+        "--checkpoint",
+        "mine.xqck",
+        "--out",
+        "mine.xqnn",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("mine.xqck").is_file() && dir.path().join("mine.xqnn").is_file());
+}
+
+#[test]
+fn a_file_that_holds_no_games_is_named_with_one_clear_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    // Neither a games file nor text: bytes that are not UTF-8.
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(
+        &junk,
+        [
+            0xff, 0xfe, 0x00, 0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
+        ],
+    )
+    .unwrap();
+    let name = junk.to_str().unwrap();
+    let path = |file: &str| dir.path().join(file).to_str().unwrap().to_owned();
+    let (weights, checkpoint, net, reservoir) = (
+        path("w.rs"),
+        path("c.xqck"),
+        path("n.xqnn"),
+        path("r.xqres"),
+    );
+    for args in [
+        vec!["tune", name, "--out", &weights],
+        vec!["nnue", name, "--checkpoint", &checkpoint, "--out", &net],
+        vec!["loss", name, "--net", &net],
+        vec!["reservoir", &reservoir, "--add", name],
+    ] {
+        let out = xqtrain(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let message = stderr.trim();
+        assert_eq!(message.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            message.starts_with(&format!("xqtrain {}: {name}: not a games file", args[0])),
+            "{args:?}: {stderr}"
+        );
+        assert!(!message.contains("UTF-8"), "{args:?}: {stderr}");
+    }
+    for file in [&weights, &checkpoint, &net, &reservoir] {
+        assert!(!std::path::Path::new(file).exists(), "{file} written");
+    }
 }

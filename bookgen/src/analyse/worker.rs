@@ -213,7 +213,7 @@ mod tests {
     fn positions_the_tables_hold_take_their_exact_value() {
         let dir = tempfile::tempdir().unwrap();
         let krk: xqegtb::Material = "KRK".parse().unwrap();
-        egtbgen::build::build(dir.path(), &egtbgen::build::plan(&[krk]), &|_| {}).unwrap();
+        egtbgen::build(dir.path(), &egtbgen::plan(&[krk]), &|_| {}).unwrap();
         let mut tb = xqegtb::Tablebase::new();
         tb.add_dir(dir.path()).unwrap();
         // The rook mates; its mirror image is stored with the mirrored move.

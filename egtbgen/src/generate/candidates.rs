@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::scratch::{List, ListRoom};
 use super::{Bits, State, CHUNK};
-use xqegtb::index::Placement;
+use xqegtb::Placement;
 
 /// Where a move's position stands among the other kind of candidates, when
 /// it is none.

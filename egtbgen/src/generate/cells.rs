@@ -20,7 +20,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use xqegtb::value::MAX_DTM;
+use xqegtb::MAX_DTM;
 
 /// An atomic cell of the solver (transparent: scratch files map them).
 #[repr(transparent)]
@@ -156,9 +156,9 @@ impl Codes {
     }
 
     /// The table code ([`xqegtb::Value::to_code`]) of every cell value: a
-    /// draw for open cells, [`xqegtb::value::INVALID`] for no position.
+    /// draw for open cells, [`xqegtb::INVALID`] for no position.
     pub(super) fn decode_table(&self) -> Vec<u16> {
-        use xqegtb::value::{Value, INVALID};
+        use xqegtb::{Value, INVALID};
         (0..=self.max)
             .map(|cell| match self.dtm_of(cell) {
                 _ if cell == self.max => INVALID,
@@ -192,6 +192,6 @@ mod tests {
         let table = codes.decode_table();
         assert_eq!(table[a as usize], xqegtb::Value::Win(7).to_code());
         assert_eq!(table[3], xqegtb::Value::Draw.to_code());
-        assert_eq!(table[255], xqegtb::value::INVALID);
+        assert_eq!(table[255], xqegtb::INVALID);
     }
 }

@@ -44,9 +44,7 @@ use xqcore::{Bitboard, Move};
 use super::candidates::{Candidates, RuleScan, NOWHERE};
 use super::scratch::{List, ListRoom};
 use super::{positions_at, table_position, Cursor, State};
-use xqegtb::index::{mirror_square, Placement};
-use xqegtb::orient::board_of;
-use xqegtb::value::Wdl;
+use xqegtb::{board_of, mirror_square, Placement, Wdl};
 
 /// Where each victim ordinal of one position stands in another: by
 /// ordinal, the ordinal in the other position (the victims of a table

@@ -33,8 +33,7 @@ use rayon::prelude::*;
 use super::candidates::{Candidates, RuleScan, NOWHERE};
 use super::scratch::List;
 use super::{Cursor, State};
-use xqegtb::index::Placement;
-use xqegtb::value::CHASE_DTM;
+use xqegtb::{Placement, CHASE_DTM};
 
 /// A move between candidates: the index it reaches, where that stands
 /// among the other kind of candidates (or [`NOWHERE`]), and whether it

@@ -7,11 +7,9 @@ use std::path::Path;
 
 use super::scratch::{CellArray, ScratchMap};
 use super::Lookup;
-use xqegtb::file::{TableCodes, TableError, TableFile};
-use xqegtb::index::{Indexer, Placement};
-use xqegtb::material::Material;
-use xqegtb::orient::placement_of;
-use xqegtb::value::{Value, INVALID};
+use xqegtb::{
+    placement_of, Indexer, Material, Placement, TableCodes, TableError, TableFile, Value, INVALID,
+};
 
 /// One side to move's cells.
 enum Cells {
@@ -462,7 +460,7 @@ impl Lookup for Solutions {
     /// If the position's table was not solved before (dead draws need
     /// none), or its side to move was dropped.
     fn value(&self, board: &Board, turn: Color) -> Value {
-        let (material, swapped) = xqegtb::orient::table_of(board);
+        let (material, swapped) = xqegtb::table_of(board);
         if material.is_dead_draw() {
             return Value::Draw;
         }
@@ -475,7 +473,7 @@ impl Lookup for Solutions {
             .indexer
             .index(&placement)
             .expect("a legal position has an index");
-        let code = table.code(xqegtb::orient::side_of(turn, swapped), index);
+        let code = table.code(xqegtb::side_of(turn, swapped), index);
         assert_ne!(code, INVALID, "a legal position is valid");
         Value::from_code(code).expect("valid")
     }
@@ -561,8 +559,8 @@ mod tests {
 
     #[test]
     fn tables_read_from_files_keep_their_values_narrow_or_wide_in_memory_or_scratch() {
-        use xqegtb::file::{rules_for, write_table, TableInfo};
-        use xqegtb::value::Value;
+        use xqegtb::Value;
+        use xqegtb::{rules_for, write_table, TableInfo};
         let material: Material = "KRK".parse().unwrap();
         let indexer = Indexer::new(material);
         let size = indexer.size() as usize;

@@ -16,8 +16,7 @@ use std::sync::OnceLock;
 
 use xqcore::{Board, Color, Piece, Role, Square, NUM_SQUARES};
 
-use xqegtb::index::{mirror_square, Indexer, Placement, MAX_PIECES};
-use xqegtb::material::color_of_side;
+use xqegtb::{color_of_side, mirror_square, Indexer, Placement, MAX_PIECES};
 
 /// Marks a square that is none.
 const NONE: u8 = u8::MAX;
@@ -595,7 +594,7 @@ mod tests {
     use crate::generate::{positions_at, table_position};
     use std::collections::BTreeSet;
     use xqcore::chase::chased_squares;
-    use xqegtb::material::Material;
+    use xqegtb::Material;
 
     /// Every move of every sampled position, as xqcore makes it and as the
     /// walker does: the same positions valid, in check, with the same

@@ -31,6 +31,72 @@ pub fn start_server(args: &[&std::ffi::OsStr]) -> (Child, String) {
     (server, url)
 }
 
+/// A server a test started, stopped when dropped: a failed assertion
+/// leaves no server running.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.kill().ok();
+        self.0.wait().ok();
+    }
+}
+
+/// The server as [`start_server`] starts it, and every line it says on
+/// standard error (those before `listening on` too), as they come.
+pub fn start_server_logged(
+    args: &[&std::ffi::OsStr],
+) -> (
+    Running,
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_xqserve"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .current_dir(root)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start xqserve");
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let kept = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("listening on ") {
+                tx.send(url.to_string()).ok();
+            }
+            kept.lock().unwrap().push(line);
+        }
+    });
+    let server = Running(server);
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("xqserve says where it listens: {:?}", log.lock().unwrap()));
+    (server, url, log)
+}
+
+/// Damages every block of a table file (the header and the block index
+/// stay sound): the file opens, and a probe fails the block's checksum.
+pub fn damage_blocks(table: &std::path::Path) {
+    let mut bytes = std::fs::read(table).unwrap();
+    let meta_len = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
+    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
+    for b in &mut bytes[64 + meta_len..index] {
+        *b ^= 0x55;
+    }
+    std::fs::write(table, bytes).unwrap();
+}
+
+/// Damages a table file's header: the file cannot be opened.
+pub fn damage_header(table: &std::path::Path) {
+    let mut bytes = std::fs::read(table).unwrap();
+    bytes[16] ^= 0x55;
+    std::fs::write(table, bytes).unwrap();
+}
+
 /// The address of a server URL (`http://127.0.0.1:PORT/...`).
 pub fn address(url: &str) -> SocketAddr {
     let rest = url.trim_start_matches("http://");
@@ -43,7 +109,7 @@ pub fn address(url: &str) -> SocketAddr {
 /// kings it captures into) in `dir`.
 pub fn build_rook_tables(dir: &std::path::Path) {
     let krk: xqegtb::Material = "KRK".parse().unwrap();
-    egtbgen::build::build(dir, &egtbgen::build::plan(&[krk]), &|_| {}).unwrap();
+    egtbgen::build(dir, &egtbgen::plan(&[krk]), &|_| {}).unwrap();
 }
 
 /// An HTTP answer.
