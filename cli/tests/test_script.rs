@@ -9,7 +9,10 @@ use std::process::Command;
 #[test]
 fn the_test_script_installs_only_what_is_missing_and_says_so() {
     let check = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/check_test_sh.sh");
-    let out = Command::new("bash").arg(&check).output().expect("bash runs");
+    let out = Command::new("bash")
+        .arg(&check)
+        .output()
+        .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.trim_end().ends_with("ok"),

@@ -11,7 +11,7 @@
 //!   by the referee ([`Termination`]), by the engines' agreeing scores
 //!   ([`ScoreAdjudication`]) or by the endgame tables
 //!   ([`adjudicate_by_tables`]). Games start from openings
-//!   ([`xqrecords::Opening`], read by [`xqrecords::openings`]).
+//!   ([`xqrecords::Opening`], read by [`xqrecords::load_openings`]).
 //! - Who plays whom, with which colour and opening: [`Pairings`] (round
 //!   robin or gauntlet, rounds, game pairs), and the engines as a command
 //!   line gives them ([`EngineSettings`]).

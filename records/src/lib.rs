@@ -4,13 +4,13 @@
 //!
 //! [`read_file`] reads a file of either kind, telling them apart by their
 //! bytes ([`sniff`]); [`pgn`], [`xqf`], [`notation`] and [`encoding`] are
-//! the parts. [`openings`] reads the openings files of matches and
-//! self-play ([`Opening`], [`load_openings`]).
+//! the parts. The openings files of matches and
+//! self-play are read by [`load_openings`] and its kin, into [`Opening`]s.
 
 pub mod encoding;
 mod file;
 pub mod notation;
-pub mod openings;
+mod openings;
 pub mod pgn;
 pub mod xqf;
 
