@@ -9,8 +9,8 @@ use xqcore::{Color, EndRules, GameResult, Position};
 use xqegtb::RULE_DTM;
 use xqegtb::{Repetitions, Tablebase, Value};
 
-use crate::game::{MoveStats, Termination};
 use crate::protocol::EngineScore;
+use crate::record::{MoveStats, Termination};
 
 /// Judges the position after a move: `Some` when the game is over, by the
 /// rules (a repetition at its `rules.occurrences`-th occurrence) or by the

@@ -4,6 +4,7 @@
 //! openings, and a stop on Ctrl-C.
 
 pub mod play;
+mod play_args;
 mod results_files;
 mod setup;
 pub mod spsa;

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 pub use error::EngineError;
 use stderr::StderrTail;
+pub use system::Memory;
 use system::{kill_group, memory_of_tree};
 
 use crate::protocol::{
@@ -50,16 +51,6 @@ impl EngineSpec {
             options: Vec::new(),
         }
     }
-}
-
-/// Memory of an engine's processes, in kB, from /proc.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Memory {
-    /// Resident anonymous memory now (heap and stacks; not the mapped book
-    /// and table files, whose pages the system may drop at will).
-    pub anon_kb: u64,
-    /// The most resident memory so far (VmHWM), mapped files included.
-    pub peak_kb: u64,
 }
 
 /// An engine's answer to one `go`, with what its last `info` lines said.

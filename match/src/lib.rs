@@ -32,6 +32,7 @@ mod game;
 pub mod pgn;
 mod protocol;
 mod rating;
+mod record;
 pub mod report;
 mod run;
 mod settings;
@@ -44,12 +45,13 @@ pub use adjudication::{
     adjudicate, adjudicate_by_tables, BadRule, DrawRule, ResignRule, ScoreAdjudication,
 };
 pub use engine::{EngineError, EngineProcess, EngineSpec, Memory, Thought};
-pub use game::{play_game, GameRecord, MatchConfig, MoveStats, Termination};
+pub use game::{play_game, MatchConfig};
 pub use protocol::{
     read_answer, read_info, refuses_command, refuses_option, Answer, ClockReading, EngineOption,
     EngineScore, InfoLine, NamelessOption, Protocol, UnknownProtocol,
 };
 pub use rating::{fit_ratings, Crosstable, Rating, PRIOR_SD};
+pub use record::{GameRecord, MoveStats, Termination};
 pub use run::{
     run_tournament, CallbackError, FinishedGame, MatchError, PlayedGame, Player, Results,
     SprtDecision, TournamentReport, TournamentSpec,

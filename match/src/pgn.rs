@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use xqcore::GameResult;
 
-use crate::game::{GameRecord, MoveStats, Termination};
+use crate::record::{GameRecord, MoveStats, Termination};
 use crate::run::{FinishedGame, PlayedGame, TournamentSpec};
 
 /// Longest movetext line written.
@@ -309,8 +309,8 @@ fn read_tags(game: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Termination;
     use crate::protocol::EngineScore;
+    use crate::record::Termination;
     use std::time::Duration;
     use xqcore::{GameResult, Move, Outcome, Position};
     use xqrecords::Opening;

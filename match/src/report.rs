@@ -280,7 +280,7 @@ pub fn sprt_line(sprt: &Sprt, report: &TournamentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{GameRecord, Termination};
+    use crate::record::{GameRecord, Termination};
     use crate::run::SprtDecision;
     use crate::stats::{GameScore, SprtVerdict};
     use crate::tournament::{Format, OpeningOrder, Pairings};

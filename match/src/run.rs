@@ -19,8 +19,9 @@ use xqcore::GameResult;
 use xqrecords::Opening;
 
 use crate::engine::{EngineError, EngineProcess, EngineSpec, Memory};
-use crate::game::{play_game, GameRecord, MatchConfig, Termination};
+use crate::game::{play_game, MatchConfig};
 use crate::rating::Crosstable;
+use crate::record::{GameRecord, Termination};
 use crate::stats::{GameScore, Pentanomial, Sprt, SprtVerdict, Tally};
 use crate::time_control::MoveLimit;
 use crate::tournament::ScheduledGame;

@@ -10,8 +10,8 @@ use std::time::Duration;
 use xqcore::Color;
 
 use crate::engine::EngineProcess;
-use crate::game::Termination;
 use crate::protocol::ClockReading;
+use crate::record::Termination;
 
 /// What limits each move's search: an engine's time control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::format::{Header, IndexEntry, HEADER_LEN, INDEX_ENTRY_LEN};
-use crate::reader::{check_header, map_file, read_index};
+use crate::frame::{check_header, map_file, read_index};
 use crate::StoreError;
 
 /// The byte ranges of a container's parts, in file order (see the crate's

@@ -31,6 +31,7 @@
 
 mod error;
 mod format;
+mod frame;
 mod layout;
 mod map;
 mod reader;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use xqbook::SEARCH_NOISE;
 use xqcore::{Move, Position};
 
-use super::pool::Searches;
+use super::job::Searches;
 use super::shard::Shard;
 use crate::budget::Budget;
 

@@ -19,6 +19,7 @@
 //! the job scripts ([`makefile`], [`slurm`]) run the shards and the merge.
 
 mod config;
+mod job;
 mod jobs;
 mod pool;
 mod shard;
@@ -37,9 +38,10 @@ pub use crate::budget::Budget;
 pub use crate::error::AnalyseError;
 pub use crate::journal::JournalError;
 pub use config::{net_name, AnalyseConfig, Refine, Together, TOGETHER_WINDOW};
+pub use job::Searches;
+pub(crate) use job::{company_key, Job};
 pub use jobs::{makefile, slurm};
-pub use pool::Searches;
-pub(crate) use pool::{company_key, search_all, Job};
+pub(crate) use pool::search_all;
 pub use shard::Shard;
 pub use worker::TABLES_DEPTH;
 

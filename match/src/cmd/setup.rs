@@ -12,7 +12,7 @@ use xqmatch::{
     TournamentSpec,
 };
 
-use super::play::{FormatArg, OrderArg, PlayArgs};
+use super::play_args::{FormatArg, OrderArg, PlayArgs};
 use super::{openings_of, ProtocolArg};
 
 /// The tournament `args` ask for.

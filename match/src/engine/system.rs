@@ -3,7 +3,15 @@
 
 use std::process::{Command, Stdio};
 
-use super::Memory;
+/// Memory of an engine's processes, in kB, from /proc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Resident anonymous memory now (heap and stacks; not the mapped book
+    /// and table files, whose pages the system may drop at will).
+    pub anon_kb: u64,
+    /// The most resident memory so far (VmHWM), mapped files included.
+    pub peak_kb: u64,
+}
 
 /// Kills the process group `id` leads (the engine's shell and whatever it
 /// started), where the system has groups.
