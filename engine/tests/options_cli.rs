@@ -1,4 +1,4 @@
-//! `xqengine options` lists the option table, and README.md's table of
+//! `xqengine options` lists the option table, and docs/engine.md's table of
 //! options names every option in it; the search parameters a tuning build
 //! adds are `xqengine params`'s lines instead.
 
@@ -15,7 +15,7 @@ fn every_option_is_listed_and_documented() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), all_options().count() + 1, "{text}");
-    let readme = include_str!("../../README.md");
+    let table = include_str!("../../docs/engine.md");
     for spec in all_options() {
         for name in [spec.ucci, spec.uci].into_iter().flatten() {
             assert!(text.contains(name), "{name} not listed:\n{text}");
@@ -23,11 +23,11 @@ fn every_option_is_listed_and_documented() {
                 .iter()
                 .any(|o| (o.ucci, o.uci) == (spec.ucci, spec.uci))
             {
-                readme.contains(&format!("`{name}`"))
+                table.contains(&format!("`{name}`"))
             } else {
                 TUNABLES.iter().any(|t| t.name == name)
             };
-            assert!(documented, "README.md does not name the option {name}");
+            assert!(documented, "docs/engine.md does not name the option {name}");
         }
         assert!(text.contains(spec.effect), "{}", spec.effect);
     }
