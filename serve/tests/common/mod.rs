@@ -12,14 +12,7 @@ use std::time::Duration;
 /// The server on a free local port with `args` (run from the workspace
 /// root, so the default book is found), and the URL it says it serves.
 pub fn start_server(args: &[&std::ffi::OsStr]) -> (Child, String) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_xqserve"))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(args)
-        .current_dir(root)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start xqserve");
+    let mut server = spawn_server(args);
     let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
     let url = lines
         .by_ref()
@@ -29,6 +22,18 @@ pub fn start_server(args: &[&std::ffi::OsStr]) -> (Child, String) {
     // Keep reading what it says: a closed pipe would fail its next line.
     std::thread::spawn(move || lines.map_while(Result::ok).for_each(|l| eprintln!("{l}")));
     (server, url)
+}
+
+/// xqserve on a free local port with `args`, from the workspace root,
+/// its standard error piped for the caller to read.
+fn spawn_server(args: &[&std::ffi::OsStr]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_xqserve"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start xqserve")
 }
 
 /// A server a test started, stopped when dropped: a failed assertion
@@ -51,14 +56,7 @@ pub fn start_server_logged(
     String,
     std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 ) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_xqserve"))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(args)
-        .current_dir(root)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start xqserve");
+    let mut server = spawn_server(args);
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let (tx, rx) = std::sync::mpsc::channel();
     let lines = BufReader::new(server.stderr.take().unwrap()).lines();
