@@ -9,7 +9,7 @@
 //!   the programs that write books and tables;
 //! - (feature `data`) `data`: where the shipped book and tables are found,
 //!   and the tools' `--tables` option;
-//! - (feature `help`, for tests) [`help_test!`](macro@help_test) and
+//! - (feature `help`, for tests) `help_test!` and
 //!   `help::undescribed`: every command and option a `--help` shows says
 //!   what it is for.
 

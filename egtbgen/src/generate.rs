@@ -175,7 +175,7 @@ pub enum Progress {
     /// only chase one piece (each a loss; 0 when the search is over).
     PerpetualChase { trapped: usize },
     /// The solve is over; the repetition rules' passes held at most this
-    /// many bytes of candidate lists at once (see [`rule_pass_bytes`]).
+    /// many bytes of candidate lists at once (see `rule_pass_bytes`).
     RuleLists { bytes: u64 },
 }
 
@@ -243,7 +243,7 @@ pub struct Scratch<'a> {
     pub dir: &'a Path,
     /// Whether the cells (two bytes an index and side to move, most of the
     /// solver's memory), and then the solution, go there: only the
-    /// bit-packed state stays in memory ([`bit_bytes`]).
+    /// bit-packed state stays in memory (`bit_bytes`).
     pub cells: bool,
     /// Bytes of memory the repetition rules' candidate lists may take
     /// before they go there.

@@ -498,7 +498,7 @@ fn rounding_offset(layout: &Layout, params: &[f32], means: &[f32], b: usize) -> 
 ///
 /// Rounding the output weights to steps of 1/[`QB`] moves each bucket's
 /// output by a constant on average (up to 15 cp in a trained net); with
-/// `means` ([`ActivationSums::means`] over training positions) that
+/// `means` (`ActivationSums::means` over training positions) that
 /// constant is added back through the bucket's bias.
 ///
 /// # Panics

@@ -181,7 +181,7 @@ impl Trainer {
 
     /// The same net in the larger shape `arch` (wider, or over king-square
     /// inputs where it had piece-square ones), computing the same
-    /// evaluation until it is trained: [`grow_params`]. AdamW's moments
+    /// evaluation until it is trained: `grow_params`. AdamW's moments
     /// keep their places and start at zero for the new parameters; the
     /// step count restarts so that the bias correction is right for those
     /// (the old parameters then move more cautiously for a few hundred

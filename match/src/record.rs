@@ -17,7 +17,7 @@ pub enum Termination {
     /// The rules ended it: no legal move, perpetual check, repetition, the
     /// natural-move limit.
     Rules(Outcome),
-    /// The game reached [`MatchConfig::max_plies`]: a draw.
+    /// The game reached [`MatchConfig::max_plies`](crate::MatchConfig::max_plies): a draw.
     LengthCap,
     /// The engine answered with this illegal or unreadable move (or no
     /// move while it had legal moves).
@@ -27,12 +27,12 @@ pub enum Termination {
     /// The engine could not be talked to, or did not answer in time.
     EngineFailure(String),
     /// Both engines' scores agreed on a winner long enough
-    /// ([`ScoreAdjudication::resign`]).
+    /// ([`ScoreAdjudication::resign`](crate::ScoreAdjudication::resign)).
     ResignAdjudication,
     /// Both engines' scores stayed near zero long enough
-    /// ([`ScoreAdjudication::draw`]).
+    /// ([`ScoreAdjudication::draw`](crate::ScoreAdjudication::draw)).
     DrawAdjudication,
-    /// The endgame tables hold the position ([`MatchConfig::tables`]).
+    /// The endgame tables hold the position ([`MatchConfig::tables`](crate::MatchConfig::tables)).
     TablesAdjudication,
 }
 
