@@ -3,7 +3,7 @@
 //! asked for moves, and measured.
 //!
 //! An engine that cannot be started says why: a command the shell cannot
-//! find or run is told by its exit status and what the shell printed; an
+//! find or run is told by what the shell printed and its exit status; an
 //! option the engine does not announce, or answers with a refusal, stops
 //! it before its first game rather than leave it playing without.
 
@@ -14,7 +14,6 @@ mod system;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use error::EngineError;
@@ -76,9 +75,9 @@ pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    /// The last lines of its standard error, for saying why it could not
-    /// be started.
-    stderr: Arc<Mutex<StderrTail>>,
+    /// The end of its standard error, for saying why it could not be
+    /// started or exited.
+    stderr: StderrTail,
     /// The name the engine gave (`id name`), or its command.
     pub name: String,
     /// The command line that started it.
@@ -99,16 +98,31 @@ enum HandshakeError {
 }
 
 /// The exit statuses of a shell that could not find a command (127) or
-/// run it (126).
+/// run it (126). The dynamic loader also exits with 127, when a library the
+/// program needs is missing: [`says_not_found`] tells them apart.
 const NOT_RUN: [i32; 2] = [126, 127];
+
+/// Whether the shell's last line says it found no such command (`sh: 1:
+/// ./x: not found`, bash's `./x: No such file or directory`), rather than
+/// the dynamic loader that it found no library (`./x: error while loading
+/// shared libraries: libm.so.6: cannot open shared object file: No such
+/// file or directory`).
+fn says_not_found(shell_says: &str) -> bool {
+    let lower = shell_says.to_ascii_lowercase();
+    (lower.contains("not found") || lower.contains("no such file"))
+        && !lower.contains("shared librar")
+}
 
 /// How long a failed engine is given to exit and finish its standard
 /// error before its exit status is read.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 impl EngineProcess {
-    /// Starts the engine of `spec`, completes the handshake, waits until
-    /// it is ready and sets its options, each checked.
+    /// Starts the engine of `spec`, completes the handshake and sets its
+    /// options, each checked (and followed by `isready`, so that what the
+    /// engine answers is read as its answer to that option), until it is
+    /// ready. The start that checks an engine before its first game; the
+    /// games' own starts send the options unchecked.
     ///
     /// # Errors
     ///
@@ -117,23 +131,50 @@ impl EngineProcess {
     /// ready in time, or does not take one of the options (see
     /// [`EngineProcess::set_option`]).
     pub fn start(spec: &EngineSpec) -> Result<EngineProcess, EngineError> {
-        let mut engine = match spec.protocol {
-            Some(protocol) => {
-                let mut e = EngineProcess::spawn(&spec.command, protocol)?;
-                let handshake = e.handshake(HANDSHAKE_TIMEOUT);
-                handshake.map_err(|why| e.start_error(why))?;
-                e
-            }
-            None => EngineProcess::start_detecting(&spec.command)?,
-        };
-        // Ready before the options, so that what the engine says while it
-        // gets ready (a book it cannot open) is not taken for an answer to
-        // one of them.
-        engine.wait_ready()?;
+        let mut engine = EngineProcess::start_speaking(spec)?;
+        // No `isready` before the first option: getting ready makes the
+        // engine's default setup (its hash table, books and tables), which
+        // options such as `hashsize` and `bookfiles` would then make again.
+        // What it says while getting ready is told from a refusal by
+        // whether it is about the option (see `refuses_option`).
         for option in &spec.options {
             engine.set_option(option)?;
         }
+        if spec.options.is_empty() {
+            engine.wait_ready()?;
+        }
         Ok(engine)
+    }
+
+    /// Starts the engine of `spec` for a game, its options checked before
+    /// by [`EngineProcess::start`]: the handshake, all the options, then
+    /// one `isready`, so that the engine makes its setup once, at the
+    /// options' sizes (the memory of a game is measured on this engine).
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::start`], but for options.
+    pub(crate) fn start_for_game(spec: &EngineSpec) -> Result<EngineProcess, EngineError> {
+        let mut engine = EngineProcess::start_speaking(spec)?;
+        for option in &spec.options {
+            engine.send(&engine.protocol.set_option(option))?;
+        }
+        engine.wait_ready()?;
+        Ok(engine)
+    }
+
+    /// Starts the engine of `spec` and completes the handshake, in the
+    /// protocol given or the one found out.
+    fn start_speaking(spec: &EngineSpec) -> Result<EngineProcess, EngineError> {
+        match spec.protocol {
+            Some(protocol) => {
+                let mut engine = EngineProcess::spawn(&spec.command, protocol)?;
+                let handshake = engine.handshake(HANDSHAKE_TIMEOUT);
+                handshake.map_err(|why| engine.start_error(why))?;
+                Ok(engine)
+            }
+            None => EngineProcess::start_detecting(&spec.command),
+        }
     }
 
     /// Starts `command`, trying UCCI first (an engine that speaks both is
@@ -157,7 +198,7 @@ impl EngineProcess {
         }
         let handshake = engine.handshake(HANDSHAKE_TIMEOUT);
         handshake.map_err(|why| match engine.start_error(why) {
-            e @ EngineError::NotFound { .. } => e,
+            e @ (EngineError::NotFound { .. } | EngineError::NotRun { .. }) => e,
             e => EngineError::NeitherProtocol {
                 source: Box::new(e),
             },
@@ -220,9 +261,7 @@ impl EngineProcess {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) => return Err(HandshakeError::NotThisProtocol),
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(HandshakeError::Failed(EngineError::Exited {
-                        engine: self.name.clone(),
-                    }))
+                    return Err(HandshakeError::Failed(self.exited()));
                 }
             };
             if line == self.protocol.hello_done() {
@@ -274,19 +313,25 @@ impl EngineProcess {
     /// # Errors
     ///
     /// The engine announced options at its handshake but not this one
-    /// (an engine ignores an option it does not know, often silently), it
-    /// answered with a refusal ([`crate::refuses_option`]), it has gone, or
-    /// it is not ready in time.
+    /// (an engine ignores an option it does not know, often silently; one
+    /// that announces none is left to say so itself), it answered with a
+    /// refusal (a line about the option, or a file its value names, that
+    /// says it is unknown, bad or cannot be used), it has gone, or it is
+    /// not ready in time.
     pub fn set_option(&mut self, option: &EngineOption) -> Result<(), EngineError> {
         if !self.announced.is_empty() && !self.announces(&option.name) {
             return Err(EngineError::UnknownOption {
                 engine: self.name.clone(),
                 name: option.name.clone(),
+                announced: self.announced.clone(),
             });
         }
         self.send(&self.protocol.set_option(option))?;
         let answers = self.answers_until_ready()?;
-        match answers.into_iter().find(|line| refuses_option(line)) {
+        match answers
+            .into_iter()
+            .find(|line| refuses_option(line, option))
+        {
             Some(reply) => Err(EngineError::OptionRefused {
                 engine: self.name.clone(),
                 option: option.to_string(),
@@ -341,11 +386,30 @@ impl EngineProcess {
     }
 
     fn silence(&self, e: RecvTimeoutError, timeout: Duration) -> EngineError {
-        let engine = self.name.clone();
         match e {
-            RecvTimeoutError::Timeout => EngineError::NoAnswer { engine, timeout },
-            RecvTimeoutError::Disconnected => EngineError::Exited { engine },
+            RecvTimeoutError::Timeout => EngineError::NoAnswer {
+                engine: self.name.clone(),
+                timeout,
+            },
+            RecvTimeoutError::Disconnected => self.exited(),
         }
+    }
+
+    /// [`EngineError::Exited`], with the engine's last words on its
+    /// standard error.
+    fn exited(&self) -> EngineError {
+        EngineError::Exited {
+            engine: self.name.clone(),
+            stderr: self.last_stderr_line(),
+        }
+    }
+
+    /// The last line of the engine's standard error, once the stream has
+    /// ended (an engine that has just exited may still have its last words
+    /// in the pipe), or after a moment.
+    fn last_stderr_line(&self) -> String {
+        self.stderr.wait_closed(Instant::now() + EXIT_WAIT);
+        self.stderr.last_line()
     }
 
     /// The error of a failed handshake in the engine's protocol: the
@@ -355,40 +419,53 @@ impl EngineProcess {
             HandshakeError::NotThisProtocol => EngineError::NotThisProtocol {
                 engine: self.name.clone(),
                 protocol: self.protocol,
+                stderr: self.stderr.last_line(),
             },
             HandshakeError::Failed(e) => self.not_run().unwrap_or(e),
         }
     }
 
-    /// [`EngineError::NotFound`] when the engine's shell exited because it
-    /// could not find or run the command, as its exit status tells (waited
-    /// for a moment, the engine having just failed), with the last line it
-    /// printed.
+    /// The error of a command the engine's shell could not find or run, as
+    /// its exit status (126 or 127) and its last line on standard error
+    /// tell: [`EngineError::NotFound`] only when the line says so, as the
+    /// dynamic loader's 127 for a missing library is no missing command;
+    /// else [`EngineError::NotRun`]. `None` when the shell ran it.
     fn not_run(&mut self) -> Option<EngineError> {
+        let status = self.exit_status()?;
+        if !NOT_RUN.contains(&status) {
+            return None;
+        }
+        let command = self.command.clone();
+        let shell_says = self.last_stderr_line();
+        Some(if status == 127 && says_not_found(&shell_says) {
+            EngineError::NotFound {
+                command,
+                status,
+                shell_says,
+            }
+        } else {
+            EngineError::NotRun {
+                command,
+                status,
+                shell_says,
+            }
+        })
+    }
+
+    /// The exit status of the engine's shell, waited for a moment (the
+    /// engine having just failed); `None` when it is still running or was
+    /// killed by a signal.
+    fn exit_status(&mut self) -> Option<i32> {
         let deadline = Instant::now() + EXIT_WAIT;
-        let status = loop {
+        loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => break status.code()?,
+                Ok(Some(status)) => return status.code(),
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 _ => return None,
             }
-        };
-        if !NOT_RUN.contains(&status) {
-            return None;
         }
-        // The shell has exited; its last words may still be in the pipe.
-        while !self.stderr.lock().is_ok_and(|tail| tail.closed) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let shell_says = tail.lines.iter().rev().find(|l| !l.is_empty());
-        Some(EngineError::NotFound {
-            command: self.command.clone(),
-            status,
-            shell_says: shell_says.cloned().unwrap_or_default(),
-        })
     }
 
     /// Sends `position_command` and `go_command` and waits up to `wait`
@@ -623,11 +700,76 @@ mod tests {
                 .starts_with(&format!("cannot start '{command}': not executable (")),
             "{refused}"
         );
-        // An engine that exits by itself is no command the shell missed.
-        let exits = EngineProcess::start(&EngineSpec::new("exit 3"))
+        // An engine that exits by itself is no command the shell missed,
+        // and its last words are told.
+        let exits = EngineProcess::start(&EngineSpec::new(
+            "echo 'cannot open nets/x.xqnn' >&2; exit 3",
+        ))
+        .err()
+        .unwrap();
+        assert!(!matches!(exits, EngineError::NotFound { .. }), "{exits}");
+        assert!(
+            exits
+                .to_string()
+                .contains(": exited (stderr: cannot open nets/x.xqnn) (and it did not answer ucci"),
+            "{exits}"
+        );
+    }
+
+    #[test]
+    fn a_library_the_loader_cannot_find_is_no_missing_command() {
+        let loader = "./engine: error while loading shared libraries: libxq.so.1: \
+            cannot open shared object file: No such file or directory";
+        let command = format!("echo '{loader}' >&2; exit 127");
+        let failed = EngineProcess::start(&EngineSpec::new(&command))
             .err()
             .unwrap();
-        assert!(!matches!(exits, EngineError::NotFound { .. }), "{exits}");
+        assert!(
+            matches!(failed, EngineError::NotRun { status: 127, .. }),
+            "{failed}"
+        );
+        assert_eq!(
+            failed.to_string(),
+            format!("cannot start '{command}': cannot be run (exit 127: {loader})")
+        );
+    }
+
+    /// A shell UCCI engine with options `hashsize` and `bookfiles` that
+    /// writes what it is sent to the file `$LOG`, and says while it gets
+    /// ready that it cannot open its default book, as our engine does
+    /// without one.
+    const LOGS: &str = "while read -r line; do echo \"$line\" >> \"$LOG\"; case \"$line\" in \
+        ucci) echo 'option hashsize type spin min 0 max 64 default 16'; \
+        echo 'option bookfiles type string default'; echo ucciok;; \
+        isready) echo 'info string book not used: /data/book.xqb: No such file or directory (os error 2)'; \
+        echo readyok;; quit) exit 0;; esac; done";
+
+    #[test]
+    fn options_go_before_the_first_isready_each_checked_or_all_at_once_for_a_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let sent = |start: fn(&EngineSpec) -> Result<EngineProcess, EngineError>| {
+            let log = dir.path().join("log");
+            let spec = EngineSpec {
+                options: vec![
+                    "hashsize=8".parse().unwrap(),
+                    "bookfiles=a.xqb".parse().unwrap(),
+                ],
+                ..EngineSpec::new(&format!("LOG='{}'; {LOGS}", log.display()))
+            };
+            drop(start(&spec).unwrap());
+            let sent = std::fs::read_to_string(&log).unwrap();
+            std::fs::remove_file(&log).unwrap();
+            sent
+        };
+        // The note of getting ready is of no option: no refusal.
+        assert_eq!(
+            sent(EngineProcess::start),
+            "ucci\nsetoption hashsize 8\nisready\nsetoption bookfiles a.xqb\nisready\nquit\n"
+        );
+        assert_eq!(
+            sent(EngineProcess::start_for_game),
+            "ucci\nsetoption hashsize 8\nsetoption bookfiles a.xqb\nisready\nquit\n"
+        );
     }
 
     /// A shell UCCI engine with one option, `hashsize` (a number), that
@@ -667,7 +809,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             unknown.to_string(),
-            "Picky: unknown option 'hashsiz' (not among the options it announces)"
+            "Picky: unknown option 'hashsiz' (not among the options it announces: hashsize)"
         );
         let bare = EngineProcess::start(&with(NO_OPTIONS, "Hash=16"))
             .err()

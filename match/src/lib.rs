@@ -47,10 +47,10 @@ pub use adjudication::{
 pub use engine::{EngineError, EngineProcess, EngineSpec, Memory, Thought};
 pub use game::{play_game, MatchConfig};
 pub use protocol::{
-    read_answer, read_info, refuses_command, refuses_option, Answer, ClockReading, EngineOption,
-    EngineScore, InfoLine, NamelessOption, Protocol, UnknownProtocol,
+    read_answer, read_info, Answer, ClockReading, EngineOption, EngineScore, InfoLine,
+    NamelessOption, Protocol, UnknownProtocol,
 };
-pub use rating::{fit_ratings, Crosstable, Rating, PRIOR_SD};
+pub use rating::{fit_ratings, Crosstable, Rating};
 pub use record::{GameRecord, MoveStats, Termination};
 pub use run::{
     run_tournament, CallbackError, FinishedGame, MatchError, PlayedGame, Player, Results,
@@ -62,9 +62,7 @@ pub use spsa::{
     SpsaGames,
 };
 pub use stats::{
-    elo_estimate, elo_from_score, likelihood_of_superiority, score_from_elo,
-    score_mean_and_variance, BadBounds, BadPairs, Elo, EloEstimate, GameScore, Pentanomial, Sprt,
-    SprtVerdict, Tally,
+    BadBounds, BadPairs, Elo, EloEstimate, GameScore, Pentanomial, Sprt, SprtVerdict, Tally,
 };
-pub use time_control::{BadTimeControl, MoveLimit, DEFAULT_TOLERANCE_MS};
+pub use time_control::{BadTimeControl, MoveLimit};
 pub use tournament::{Format, OpeningOrder, Pairings, ScheduledGame};

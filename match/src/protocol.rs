@@ -336,36 +336,117 @@ pub fn read_answer(line: &str) -> Option<Answer> {
 /// Whether a line an engine printed after `ucci` says it does not know the
 /// command: such an engine speaks UCI (Pikafish prints `Unknown command:
 /// 'ucci'`).
-pub fn refuses_command(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
+pub(crate) fn refuses_command(line: &str) -> bool {
+    let lower = line.to_lowercase();
     lower.contains("unknown command")
         || lower.contains("unrecognized")
         || lower.contains("unrecognised")
 }
 
-/// Whether a line an engine printed after `setoption` says it refused the
-/// option or its value: a UCI engine's `No such option: NAME`, our
-/// engine's `info string option NAME: bad value ...`, or the like.
-/// Other answers (a note that a file was loaded) are not refusals.
-pub fn refuses_option(line: &str) -> bool {
-    const REFUSALS: [&str; 14] = [
-        "no such option",
-        "unknown option",
-        "bad value",
-        "invalid",
-        "not supported",
-        "unsupported",
-        "refused",
-        "ignored",
-        "not used",
-        "cannot",
-        "can't",
-        "error",
-        "failed",
-        "keeping",
-    ];
-    let lower = line.to_ascii_lowercase();
-    refuses_command(line) || REFUSALS.iter().any(|words| lower.contains(words))
+/// Words of a refusal: of an option, or of its value. Our engine's own
+/// are `bad value`, `keeping` (`evalfile: FILE: why; keeping net N`: the
+/// net in use stays) and `book not used` (the book is left out).
+const REFUSALS: [&str; 18] = [
+    "no such option",
+    "unknown option",
+    "bad value",
+    "invalid",
+    "not supported",
+    "unsupported",
+    "refused",
+    "ignored",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "error",
+    "failed",
+    "no such file",
+    "not found",
+    "keeping",
+    "book not used",
+];
+
+/// Words of a fallback, in which the option still takes effect: our
+/// engine's `book analysis not used, FILE plays by weight` (the book is
+/// played, without its analysis' scores).
+const FALLBACKS: [&str; 1] = ["plays by weight"];
+
+/// Whether a line an engine printed after `setoption` (and before its
+/// `readyok`) says it refused `option` or its value: a UCI engine's `No
+/// such option: NAME`, our engine's `info string option NAME: bad value
+/// ...`, Pikafish's `info string ERROR: ...`, or the like.
+///
+/// Only a line about the option counts, one that names it or a file its
+/// value gives, so that what the engine says of something else while it
+/// gets ready (a default book it cannot open) is not blamed on it. Its
+/// refusal words are looked for in the engine's own words, the value and
+/// any path cut out (`evalfile: /nets/failed-run-3.xqnn: net ... loaded`
+/// is no refusal), and a line that tells a fallback is none either.
+pub(crate) fn refuses_option(line: &str, option: &EngineOption) -> bool {
+    let line = line.to_lowercase();
+    let value = option.value.as_deref().unwrap_or_default().to_lowercase();
+    let own = own_words(&line, &value);
+    let names_file = value_files(&value).any(|file| whole_words(&line, file).next().is_some());
+    let names_option = whole_words(&own, &option.name.to_lowercase())
+        .next()
+        .is_some();
+    (names_option || names_file)
+        && !FALLBACKS.iter().any(|words| own.contains(words))
+        && (refuses_command(&own) || REFUSALS.iter().any(|words| own.contains(words)))
+}
+
+/// The pieces of an option's value (`;` separates book files) that name
+/// files: a letter and a dot or a slash (not a number such as `0.5`).
+fn value_files(value: &str) -> impl Iterator<Item = &str> {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|piece| piece.chars().any(char::is_alphabetic) && piece.contains(['.', '/', '\\']))
+}
+
+/// `line` without `value`, the pieces of it, and any path: the engine's
+/// own words.
+fn own_words(line: &str, value: &str) -> String {
+    let mut own = line.to_string();
+    for piece in std::iter::once(value).chain(value.split(';')) {
+        let piece = piece.trim();
+        if !piece.is_empty() {
+            own = cut(&own, piece);
+        }
+    }
+    let words: Vec<&str> = own
+        .split_whitespace()
+        .filter(|word| !word.contains(['/', '\\']))
+        .collect();
+    words.join(" ")
+}
+
+/// `text` with each whole-word `piece` in it made a space.
+fn cut(text: &str, piece: &str) -> String {
+    let mut out = String::new();
+    let mut from = 0;
+    for at in whole_words(text, piece).collect::<Vec<usize>>() {
+        out.push_str(&text[from..at]);
+        out.push(' ');
+        from = at + piece.len();
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Where `word` occurs in `text` not as part of a longer word: `hash` in
+/// `no such option: hash`, not in `hashsize`.
+fn whole_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let inner = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let (first, last) = (word.chars().next(), word.chars().next_back());
+    text.match_indices(word)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !(word.is_empty() || inner(first) && inner(before) || inner(last) && inner(after))
+        })
 }
 
 #[cfg(test)]
@@ -543,23 +624,73 @@ mod tests {
 
     #[test]
     fn refused_options_are_told_from_other_answers() {
-        for refusal in [
-            "No such option: Hashsize",
-            "info string option hashsize: bad value 'abc' (takes a number from 0 to 65536)",
-            "info string unknown option 'foo' ignored",
-            "info string evalfile: nn.xqnn: cannot read: No such file or directory \
-             (os error 2); keeping net 1f2e3d4c",
-            "info string book not used: book.xqb: not a book",
-            "Unknown command: 'setoption hashsize 64'",
+        let refuses = |option: &str, line: &str| {
+            refuses_option(line, &option.parse::<EngineOption>().unwrap())
+        };
+        for (option, refusal) in [
+            ("Hashsize=64", "No such option: Hashsize"),
+            ("Hash=16", "No such option: Hash"),
+            (
+                "hashsize=abc",
+                "info string option hashsize: bad value 'abc' (takes a number from 0 to 65536)",
+            ),
+            ("foo=1", "info string unknown option 'foo' ignored"),
+            (
+                "evalfile=nn.xqnn",
+                "info string evalfile: nn.xqnn: cannot read: No such file or directory \
+                 (os error 2); keeping net 1f2e3d4c",
+            ),
+            (
+                "evalfile=/nets/failed-run-3.xqnn",
+                "info string evalfile: /nets/failed-run-3.xqnn: not a net; keeping net 1f2e3d4c",
+            ),
+            (
+                "bookfiles=book.xqb",
+                "info string book not used: book.xqb: not a book",
+            ),
+            (
+                "bookfiles=a.xqb;b.xqb",
+                "info string book not used: b.xqb: No such file or directory (os error 2)",
+            ),
+            ("hashsize=64", "Unknown command: 'setoption hashsize 64'"),
+            (
+                "EvalFile=pikafish.nnue",
+                "info string ERROR: The UCI option EvalFile might need to specify the full path, \
+                 including the directory name, to the network file.",
+            ),
+            (
+                "EvalFile=pikafish.nnue",
+                "info string ERROR: The network file pikafish.nnue was not loaded successfully.",
+            ),
         ] {
-            assert!(refuses_option(refusal), "{refusal}");
+            assert!(refuses(option, refusal), "{option}: {refusal}");
         }
-        for note in [
-            "info string evalfile: nn.xqnn: net 1f2e3d4c (king-square 256) loaded",
-            "info string loadbook: 1 book file(s) open",
-            "readyok",
+        for (option, note) in [
+            // A refusal word in the path the engine echoes.
+            (
+                "evalfile=/nets/failed-run-3.xqnn",
+                "info string evalfile: /nets/failed-run-3.xqnn: net 1f2e3d4c (king-square 256) loaded",
+            ),
+            // A fallback: the book is still played.
+            (
+                "bookfiles=my.xqb",
+                "info string book analysis not used, my.xqb plays by weight: my.xqa: corrupt: \
+                 block 3: error",
+            ),
+            // Said while getting ready, of something else.
+            (
+                "hashsize=16",
+                "info string book not used: /data/book.xqb: No such file or directory (os error 2)",
+            ),
+            ("Hash=16", "No such option: Hashsize"),
+            (
+                "Hash=65536",
+                "info string option Hash: 999999999 is out of range (0 to 65536), 65536 used",
+            ),
+            ("loadbook", "info string loadbook: 1 book file(s) open"),
+            ("hashsize=16", "readyok"),
         ] {
-            assert!(!refuses_option(note), "{note}");
+            assert!(!refuses(option, note), "{option}: {note}");
         }
         let option = |s: &str| s.parse::<EngineOption>().unwrap().to_string();
         assert_eq!(option("hashsize abc"), "hashsize=abc");

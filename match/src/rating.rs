@@ -16,7 +16,7 @@
 use crate::stats::Tally;
 
 /// The prior's standard deviation, in Elo.
-pub const PRIOR_SD: f64 = 1000.0;
+pub(crate) const PRIOR_SD: f64 = 1000.0;
 
 /// Two-sided 95 % quantile of the standard normal distribution.
 const Z_95: f64 = 1.959_963_984_540_054;

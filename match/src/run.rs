@@ -348,8 +348,8 @@ fn check_played(
     Ok(())
 }
 
-/// Starts every engine once, to check it starts and takes its options, and
-/// returns the names results give them: the name set for it, else the one
+/// Starts every engine once, to check it starts and takes its options
+/// (the games then start it with them unchecked), and returns the names results give them: the name set for it, else the one
 /// the engine gives; names two engines share get ` (engineN)`, N its
 /// 1-based place.
 fn player_names(spec: &TournamentSpec) -> Result<Vec<String>, EngineError> {
@@ -448,7 +448,7 @@ fn engine_for(
             return Ok(engine);
         }
     }
-    let mut engine = EngineProcess::start(&spec.players[player].engine)?;
+    let mut engine = EngineProcess::start_for_game(&spec.players[player].engine)?;
     engine.name = names[player].clone();
     Ok(engine)
 }

@@ -418,8 +418,16 @@ fn quoted(names: &[String]) -> String {
     quoted.join(", ")
 }
 
-/// Starts the engine once to check that it announces every parameter as
-/// an option.
+/// Starts the engine once to check that it takes its own options and
+/// announces every parameter as an option (the pairs' games then start it
+/// with them unchecked).
+///
+/// The parameters are looked up with [`EngineProcess::announces`], not
+/// set with [`EngineProcess::set_option`], which passes any option to an
+/// engine that announces none (an old engine may take options it does not
+/// list) and stops at the first it lacks: a tuned parameter must be
+/// announced, or the engine would ignore it and the tuning measure noise,
+/// and all that are missing are named at once.
 fn check_announced(engine: &EngineSpec, params: &[Param]) -> Result<(), SpsaError> {
     let process = EngineProcess::start(engine)?;
     let names: Vec<String> = params
@@ -520,8 +528,8 @@ fn play_pair(
         spec.options.extend(Spsa::options(values, params));
         spec
     };
-    let mut plus = EngineProcess::start(&spec(&probe.plus))?;
-    let mut minus = EngineProcess::start(&spec(&probe.minus))?;
+    let mut plus = EngineProcess::start_for_game(&spec(&probe.plus))?;
+    let mut minus = EngineProcess::start_for_game(&spec(&probe.minus))?;
     let limits = [games.limit; 2];
     let Some(first) = play_game(&mut plus, &mut minus, opening, limits, games.config, stop) else {
         return Ok(None);

@@ -118,7 +118,7 @@ impl FromStr for Pentanomial {
 
 /// Mean and (population) variance of the per-game score (1, ½, 0), or `None`
 /// with no games.
-pub fn score_mean_and_variance(tally: &Tally) -> Option<(f64, f64)> {
+pub(crate) fn score_mean_and_variance(tally: &Tally) -> Option<(f64, f64)> {
     let games = f64::from(tally.games());
     if games == 0.0 {
         return None;
@@ -153,13 +153,13 @@ impl fmt::Display for Elo {
 }
 
 /// The expected score of a player `elo` points stronger (logistic model).
-pub fn score_from_elo(elo: f64) -> f64 {
+pub(crate) fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
 /// The Elo difference that gives the expected score `score` (0..=1): the
 /// inverse of [`score_from_elo`]. Scores at or beyond 0 and 1 are infinite.
-pub fn elo_from_score(score: f64) -> Elo {
+pub(crate) fn elo_from_score(score: f64) -> Elo {
     if score >= 1.0 {
         Elo::PlusInfinity
     } else if score <= 0.0 || score.is_nan() {
@@ -179,7 +179,7 @@ pub struct EloEstimate {
 
 /// Elo difference and 95 % confidence interval from the mean score and its
 /// standard error (normal approximation); `None` with no games.
-pub fn elo_estimate(tally: &Tally) -> Option<EloEstimate> {
+pub(crate) fn elo_estimate(tally: &Tally) -> Option<EloEstimate> {
     let (mean, variance) = score_mean_and_variance(tally)?;
     let margin = Z_95 * (variance / f64::from(tally.games())).sqrt();
     Some(EloEstimate {
@@ -192,7 +192,7 @@ pub fn elo_estimate(tally: &Tally) -> Option<EloEstimate> {
 /// Likelihood of superiority: the probability that the first engine is the
 /// stronger, from wins and losses (draws carry no information). 0.5 with no
 /// decisive game.
-pub fn likelihood_of_superiority(tally: &Tally) -> f64 {
+pub(crate) fn likelihood_of_superiority(tally: &Tally) -> f64 {
     let decisive = f64::from(tally.wins + tally.losses);
     if decisive == 0.0 {
         return 0.5;

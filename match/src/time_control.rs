@@ -41,7 +41,7 @@ pub struct BadTimeControl(pub String);
 
 /// The milliseconds a timed move may run over before it is forfeited,
 /// unless set otherwise.
-pub const DEFAULT_TOLERANCE_MS: u64 = 200;
+pub(crate) const DEFAULT_TOLERANCE_MS: u64 = 200;
 
 impl MoveLimit {
     /// A clock of `base` seconds and `increment` seconds a move.

@@ -240,7 +240,7 @@ fn an_option_the_engine_refuses_stops_the_match_before_its_first_game() {
     );
     refused(
         with_option("hashsiz=64"),
-        "unknown option 'hashsiz' (not among the options it announces)",
+        "unknown option 'hashsiz' (not among the options it announces: hashsize)",
     );
     let text = stdout(&with_option("hashsize=64"));
     assert!(text.contains("game   2: Resigner - Picky: 0-1"), "{text}");

@@ -4,8 +4,8 @@
 //!
 //! [`read_file`] reads a file of either kind, telling them apart by their
 //! bytes ([`sniff`]); [`pgn`], [`xqf`], [`notation`] and [`encoding`] are
-//! the parts. The openings files of matches and
-//! self-play are read by [`load_openings`] and its kin, into [`Opening`]s.
+//! the parts. The openings files of matches and self-play are read by
+//! [`load_openings`] and its kin, into [`Opening`]s.
 
 pub mod encoding;
 mod file;

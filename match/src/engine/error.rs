@@ -24,28 +24,49 @@ pub enum EngineError {
     /// The engine said nothing that was awaited in time.
     #[error("{engine}: no answer within {timeout:?}")]
     NoAnswer { engine: String, timeout: Duration },
-    /// The engine's output ended: it exited.
-    #[error("{engine}: exited")]
-    Exited { engine: String },
-    /// The engine did not complete the protocol's handshake.
-    #[error("{engine}: no {} to {protocol}", protocol.hello_done())]
-    NotThisProtocol { engine: String, protocol: Protocol },
+    /// The engine's output ended: it exited; `stderr` is the last line it
+    /// wrote on its standard error, if any (a panic, a file it needs).
+    #[error("{engine}: exited{}", stderr_note(.stderr))]
+    Exited { engine: String, stderr: String },
+    /// The engine did not complete the protocol's handshake; `stderr` as
+    /// for [`EngineError::Exited`].
+    #[error("{engine}: no {} to {protocol}{}", protocol.hello_done(), stderr_note(.stderr))]
+    NotThisProtocol {
+        engine: String,
+        protocol: Protocol,
+        stderr: String,
+    },
     /// Found out at the handshake: the engine answered neither protocol;
     /// `source` is why UCI failed.
     #[error("{source} (and it did not answer ucci either)")]
     NeitherProtocol { source: Box<EngineError> },
-    /// The shell could not find the command (exit status 127) or run it
-    /// (126); `shell_says` is the last line it printed, if any.
-    #[error("cannot start '{command}': {}{}", not_run_reason(*.status), parenthesized(.shell_says))]
+    /// The shell could not find the command: it exited with 127 and said
+    /// so (`shell_says`, the last line it printed).
+    #[error("cannot start '{command}': not found{}", parenthesized(.shell_says))]
     NotFound {
         command: String,
         status: i32,
         shell_says: String,
     },
+    /// The command could not be run: the shell exited with 126 (not
+    /// executable) or with 127 for another reason than a missing command
+    /// (the dynamic loader's missing library); `shell_says` is the last
+    /// line printed.
+    #[error("cannot start '{command}': {}", not_run_reason(*.status, .shell_says))]
+    NotRun {
+        command: String,
+        status: i32,
+        shell_says: String,
+    },
     /// The engine did not announce the option at its handshake: it would
-    /// ignore it.
-    #[error("{engine}: unknown option '{name}' (not among the options it announces)")]
-    UnknownOption { engine: String, name: String },
+    /// ignore it. `announced` are the options it did announce, for the
+    /// name meant (`hashsize` where UCI says `Hash`).
+    #[error("{engine}: unknown option '{name}' (not among the options it announces: {})", announced.join(", "))]
+    UnknownOption {
+        engine: String,
+        name: String,
+        announced: Vec<String>,
+    },
     /// The engine answered the option with a refusal (`reply`).
     #[error("{engine}: option '{option}' refused: {reply}")]
     OptionRefused {
@@ -55,11 +76,22 @@ pub enum EngineError {
     },
 }
 
-/// Why the shell did not run a command, by its exit status.
-fn not_run_reason(status: i32) -> &'static str {
-    match status {
-        126 => "not executable",
-        _ => "not found",
+/// Why the shell did not run a command, by its exit status, with what
+/// was printed.
+fn not_run_reason(status: i32, shell_says: &str) -> String {
+    match (status, shell_says) {
+        (126, _) => format!("not executable{}", parenthesized(shell_says)),
+        (_, "") => format!("cannot be run (exit {status})"),
+        _ => format!("cannot be run (exit {status}: {shell_says})"),
+    }
+}
+
+/// ` (stderr: LINE)`, or nothing for no line.
+fn stderr_note(line: &str) -> String {
+    if line.is_empty() {
+        String::new()
+    } else {
+        format!(" (stderr: {line})")
     }
 }
 
