@@ -1,7 +1,8 @@
 //! Opening books as the engine uses them: the files of `bookfiles` (or the
 //! default ones the engine is given), opened when set (or on first use),
 //! probed in order; a move chosen by weight, never a banned move or one
-//! that repeats a position, and played only as a game move's answer.
+//! that repeats a position. When to play from them (a game move's answer)
+//! is the engine's to decide.
 //!
 //! Our own books and ElephantEye's `BOOK.DAT` are both read
 //! ([`xqbook::open`] tells them apart). A book of ours may have an
@@ -13,8 +14,6 @@ use std::path::PathBuf;
 
 use xqbook::BookFile;
 use xqcore::{Move, Position, SplitMix64};
-
-use crate::time::Limits;
 
 /// How much chance picks among book moves (`bookvariety`, and `selectivity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,13 +125,11 @@ impl Books {
     }
 
     /// Sets the books played from when no files are set; when they are
-    /// the ones in use and change, they are opened anew on the next probe.
-    pub fn set_defaults(&mut self, defaults: &[PathBuf]) {
-        if self.defaults != defaults {
-            self.defaults = defaults.to_vec();
-            if self.files.is_empty() {
-                self.open = None;
-            }
+    /// the ones in use, they are opened anew on the next probe.
+    pub fn set_defaults(&mut self, defaults: Vec<PathBuf>) {
+        self.defaults = defaults;
+        if self.files.is_empty() {
+            self.open = None;
         }
     }
 
@@ -181,24 +178,6 @@ impl Books {
     /// Whether any book file is open (after [`Books::load`]).
     pub fn loaded(&self) -> usize {
         self.open.as_ref().map_or(0, Vec::len)
-    }
-
-    /// The book's answer to a `go` under `limits`: a move only for a game
-    /// move ([`Limits::is_game_move`]: a clock or move time, no analysis),
-    /// drawn as [`Books::draw`] does.
-    pub fn game_move(
-        &mut self,
-        limits: &Limits,
-        pos: &Position,
-        banned: &[Move],
-        variety: BookVariety,
-        margin: i16,
-        messages: &mut Vec<String>,
-    ) -> Option<BookChoice> {
-        if !limits.is_game_move() {
-            return None;
-        }
-        self.draw(pos, banned, variety, margin, messages)
     }
 
     /// A book move for `pos`, chosen as [`Books::choose`] does with the

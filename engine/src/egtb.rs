@@ -4,7 +4,7 @@
 //! and line; a drawn one is searched among the moves that keep the draw,
 //! and reported as the draw it is.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -20,37 +20,47 @@ use crate::search::{Reporter, SearchInfo};
 /// registered when the directories change (files open on first probe).
 #[derive(Default)]
 pub struct Tables {
-    /// The directories the current set was registered from.
-    registered: Option<Vec<PathBuf>>,
+    /// The directories read when `egtbpaths` names none.
+    defaults: Vec<PathBuf>,
+    /// The `egtbpaths` the current set was registered for; `None`: none
+    /// registered since the defaults were set.
+    registered: Option<Vec<String>>,
     tablebase: Arc<Tablebase>,
 }
 
 impl Tables {
-    /// The tables of `paths` (none: `defaults`), registering them anew if
-    /// the directories changed. Directories that cannot be read are
-    /// reported in `messages`.
-    pub fn get(
-        &mut self,
-        paths: &[String],
-        defaults: &[PathBuf],
-        messages: &mut Vec<String>,
-    ) -> Arc<Tablebase> {
-        let dirs: Vec<PathBuf> = if paths.is_empty() {
-            defaults.to_vec()
-        } else {
-            paths.iter().map(PathBuf::from).collect()
-        };
-        if self.registered.as_ref() != Some(&dirs) {
-            let mut tb = Tablebase::new();
-            for dir in &dirs {
-                if let Err(e) = tb.add_dir(dir) {
-                    messages.push(format!("egtbpaths: {}: {e}", dir.display()));
-                }
-            }
-            self.tablebase = Arc::new(tb);
-            self.registered = Some(dirs);
+    /// Sets the directories read when `egtbpaths` names none; the tables
+    /// are registered anew on the next [`Tables::get`].
+    pub fn set_defaults(&mut self, defaults: Vec<PathBuf>) {
+        self.defaults = defaults;
+        self.registered = None;
+    }
+
+    /// The tables of `paths` (none: the default directories), registering
+    /// them anew if the directories changed. Directories that cannot be
+    /// read are reported in `messages`.
+    pub fn get(&mut self, paths: &[String], messages: &mut Vec<String>) -> Arc<Tablebase> {
+        if self.registered.as_deref() != Some(paths) {
+            self.tablebase = Arc::new(self.register(paths, messages));
+            self.registered = Some(paths.to_vec());
         }
         self.tablebase.clone()
+    }
+
+    /// The tables of the directories `paths` names (none: the defaults).
+    fn register(&self, paths: &[String], messages: &mut Vec<String>) -> Tablebase {
+        let dirs: Vec<&Path> = if paths.is_empty() {
+            self.defaults.iter().map(PathBuf::as_path).collect()
+        } else {
+            paths.iter().map(Path::new).collect()
+        };
+        let mut tb = Tablebase::new();
+        for dir in dirs {
+            if let Err(e) = tb.add_dir(dir) {
+                messages.push(format!("egtbpaths: {}: {e}", dir.display()));
+            }
+        }
+        tb
     }
 }
 
@@ -247,9 +257,10 @@ impl Reporter for DrawnRoot {
     fn info(&self, info: &SearchInfo) {
         let answers = self.tables.under(self.rules);
         let pv = drawn_prefix(answers, &self.root, &info.pv);
+        let draw = table_score(Value::Draw);
         self.inner.info(&SearchInfo {
-            score: Score::Cp(0),
-            raw_score: 0,
+            score: Score::from_internal(draw),
+            raw_score: draw,
             pv,
             ..info.clone()
         });

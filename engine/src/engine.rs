@@ -7,6 +7,7 @@
 //! by the tables (a won or lost position); only what they leave is
 //! searched.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -52,8 +53,9 @@ pub struct Engine {
     /// The search with its hash table and each thread's memory, kept for
     /// the engine's life; the search thread holds it while it runs.
     searcher: Arc<Mutex<Searcher>>,
-    /// The `hashsize` (MB, 0 read as the default) the table was made for.
-    hash_asked: usize,
+    /// The table size (MB, as [`EngineOptions::hash_asked`] reads
+    /// `hashsize`) the table was made for; 0: not made yet.
+    table_made_for_mb: usize,
     /// The most the table may take, in MB: half the machine's memory,
     /// where the system tells it.
     pub(crate) memory_cap_mb: Option<usize>,
@@ -95,7 +97,7 @@ impl Engine {
             position: Position::start(),
             banned: Vec::new(),
             searcher: Arc::new(Mutex::new(Searcher::new(SearchConfig::default(), 1))),
-            hash_asked: 0,
+            table_made_for_mb: 0,
             memory_cap_mb: memory_cap_mb(),
             running: None,
             game_seed: seed,
@@ -158,23 +160,53 @@ impl Engine {
                 self.new_game();
                 Vec::new()
             }
-            _ => {
+            Setting::Ponder
+            | Setting::UseBook
+            | Setting::BookMargin
+            | Setting::BookVariety
+            | Setting::UseEgtb
+            | Setting::Threads
+            | Setting::MultiPv
+            | Setting::DrawMoves
+            | Setting::Repetition
+            | Setting::Pruning
+            | Setting::Evaluation
+            | Setting::Knowledge
+            | Setting::Selectivity
+            | Setting::Style
+            | Setting::Param(_) => {
                 self.options.set(setting, value);
                 Vec::new()
             }
+            // The protocol's own, and the announced only.
+            Setting::UseMillisec
+            | Setting::Batch
+            | Setting::Debug
+            | Setting::DualTime
+            | Setting::UciVariant => Vec::new(),
         }
     }
 
+    /// Sets the books and table directories played from when no option
+    /// names others (`bookfiles`, `egtbpaths`): the library has none of
+    /// its own; the `xqengine` binary gives the shipped book and tables.
+    /// Books in use are opened anew on their next probe, and the tables
+    /// registered anew on their next use.
+    pub fn set_default_data(&mut self, books: Vec<PathBuf>, egtb_dirs: Vec<PathBuf>) {
+        self.books.set_defaults(books);
+        self.tables.set_defaults(egtb_dirs);
+    }
+
     /// Sets the book files, probed in order (none: the default books of
-    /// [`EngineOptions::default_book_files`]).
+    /// [`Engine::set_default_data`]).
     pub fn set_book_files(&mut self, files: Vec<String>) {
         self.books.set_files(files);
     }
 
     /// Sets the endgame table directories (none: the default ones of
-    /// [`EngineOptions::default_egtb_dirs`]) and reads them now; returns a
+    /// [`Engine::set_default_data`]) and reads them now; returns a
     /// message for each that cannot be read.
-    pub fn set_egtb_paths(&mut self, paths: Vec<String>) -> Vec<String> {
+    fn set_egtb_paths(&mut self, paths: Vec<String>) -> Vec<String> {
         self.options.egtb_paths = paths;
         let mut messages = Vec::new();
         self.tables(&mut messages);
@@ -183,7 +215,7 @@ impl Engine {
 
     /// Loads the net of `evalfile` (empty: the built-in one). A file that
     /// cannot be used is refused with the reason, and the net in use stays.
-    pub fn set_eval_file(&mut self, path: &str) -> Vec<String> {
+    fn set_eval_file(&mut self, path: &str) -> Vec<String> {
         let path = path.trim();
         if path.is_empty() {
             self.options.net = Arc::new(Network::embedded().clone());
@@ -220,7 +252,7 @@ impl Engine {
         self.stop_and_wait();
         let mut messages: Vec<String> = self.ensure_table().into_iter().collect();
         if self.options.use_book {
-            messages.extend(self.books().ensure_loaded());
+            messages.extend(self.books.ensure_loaded());
         }
         if self.options.use_egtb {
             self.tables(&mut messages);
@@ -230,38 +262,28 @@ impl Engine {
 
     /// Opens the book files now (UCCI `loadbook`). Returns a message for
     /// each file that cannot be used, and how many are open.
-    pub fn load_books(&mut self) -> (Vec<String>, usize) {
-        let errors = self.books().load();
+    fn load_books(&mut self) -> (Vec<String>, usize) {
+        let errors = self.books.load();
         (errors, self.books.loaded())
     }
 
     /// A book move for the current position, if the books have a playable
     /// one; messages report books that cannot be used.
     pub fn book_move(&mut self, messages: &mut Vec<String>) -> Option<BookChoice> {
-        let (variety, margin) = (self.options.book_variety, self.options.book_margin);
-        let (books, position, banned) = self.books_at();
-        books.draw(position, banned, variety, margin, messages)
-    }
-
-    /// The books, told the default files of the options (which the engine's
-    /// user may have changed since).
-    fn books(&mut self) -> &mut Books {
-        self.books.set_defaults(&self.options.default_book_files);
-        &mut self.books
-    }
-
-    /// The books with the position and the moves not to play, for a choice.
-    fn books_at(&mut self) -> (&mut Books, &Position, &[Move]) {
-        self.books.set_defaults(&self.options.default_book_files);
-        (&mut self.books, &self.position, &self.banned)
+        let options = &self.options;
+        self.books.draw(
+            &self.position,
+            &self.banned,
+            options.book_variety,
+            options.book_margin,
+            messages,
+        )
     }
 
     /// The tables of the options' directories; those that cannot be read
     /// are named in `messages`.
     fn tables(&mut self, messages: &mut Vec<String>) -> Arc<Tablebase> {
-        let options = &self.options;
-        self.tables
-            .get(&options.egtb_paths, &options.default_egtb_dirs, messages)
+        self.tables.get(&self.options.egtb_paths, messages)
     }
 
     /// The searcher, once no search holds it.
@@ -269,8 +291,9 @@ impl Engine {
         self.searcher.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The size of the hash table made, in MB.
-    pub fn hash_mb(&self) -> usize {
+    /// The size of the hash table made, in MB (once no search holds it).
+    #[cfg(test)]
+    pub(crate) fn hash_mb(&self) -> usize {
         self.searcher().hash_mb()
     }
 
@@ -349,12 +372,12 @@ impl Engine {
     /// when the machine's memory cuts it down.
     fn ensure_table(&mut self) -> Option<String> {
         let asked = self.options.hash_asked();
-        if asked == self.hash_asked {
+        if asked == self.table_made_for_mb {
             return None;
         }
         let mb = table_mb(asked, self.memory_cap_mb);
         self.searcher().set_hash_mb(mb);
-        self.hash_asked = asked;
+        self.table_made_for_mb = asked;
         (mb < asked).then(|| {
             format!(
                 "hashsize {asked} MB is more than half this machine's memory: \
@@ -470,16 +493,16 @@ impl Engine {
         }
     }
 
-    /// The book's answer to a `go` under `limits`, when the books are used
-    /// and have a playable move; books that cannot be used are named.
+    /// The book's answer to a `go` under `limits`, when these are a game
+    /// move's limits ([`Limits::is_game_move`]: only a game move is played
+    /// from the book), the books are used and have a playable move; books
+    /// that cannot be used are named.
     fn book_answer(&mut self, limits: &Limits, reporter: &dyn Reporter) -> Option<BestMove> {
-        if !self.options.use_book {
+        if !self.options.use_book || !limits.is_game_move() {
             return None;
         }
-        let (variety, margin) = (self.options.book_variety, self.options.book_margin);
         let mut messages = Vec::new();
-        let (books, position, banned) = self.books_at();
-        let choice = books.game_move(limits, position, banned, variety, margin, &mut messages);
+        let choice = self.book_move(&mut messages);
         for m in &messages {
             reporter.message(m);
         }
@@ -542,20 +565,50 @@ impl Engine {
 mod tests {
     use super::*;
 
+    /// The shipped book, as the `xqengine` binary gives it.
+    fn shipped_book() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/book.xqb"))
+    }
+
     #[test]
     fn prepare_leaves_no_setup_to_the_first_search() {
         let mut e = Engine::new();
+        e.set_default_data(vec![shipped_book()], Vec::new());
         e.options.hash_mb = 2;
-        assert_ne!(e.hash_asked, 2, "a new engine has not made the table yet");
+        assert_ne!(
+            e.table_made_for_mb, 2,
+            "a new engine has not made the table yet"
+        );
+        assert_eq!(e.books.loaded(), 0, "nor opened the books");
         assert!(e.prepare().is_empty());
-        assert_eq!(e.hash_asked, 2);
+        assert_eq!(e.table_made_for_mb, 2);
         assert_eq!(e.hash_mb(), 2);
+        assert_eq!(e.books.loaded(), 1, "the default book is open");
         // What `go` would do first now finds nothing left to do.
         assert_eq!(e.ensure_table(), None);
         assert_eq!(e.books.ensure_loaded(), Vec::<String>::new());
         e.options.hash_mb = 4;
         e.prepare();
         assert_eq!(e.hash_mb(), 4, "a new hashsize is made at once");
+    }
+
+    /// The option table's defaults are the engine's: setting every option
+    /// to its default, through the engine as the protocol does, changes
+    /// nothing (the files of `bookfiles` and `egtbpaths` and the net of
+    /// `evalfile` among them).
+    #[test]
+    fn option_defaults_are_the_engines() {
+        let mut e = Engine::new();
+        e.set_default_data(vec![shipped_book()], Vec::new());
+        e.memory_cap_mb = Some(8);
+        let state = |e: &Engine| (format!("{:?}", e.options), e.books.files());
+        let before = state(&e);
+        for spec in crate::OPTIONS.iter().chain(&crate::options::PARAM_OPTIONS) {
+            if let Some(value) = spec.default_value() {
+                e.set_option(spec.setting, value);
+            }
+        }
+        assert_eq!(before, state(&e));
     }
 
     #[test]

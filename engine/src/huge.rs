@@ -74,8 +74,9 @@ impl<T: Zeroable> Deref for HugeArray<T> {
         // long as `self`; it starts on a page boundary and `offset` is a
         // multiple of the page size, so the pointer is aligned for `T`
         // (`new` asserts at most a page). The bytes were zero, which
-        // `Zeroable` promises is a valid `T`, and change only through `T`'s own operations. `as_ptr` is the
-        // map's own pointer, valid for the writes `T`'s atomics may make.
+        // `Zeroable` promises is a valid `T`, and change only through
+        // `T`'s own operations. `as_ptr` is the map's own pointer, valid
+        // for the writes `T`'s atomics may make.
         unsafe {
             std::slice::from_raw_parts(self.map.as_ptr().add(self.offset).cast::<T>(), self.len)
         }

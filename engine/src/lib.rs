@@ -6,7 +6,7 @@
 //!   one search at a time on its own thread. The UCCI/UCI [`Session`] and
 //!   the `xqengine` binary are text around it. The library plays from the
 //!   book files and table directories it is given
-//!   ([`EngineOptions::default_book_files`], `bookfiles`, ...); where the
+//!   ([`Engine::set_default_data`], `bookfiles`, `egtbpaths`); where the
 //!   shipped data lies is the binary's business.
 //! - [`Searcher`]: the search alone, reusable from search to search: a
 //!   position and [`Limits`] in, a [`SearchResult`] (best move, score,
@@ -42,8 +42,8 @@ pub use egtb::EvalPreference;
 pub use engine::Engine;
 pub use eval::{Evaluation, Knowledge};
 pub use options::{
-    all as all_options, find as find_option, BadValue, OptionKind, OptionSpec, OptionValue,
-    Setting, OPTIONS,
+    all as all_options, find as find_option, BadValue, Clamped, OptionKind, OptionSpec,
+    OptionValue, Setting, OPTIONS,
 };
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use score::{Score, MATE, MATE_BOUND};
@@ -53,7 +53,7 @@ pub use search::{
 };
 pub use searcher::Searcher;
 pub use session::{run_stdio, Output, Session};
-pub use settings::{EngineOptions, AUTO_HASH_MB};
+pub use settings::EngineOptions;
 pub use time::{Clock, Limits, SearchControl};
 
 /// The hand-crafted evaluation's terms, for tuning their weights: an

@@ -78,6 +78,29 @@ pub enum BadValue {
     Combo { vars: &'static [&'static str] },
 }
 
+/// A number outside its spin option's range, clamped into it: what was
+/// asked and what is used. Shown as the user is told it
+/// (`999999999 is out of range (0 to 65536), 65536 used`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clamped {
+    pub asked: i64,
+    pub used: i64,
+    pub min: i64,
+    pub max: i64,
+}
+
+impl std::fmt::Display for Clamped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Clamped {
+            asked,
+            used,
+            min,
+            max,
+        } = self;
+        write!(f, "{asked} is out of range ({min} to {max}), {used} used")
+    }
+}
+
 /// What an option sets. The first three are the protocol's own (the
 /// session keeps them, the engine never sees them); the others are the
 /// engine's.
@@ -176,8 +199,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         ucci: Some("bookfiles"),
         uci: Some("BookFiles"),
         kind: OptionKind::Text { default: "" },
-        effect: "book files, ';'-separated, probed in order: ours (.xqb) or ElephantEye's BOOK.DAT \
-                 (empty: data/book.xqb); each is opened at once, and one that cannot be used is named",
+        effect: "book files, ';'-separated, probed in order: ours (.xqb) or ElephantEye's \
+                 BOOK.DAT (empty: the program's default books; xqengine: data/book.xqb); each \
+                 is opened at once, and one that cannot be used is named",
         setting: Setting::BookFiles,
     },
     OptionSpec {
@@ -214,8 +238,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         ucci: Some("egtbpaths"),
         uci: Some("EGTBPaths"),
         kind: OptionKind::Text { default: "" },
-        effect: "directories of endgame tables, ';'-separated (empty: data/egtb); each is read \
-                 at once, and one that cannot be read is named",
+        effect: "directories of endgame tables, ';'-separated (empty: the program's default \
+                 tables; xqengine: data/egtb); each is read at once, and one that cannot be read \
+                 is named",
         setting: Setting::EgtbPaths,
     },
     OptionSpec {
@@ -386,46 +411,46 @@ impl OptionSpec {
             .any(|n| key == normalise(n))
     }
 
-    /// Reads a `setoption` value for this option. Spins outside their
-    /// range are clamped into it.
+    /// Reads a `setoption` value for this option. A spin outside its
+    /// range is clamped into it, and the clamp returned beside the value,
+    /// for the user to be told.
     ///
     /// # Errors
     ///
     /// A value of the wrong kind; the error says what the option takes.
-    pub fn parse<'a>(&self, value: Option<&'a str>) -> Result<OptionValue<'a>, BadValue> {
+    pub fn parse<'a>(
+        &self,
+        value: Option<&'a str>,
+    ) -> Result<(OptionValue<'a>, Option<Clamped>), BadValue> {
         let v = value.unwrap_or("").trim();
-        match self.kind {
+        let value = match self.kind {
             OptionKind::Check { .. } => match v.to_ascii_lowercase().as_str() {
-                "true" | "on" | "1" | "yes" => Ok(OptionValue::Check(true)),
-                "false" | "off" | "0" | "no" => Ok(OptionValue::Check(false)),
-                _ => Err(BadValue::Check),
+                "true" | "on" | "1" | "yes" => OptionValue::Check(true),
+                "false" | "off" | "0" | "no" => OptionValue::Check(false),
+                _ => return Err(BadValue::Check),
             },
-            OptionKind::Spin { min, max, .. } => v
-                .parse::<i64>()
-                .map(|n| OptionValue::Spin(n.clamp(min, max)))
-                .map_err(|_| BadValue::Spin { min, max }),
+            OptionKind::Spin { min, max, .. } => {
+                let asked = v.parse::<i64>().map_err(|_| BadValue::Spin { min, max })?;
+                let used = asked.clamp(min, max);
+                let clamped = (used != asked).then_some(Clamped {
+                    asked,
+                    used,
+                    min,
+                    max,
+                });
+                return Ok((OptionValue::Spin(used), clamped));
+            }
             OptionKind::Combo { vars, .. } => vars
                 .iter()
                 .position(|var| v.eq_ignore_ascii_case(var))
                 .map(OptionValue::Combo)
-                .ok_or(BadValue::Combo { vars }),
+                .ok_or(BadValue::Combo { vars })?,
             // UCI GUIs send `<empty>` for an empty string.
-            OptionKind::Text { .. } if v == "<empty>" => Ok(OptionValue::Text("")),
-            OptionKind::Text { .. } => Ok(OptionValue::Text(v)),
-            OptionKind::Button | OptionKind::Label => Ok(OptionValue::Press),
-        }
-    }
-
-    /// What to tell the user when `value`, a number outside this spin
-    /// option's range, is clamped into it: what was asked and what is
-    /// used (`999999999 is out of range (0 to 65536), 65536 used`).
-    pub fn clamp_note(&self, value: Option<&str>) -> Option<String> {
-        let OptionKind::Spin { min, max, .. } = self.kind else {
-            return None;
+            OptionKind::Text { .. } if v == "<empty>" => OptionValue::Text(""),
+            OptionKind::Text { .. } => OptionValue::Text(v),
+            OptionKind::Button | OptionKind::Label => OptionValue::Press,
         };
-        let asked: i64 = value?.trim().parse().ok()?;
-        let used = asked.clamp(min, max);
-        (used != asked).then(|| format!("{asked} is out of range ({min} to {max}), {used} used"))
+        Ok((value, None))
     }
 
     /// The option's default as a value, for a button nothing.
@@ -555,25 +580,35 @@ mod tests {
         assert!(find("nosuchoption").is_none());
     }
 
+    /// The value `name` takes from `text`, if it takes one.
+    fn value<'a>(name: &str, text: Option<&'a str>) -> Option<OptionValue<'a>> {
+        let (value, _) = find(name).unwrap().parse(text).ok()?;
+        Some(value)
+    }
+
     #[test]
     fn values_are_checked_against_the_kind() {
         let hash = find("hashsize").unwrap();
-        assert_eq!(hash.parse(Some("32")), Ok(OptionValue::Spin(32)));
-        assert_eq!(hash.parse(Some("1000000")), Ok(OptionValue::Spin(65_536)));
+        assert_eq!(value("hashsize", Some("32")), Some(OptionValue::Spin(32)));
         let why = hash.parse(Some("big")).unwrap_err().to_string();
         assert!(why.contains("0 to 65536"), "{why}");
         let rule = find("repetition").unwrap();
-        assert_eq!(rule.parse(Some("AsianRule")), Ok(OptionValue::Combo(2)));
+        assert_eq!(
+            value("repetition", Some("AsianRule")),
+            Some(OptionValue::Combo(2))
+        );
         assert!(rule.parse(Some("fide")).is_err());
         let flag = find("usebook").unwrap();
-        assert_eq!(flag.parse(Some("off")), Ok(OptionValue::Check(false)));
-        assert!(flag.parse(Some("maybe")).is_err());
-        let files = find("bookfiles").unwrap();
-        assert_eq!(files.parse(Some("<empty>")), Ok(OptionValue::Text("")));
         assert_eq!(
-            find("clearhash").unwrap().parse(None),
-            Ok(OptionValue::Press)
+            value("usebook", Some("off")),
+            Some(OptionValue::Check(false))
         );
+        assert!(flag.parse(Some("maybe")).is_err());
+        assert_eq!(
+            value("bookfiles", Some("<empty>")),
+            Some(OptionValue::Text(""))
+        );
+        assert_eq!(value("clearhash", None), Some(OptionValue::Press));
         let variant = find("UCI_Variant").unwrap();
         let why = variant.parse(Some("chess")).unwrap_err().to_string();
         assert!(why.contains("xiangqi"), "{why}");
@@ -582,24 +617,25 @@ mod tests {
     #[test]
     fn out_of_range_numbers_are_clamped_and_said() {
         let hash = find("hashsize").unwrap();
-        assert_eq!(hash.clamp_note(Some("64")), None);
-        assert_eq!(hash.clamp_note(Some("big")), None);
+        assert_eq!(hash.parse(Some("64")), Ok((OptionValue::Spin(64), None)));
+        assert_eq!(hash.parse(Some(" 65536 ")).unwrap().1, None);
+        let (used, clamped) = hash.parse(Some("999999999")).unwrap();
+        assert_eq!(used, OptionValue::Spin(65_536));
         assert_eq!(
-            hash.clamp_note(Some("999999999")).as_deref(),
+            clamped.map(|c| c.to_string()).as_deref(),
             Some("999999999 is out of range (0 to 65536), 65536 used")
         );
-        assert_eq!(find("usebook").unwrap().clamp_note(Some("1")), None);
-    }
-
-    #[test]
-    fn the_parameters_are_options_of_their_ranges() {
-        for (spec, t) in PARAM_OPTIONS.iter().zip(TUNABLES) {
-            assert_eq!(spec.setting, Setting::Param(t.name));
-            assert_eq!(
-                spec.default_value(),
-                Some(OptionValue::Spin(t.default.into()))
-            );
-            assert!(spec.effect.contains("search parameter"), "{}", spec.effect);
-        }
+        let (used, clamped) = find("multipv").unwrap().parse(Some("-3")).unwrap();
+        assert_eq!(used, OptionValue::Spin(1));
+        assert_eq!(
+            clamped,
+            Some(Clamped {
+                asked: -3,
+                used: 1,
+                min: 1,
+                max: 128
+            })
+        );
+        assert_eq!(find("usebook").unwrap().parse(Some("1")).unwrap().1, None);
     }
 }

@@ -2,7 +2,8 @@
 //! results the search proves (mates, rule results, table results) in
 //! bands above every evaluation. UCCI prints these numbers as they are;
 //! [`Score`] is the reported form, mates in moves. The endgame tables'
-//! values become scores here too, and only here.
+//! values become scores here too, and only here ([`table_score`] at the
+//! root, [`table_result_score`] in the tree).
 
 use xqegtb::{Value, Wdl};
 

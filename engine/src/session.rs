@@ -269,8 +269,8 @@ impl Session {
             }
             return;
         };
-        let parsed = match spec.parse(value) {
-            Ok(v) => v,
+        let (parsed, clamped) = match spec.parse(value) {
+            Ok(parsed) => parsed,
             Err(takes) => {
                 let given = clip(value.unwrap_or("").trim());
                 self.info_string(&format!(
@@ -280,8 +280,8 @@ impl Session {
                 return;
             }
         };
-        if let Some(note) = spec.clamp_note(value) {
-            self.info_string(&format!("option {}: {note}", clip(name)));
+        if let Some(clamped) = clamped {
+            self.info_string(&format!("option {}: {clamped}", clip(name)));
         }
         for note in self.apply(spec.setting, parsed) {
             self.info_string(&note);

@@ -3,7 +3,6 @@
 //! sets them. The settings that are more than data (files to open, the
 //! table to make, buttons) are the [`Engine`](crate::Engine)'s to act on.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use xqcore::NATURAL_MOVE_LIMIT;
@@ -14,7 +13,12 @@ use crate::eval::{Evaluation, Knowledge};
 use crate::options::{OptionValue, Setting};
 use crate::search::{Pruning, RepetitionRule, SearchParams};
 
-/// Engine settings, set through protocol options.
+/// The engine's settings as plain data, set through protocol options
+/// ([`Engine::set_option`](crate::Engine::set_option)). The book files and
+/// the default books and tables are not here: the engine keeps them with
+/// the books and tables it opens
+/// ([`Engine::set_book_files`](crate::Engine::set_book_files),
+/// [`Engine::set_default_data`](crate::Engine::set_default_data)).
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
     /// Transposition table size in MB (0: automatic).
@@ -24,15 +28,9 @@ pub struct EngineOptions {
     pub ponder: bool,
     pub use_book: bool,
     pub use_egtb: bool,
+    /// The endgame table directories of `egtbpaths` (none: the engine's
+    /// default ones).
     pub egtb_paths: Vec<String>,
-    /// The book files played from when `bookfiles` names none (the
-    /// library's default: none; the `xqengine` binary gives the shipped
-    /// book).
-    pub default_book_files: Vec<PathBuf>,
-    /// The table directories read when `egtbpaths` names none (the
-    /// library's default: none; the `xqengine` binary gives the shipped
-    /// tables' directory).
-    pub default_egtb_dirs: Vec<PathBuf>,
     /// Natural-move limit in plies.
     pub draw_plies: u32,
     pub repetition: RepetitionRule,
@@ -57,7 +55,7 @@ pub struct EngineOptions {
 }
 
 /// Transposition table size when `hashsize` is 0.
-pub const AUTO_HASH_MB: usize = 64;
+pub(crate) const AUTO_HASH_MB: usize = 64;
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -68,8 +66,6 @@ impl Default for EngineOptions {
             use_book: true,
             use_egtb: true,
             egtb_paths: Vec::new(),
-            default_book_files: Vec::new(),
-            default_egtb_dirs: Vec::new(),
             draw_plies: NATURAL_MOVE_LIMIT,
             repetition: RepetitionRule::AsianRule,
             pruning: Pruning::Large,
@@ -120,8 +116,7 @@ const EVALUATIONS: [Evaluation; 2] = [Evaluation::Nnue, Evaluation::Hce];
 const CONTEMPTS: [i32; 3] = [0, 10, 30];
 
 impl EngineOptions {
-    /// The table size `hashsize` asks for, in MB (0 reads as
-    /// [`AUTO_HASH_MB`]).
+    /// The table size `hashsize` asks for, in MB (0 reads as 64).
     pub fn hash_asked(&self) -> usize {
         if self.hash_mb == 0 {
             AUTO_HASH_MB
@@ -133,8 +128,9 @@ impl EngineOptions {
     /// Sets the plain setting `setting` to `value` (as the option table
     /// reads it). The others set nothing here: the protocol's own options
     /// are the session's, and files, the table and buttons the engine's
-    /// ([`Engine::set_option`](crate::Engine::set_option)).
-    pub fn set(&mut self, setting: Setting, value: OptionValue) {
+    /// ([`Engine::set_option`](crate::Engine::set_option), which hands
+    /// only the plain ones here).
+    pub(crate) fn set(&mut self, setting: Setting, value: OptionValue) {
         let level = value.combo();
         match setting {
             Setting::Ponder => self.ponder = value.check(),
@@ -211,7 +207,7 @@ mod tests {
 
     fn set(options: &mut EngineOptions, name: &str, value: &str) {
         let spec = find(name).unwrap();
-        options.set(spec.setting, spec.parse(Some(value)).unwrap());
+        options.set(spec.setting, spec.parse(Some(value)).unwrap().0);
     }
 
     #[test]
@@ -224,20 +220,6 @@ mod tests {
         set(&mut options, "selectivity", "large");
         assert_eq!(options.book_variety, BookVariety::Large);
         assert_eq!(options.randomness, 50);
-    }
-
-    /// The table's defaults are the engine's: setting every option to its
-    /// default changes nothing.
-    #[test]
-    fn defaults_are_the_engines() {
-        let mut options = EngineOptions::default();
-        let before = format!("{options:?}");
-        for spec in OPTIONS.iter().chain(&PARAM_OPTIONS) {
-            if let Some(value) = spec.default_value() {
-                options.set(spec.setting, value);
-            }
-        }
-        assert_eq!(before, format!("{options:?}"));
     }
 
     /// Every var of every combo sets something: the choices here are as

@@ -116,11 +116,6 @@ impl Limits {
         }
     }
 
-    /// Whether the search ends without `stop` or `ponderhit`.
-    pub fn ends_by_itself(&self) -> bool {
-        self.ends_within(&self.budget())
-    }
-
     /// Whether the search ends without `stop` or `ponderhit`, with
     /// `budget` worked out from these limits.
     pub(crate) fn ends_within(&self, budget: &Budget) -> bool {
@@ -381,10 +376,17 @@ mod tests {
 
     #[test]
     fn plain_go_is_infinite() {
-        assert!(Limits::default().budget().infinite);
-        assert!(!Limits::default().ends_by_itself());
-        assert!(!Limits::depth(3).budget().infinite);
-        assert!(Limits::depth(3).ends_by_itself());
+        let plain = Limits::default();
+        assert!(plain.budget().infinite);
+        assert!(!plain.ends_within(&plain.budget()));
+        let depth = Limits::depth(3);
+        assert!(!depth.budget().infinite);
+        assert!(depth.ends_within(&depth.budget()));
+        let pondering = Limits {
+            ponder: true,
+            ..Limits::depth(3)
+        };
+        assert!(!pondering.ends_within(&pondering.budget()));
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn palace_index(perspective: Color, king: Square) -> usize {
 /// The square of `color`'s king on `board` (its home square when there is
 /// none, which only test boards lack).
 #[inline]
-pub fn king_square(board: &Board, color: Color) -> Square {
+pub(crate) fn king_square(board: &Board, color: Color) -> Square {
     let bits = board.piece_bits(Piece::new(color, Role::King));
     Square::from_index(bits.trailing_zeros() as usize).unwrap_or(king_home(color))
 }
@@ -155,7 +155,7 @@ pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
 /// The input of a piece seen in a left-right mirror: the same piece on
 /// the mirrored square (a position and its mirror have one value).
 #[inline]
-pub fn mirrored(feature: usize) -> usize {
+pub(crate) fn mirrored(feature: usize) -> usize {
     let (piece, square) = (feature / 90, feature % 90);
     let (rank, file) = (square / 9, square % 9);
     piece * 90 + rank * 9 + 8 - file

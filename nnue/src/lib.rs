@@ -35,10 +35,8 @@ mod network;
 mod simd;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use features::{
-    bucket, feature, king_home, king_square, mirrored, FeatureSet, BUCKETS, INPUTS, PALACE,
-};
-pub use network::{Architecture, NetError, Network, FORMAT_VERSION, HEADER_LEN, MAGIC};
+pub use features::{bucket, feature, king_home, FeatureSet, BUCKETS, INPUTS, PALACE};
+pub use network::{Architecture, NetError, Network, FORMAT_VERSION, MAGIC};
 
 /// The widest hidden layer (one perspective's) this program evaluates: it
 /// sizes the accumulators.

@@ -33,7 +33,7 @@ pub const MAGIC: [u8; 8] = *b"XQNNUE\0\0";
 /// The format version written.
 pub const FORMAT_VERSION: u16 = 2;
 /// Bytes of the header written.
-pub const HEADER_LEN: usize = 36;
+pub(crate) const HEADER_LEN: usize = 36;
 /// Bytes of a version 1 header.
 const V1_HEADER_LEN: usize = 32;
 

@@ -19,7 +19,7 @@ pub fn run(fen: Option<&str>, moves: &[String]) -> xqcli::Result {
 /// the game ended (`draw: repetition`, `red loses: perpetual chase`).
 fn ruling(fen: Option<&str>, moves: &[String]) -> xqcli::Result<String> {
     let rules = EndRules::default();
-    let mut pos = super::perft::start(fen)?;
+    let mut pos = super::start(fen)?;
     for (i, text) in moves.iter().enumerate() {
         if let Some(outcome) = pos.outcome(&rules) {
             let when = match i.checked_sub(1) {

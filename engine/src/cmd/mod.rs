@@ -1,5 +1,7 @@
 //! The `xqengine` commands besides the protocol loop, one module each.
 
+use xqcli::Failure;
+use xqcore::Position;
 use xqengine::Engine;
 
 pub mod bench;
@@ -14,7 +16,21 @@ pub mod xqmatch;
 /// or beside the executable ([`xqcli::data`]).
 pub fn engine_with_shipped_data() -> Engine {
     let mut engine = Engine::new();
-    engine.options.default_book_files = xqcli::data::default_book().into_iter().collect();
-    engine.options.default_egtb_dirs = xqcli::data::default_egtb_dir().into_iter().collect();
+    engine.set_default_data(
+        xqcli::data::default_book().into_iter().collect(),
+        xqcli::data::default_egtb_dir().into_iter().collect(),
+    );
     engine
+}
+
+/// The position of `--fen`, or the start (`perft`, `judge`).
+///
+/// # Errors
+///
+/// A FEN that does not read (exit status 2).
+pub fn start(fen: Option<&str>) -> xqcli::Result<Position> {
+    match fen {
+        None => Ok(Position::start()),
+        Some(fen) => Position::from_fen(fen).map_err(|e| Failure::usage(format!("bad --fen: {e}"))),
+    }
 }

@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use xqcli::{out, Failure};
-use xqcore::{perft_divide, Position};
+use xqcli::out;
+use xqcore::perft_divide;
 
 /// `move: count` for each root move, then `nodes N`; the time on stderr.
 ///
@@ -12,7 +12,7 @@ use xqcore::{perft_divide, Position};
 ///
 /// A bad `--fen` (exit status 2).
 pub fn run(depth: u32, fen: Option<&str>) -> xqcli::Result {
-    let mut pos = start(fen)?;
+    let mut pos = super::start(fen)?;
     let started = Instant::now();
     let divide = if depth == 0 {
         Vec::new()
@@ -34,16 +34,4 @@ pub fn run(depth: u32, fen: Option<&str>) -> xqcli::Result {
         nodes as f64 / secs.max(1e-9)
     );
     Ok(())
-}
-
-/// The position of `--fen`, or the start.
-///
-/// # Errors
-///
-/// A FEN that does not read (exit status 2).
-pub fn start(fen: Option<&str>) -> xqcli::Result<Position> {
-    match fen {
-        None => Ok(Position::start()),
-        Some(fen) => Position::from_fen(fen).map_err(|e| Failure::usage(format!("bad --fen: {e}"))),
-    }
 }

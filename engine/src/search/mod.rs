@@ -739,9 +739,9 @@ impl<'a> Worker<'a> {
     }
 
     /// The tables' verdict on the current position at `ply`, if they have
-    /// one: a won or lost position scores [`TB_WIN`](crate::score::TB_WIN) less the ply, a drawn
-    /// one as a draw (as is a result of a repetition rule the game is not
-    /// played under). Broken table files give no verdict (the root reports them).
+    /// one, read under the game's repetition rule and scored as
+    /// [`table_result_score`] says. Broken table files give no verdict
+    /// (the root reports them).
     fn probe_tables(&self, ply: usize) -> Option<i32> {
         let tb = self.shared.config.egtb.as_deref()?;
         if self.pos.board().count() as usize > tb.max_pieces() {
