@@ -52,17 +52,15 @@ pub enum OpenError {
     /// It starts as our books do, but is not a good one.
     #[error(transparent)]
     Ours(#[from] BookError),
-    /// It has no magic of ours, and cannot be read as a `BOOK.DAT`.
-    #[error(transparent)]
-    Eleeye(#[from] EleeyeError),
     /// It is a book of neither kind: it does not start with a magic of
     /// ours, and its bytes are not a `BOOK.DAT`'s (random bytes, a text
     /// file, a file named as a book that is something else).
     #[error(
         "{path}: not a book: not one of ours (it does not start with the magic {magic}) \
-         nor an ElephantEye BOOK.DAT ({reason})",
+         nor an {eleeye} ({reason})",
         path = .path.display(),
-        magic = OUR_MAGIC
+        magic = our_magic_text(),
+        eleeye = BookFormat::Eleeye
     )]
     Neither {
         /// The file.
@@ -72,8 +70,13 @@ pub enum OpenError {
     },
 }
 
-/// Our books' magic, as the message of a file of neither kind shows it.
-const OUR_MAGIC: &str = "XQBOOK";
+/// Our books' magic as the message of a file of neither kind shows it:
+/// its text, up to the NULs that pad it to eight bytes.
+fn our_magic_text() -> impl std::fmt::Display {
+    let magic = &BOOK_KIND.magic;
+    let text = magic.iter().position(|&b| b == 0).unwrap_or(magic.len());
+    magic[..text].escape_ascii()
+}
 
 /// A book move with its weight (how often it is to be played), and its
 /// game statistics where the book keeps them (ours does).
@@ -120,7 +123,7 @@ pub fn open(path: &Path) -> Result<AnyBook, OpenError> {
             Err(EleeyeError::Malformed { path, reason }) => {
                 Err(OpenError::Neither { path, reason })
             }
-            Err(e) => Err(e.into()),
+            Err(EleeyeError::Io { path, source }) => Err(OpenError::Io { path, source }),
         }
     }
 }
@@ -219,16 +222,5 @@ impl BookFile {
     /// The book file's path.
     pub fn path(&self) -> &Path {
         self.book.path()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_magic_a_message_names_is_our_books() {
-        assert!(BOOK_KIND.magic.starts_with(OUR_MAGIC.as_bytes()));
-        assert!(BOOK_KIND.magic[OUR_MAGIC.len()..].iter().all(|&b| b == 0));
     }
 }

@@ -415,20 +415,13 @@ fn a_file_of_neither_kind_is_named_as_neither_ours_nor_a_book_dat() {
         fs::write(&path, bytes).unwrap();
         let e = xqbook::open(&path).unwrap_err().to_string();
         let named = path.display().to_string();
-        assert!(e.starts_with(&format!("{named}: not a book: ")), "{e}");
-        assert!(e.contains("not one of ours"), "{e}");
-        assert!(e.contains("nor an ElephantEye BOOK.DAT"), "{e}");
+        assert!(
+            e.starts_with(&format!(
+                "{named}: not a book: not one of ours (it does not start with the magic \
+                 XQBOOK) nor an ElephantEye BOOK.DAT ("
+            )),
+            "{e}"
+        );
         assert_eq!(e.matches(&named).count(), 1, "{e}");
     }
-    // A damaged book of ours keeps its own reason, and a BOOK.DAT opens.
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let ours = fs::read(data.join("book.xqb")).unwrap();
-    let damaged = dir.path().join("damaged.xqb");
-    fs::write(&damaged, &ours[..ours.len() / 2]).unwrap();
-    let e = xqbook::open(&damaged).unwrap_err().to_string();
-    assert!(
-        e.starts_with(&format!("{}: truncated", damaged.display())),
-        "{e}"
-    );
-    assert!(xqbook::open(&data.join("eleeye/BOOK.DAT")).is_ok());
 }

@@ -330,6 +330,16 @@ pub struct ObkBook {
     skipped: usize,
 }
 
+/// Whether `path` is a SQLite database, as `.obk` books are, by its first
+/// bytes: what a reader of any book checks before [`ObkBook::open`].
+pub fn is_obk_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
+}
+
 impl ObkBook {
     /// Opens and reads the book at `path`, probed with `keys`. Rows with
     /// `vvalid` 0 are left out; rows whose key or move cannot be read are

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use xqbook::SEARCH_NOISE;
 use xqcore::{Move, Position};
 
-use super::job::Searches;
+use super::searches::Searches;
 use super::shard::Shard;
 use crate::budget::Budget;
 
@@ -105,11 +105,7 @@ impl AnalyseConfig {
     /// What the journal says of how positions were searched: results of
     /// another engine or net are not mixed (each result keeps its budget).
     pub(super) fn search_settings(&self) -> String {
-        format!(
-            "engine xqengine {}\nnet {}\n",
-            env!("CARGO_PKG_VERSION"),
-            self.net_name(),
-        )
+        format!("engine {}\nnet {}\n", engine_name(), self.net_name())
     }
 
     /// The budget a position at `ply` is searched at.
@@ -158,6 +154,12 @@ impl AnalyseConfig {
             external: None,
         }
     }
+}
+
+/// Our engine's name and version, as analysis headers, journals and
+/// `bookgen quality` name the engine that searched.
+pub fn engine_name() -> String {
+    format!("xqengine {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// An evaluation's name: a net's checksum, or `hce`.

@@ -11,17 +11,19 @@
 //! budget), and growing depends only on their results, so a resumed run
 //! grows the book exactly as an unbroken one.
 //!
-//! The parts: [`AnalyseConfig`] says how to analyse; the work planner
-//! (`work`) keeps the book as a graph and decides what to search next; the
-//! search pool (`pool`) makes a round of searches on every thread, each
-//! with a worker (`worker`: our engine, another program, or the endgame
-//! tables); sharding ([`Shard`]) splits the searching between machines and
-//! the job scripts ([`makefile`], [`slurm`]) run the shards and the merge.
+//! The parts: [`AnalyseConfig`] says how to analyse; the searches
+//! (`searches`: the settings they share, [`Searches`], and each search to
+//! make) are what the work planner (`work`) asks for, keeping the book as a
+//! graph and deciding what to search next; the search pool (`pool`) makes
+//! a round of searches on every thread, each with a worker (`worker`: our
+//! engine, another program, or the endgame tables); sharding ([`Shard`])
+//! splits the searching between machines and the job scripts (`jobs`:
+//! [`makefile`], [`slurm`]) run the shards and the merge.
 
 mod config;
-mod job;
 mod jobs;
 mod pool;
+mod searches;
 mod shard;
 mod work;
 mod worker;
@@ -37,11 +39,11 @@ use xqbook::{
 pub use crate::budget::Budget;
 pub use crate::error::AnalyseError;
 pub use crate::journal::JournalError;
-pub use config::{net_name, AnalyseConfig, Refine, Together, TOGETHER_WINDOW};
-pub use job::Searches;
-pub(crate) use job::{company_key, Job};
+pub use config::{engine_name, net_name, AnalyseConfig, Refine, Together, TOGETHER_WINDOW};
 pub use jobs::{makefile, slurm};
 pub(crate) use pool::search_all;
+pub use searches::Searches;
+pub(crate) use searches::{company_key, Job};
 pub use shard::Shard;
 pub use worker::TABLES_DEPTH;
 
@@ -203,7 +205,7 @@ fn write_backed_up(
     summary.grown = count_grown(&analysis);
     let header = AnalysisHeader {
         book: BookId::of(book),
-        engine: format!("xqengine {}", env!("CARGO_PKG_VERSION")),
+        engine: engine_name(),
         net: cfg.net_name(),
         budget: cfg.budget_text(),
         searched: summary.searched as u64,

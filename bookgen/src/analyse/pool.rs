@@ -7,7 +7,7 @@ use std::sync::mpsc::channel;
 
 use xqbook::Searched;
 
-use super::job::{Job, Searches};
+use super::searches::{Job, Searches};
 use super::worker::Worker;
 use crate::budget::Budget;
 use crate::error::AnalyseError;

@@ -11,7 +11,7 @@ use xqbook::{back_up, book_key, move_key, walk, Book, BookGraph, BookMove, Searc
 use xqcore::{Move, Position};
 
 use super::config::{AnalyseConfig, Refine, Together, TOGETHER_WINDOW};
-use super::job::{company_key, Job};
+use super::searches::{company_key, Job};
 use crate::budget::Budget;
 
 /// The book being analysed, as a graph of positions.

@@ -7,7 +7,7 @@ use xqbook::{book_key, move_key, Searched, MATE};
 use xqcore::{Move, Position};
 use xqengine::{Limits, SearchConfig, Searcher, Silent};
 
-use super::job::{Job, Searches};
+use super::searches::{Job, Searches};
 use crate::budget::{as_stored, averaged_scores, Budget};
 use crate::error::AnalyseError;
 

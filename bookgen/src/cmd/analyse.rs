@@ -11,10 +11,11 @@ use bookgen::analyse::{
 };
 use bookgen::record_files;
 use indicatif::{ProgressBar, ProgressStyle};
-use xqbook::{AnyBook, Book};
+use xqbook::Book;
 use xqcli::{out, Failure};
 use xqcore::Position;
 
+use super::open_ours;
 use super::options::{all_cores, at_least_one, net_option};
 use super::records::{read_files, ReadArgs};
 
@@ -131,16 +132,11 @@ pub struct AnalyseArgs {
 /// Runs `bookgen analyse`.
 pub fn run(args: &AnalyseArgs) -> xqcli::Result {
     let started = Instant::now();
-    let book = match xqbook::open(&args.book)? {
-        AnyBook::Ours(book) => book,
-        AnyBook::Eleeye(_) => {
-            return Err(Failure::new(format!(
-                "{}: ElephantEye's BOOK.DAT holds no games to analyse; write it as ours first \
-                 (bookgen export --format xqb)",
-                args.book.display()
-            )))
-        }
-    };
+    let book = open_ours(
+        &args.book,
+        "ElephantEye's BOOK.DAT holds no games to analyse; write it as ours first \
+         (bookgen export --format xqb)",
+    )?;
     if args.refine_plies.len() != args.refine_nodes.len() {
         return Err(Failure::new(format!(
             "--refine-plies given {} times and --refine-nodes {}: one of each a tier",
@@ -171,18 +167,26 @@ pub fn run(args: &AnalyseArgs) -> xqcli::Result {
     Ok(())
 }
 
+/// Nodes a position is searched when no budget is given.
+const DEFAULT_NODES: u64 = 200_000;
+
+/// The budget of a position, as --nodes, --depth or --movetime give it
+/// (clap lets only one through), or [`DEFAULT_NODES`].
+fn budget(args: &AnalyseArgs) -> Budget {
+    match (args.nodes, args.depth, args.movetime) {
+        (_, Some(d), _) => Budget::Depth(d),
+        (_, _, Some(ms)) => Budget::Millis(ms),
+        (n, _, _) => Budget::Nodes(n.unwrap_or(DEFAULT_NODES)),
+    }
+}
+
 /// How to analyse, as the arguments say: the net and tables loaded, the
 /// games to grow from read.
 fn config(args: &AnalyseArgs) -> xqcli::Result<AnalyseConfig> {
-    let budget = match (args.nodes, args.depth, args.movetime) {
-        (_, Some(d), _) => Budget::Depth(d),
-        (_, _, Some(ms)) => Budget::Millis(ms),
-        (n, _, _) => Budget::Nodes(n.unwrap_or(200_000)),
-    };
     let net = net_option(&args.net)?;
     let tables = xqcli::data::open_tables_option(args.tables.as_deref())?.map(|(tb, _)| tb);
     Ok(AnalyseConfig {
-        budget,
+        budget: budget(args),
         deep: args.deep_plies.zip(args.deep_nodes.map(Budget::Nodes)),
         refine: args
             .refine_plies
@@ -300,10 +304,11 @@ fn plan_analysis(args: &AnalyseArgs, shards: u32) -> xqcli::Result {
 /// The options every run of a plan takes, as given: the budgets, the net
 /// and tables, growth and the hash table.
 fn plan_options(args: &AnalyseArgs) -> String {
-    let mut options = vec![match (args.nodes, args.depth, args.movetime) {
-        (_, Some(d), _) => format!("--depth {d}"),
-        (_, _, Some(ms)) => format!("--movetime {ms}"),
-        (n, _, _) => format!("--nodes {}", n.unwrap_or(200_000)),
+    let mut options = vec![match budget(args) {
+        Budget::Nodes(n) => format!("--nodes {n}"),
+        Budget::Depth(d) => format!("--depth {d}"),
+        Budget::Millis(ms) => format!("--movetime {ms}"),
+        other => unreachable!("no option of analyse gives the budget {other}"),
     }];
     if let (Some(plies), Some(nodes)) = (args.deep_plies, args.deep_nodes) {
         options.push(format!("--deep-plies {plies} --deep-nodes {nodes}"));

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bookgen::obk::{write_obk, ObkBook};
+use bookgen::obk::{is_obk_file, write_obk, ObkBook};
 use xqbook::{book_moves, our_entries, walk, write_book, write_eleeye, Walked};
 use xqcli::{out, Failure};
 
@@ -84,7 +84,7 @@ pub fn export(
 
 /// The positions of the book at `input` (any format), walked from the start.
 fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> xqcli::Result<Walked> {
-    if is_sqlite(input) {
+    if is_obk_file(input) {
         let keys = keys.load(&format!("reading {}", input.display()))?;
         let book = ObkBook::open(input, &keys)?;
         out!(
@@ -97,13 +97,4 @@ fn walk_book(input: &Path, keys: &ObkKeysArg, max_gap: u32) -> xqcli::Result<Wal
     }
     let book = xqbook::open(input)?;
     Ok(walk(|p| book_moves(&book, p), max_gap, usize::MAX))
-}
-
-/// Whether `path` is a SQLite database (an .obk book), by its first bytes.
-pub fn is_sqlite(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == b"SQLite format 3\0")
 }

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bookgen::db::GameDb;
+use bookgen::obk::is_obk_file;
 use bookgen::record_files;
 use xqcli::{out, Failure};
 
-use super::export::{export, is_sqlite, ExportFormat};
+use super::export::{export, ExportFormat};
 use super::options::ObkKeysArg;
 use super::records::{read_files, ReadArgs};
 
@@ -48,7 +49,7 @@ pub fn run(args: ImportArgs) -> xqcli::Result {
 
 /// `import --obk`: an .obk book written as ours.
 fn import_obk(obk: &Path, keys: &ObkKeysArg, output: &Path) -> xqcli::Result {
-    if !is_sqlite(obk) {
+    if !is_obk_file(obk) {
         return Err(Failure::new(format!(
             "{}: not a BHGUI .obk book (not a SQLite database)",
             obk.display()

@@ -1,7 +1,7 @@
 //! `bookgen probe`: the book moves of a position, with the analysis's
 //! scores when the book has one.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use xqbook::{AnyBook, PositionAnalysis, WeightedMove};
 use xqcli::{out, Failure};
@@ -24,23 +24,19 @@ pub struct ProbeArgs {
 
 /// Runs `bookgen probe`.
 pub fn run(args: &ProbeArgs) -> xqcli::Result {
-    probe(&args.book, args.fen.as_deref(), &args.moves)
-}
-
-fn probe(path: &Path, fen: Option<&str>, moves: &[String]) -> xqcli::Result {
-    let book = xqbook::open(path)?;
-    let mut pos = match fen {
+    let book = xqbook::open(&args.book)?;
+    let mut pos = match &args.fen {
         Some(f) => Position::from_fen(f).map_err(|e| Failure::new(format!("--fen: {e}")))?,
         None => Position::start(),
     };
-    for (i, token) in moves.iter().enumerate() {
+    for (i, token) in args.moves.iter().enumerate() {
         let m = parse_and_resolve(&pos, token)
             .map_err(|e| Failure::new(format!("--moves, move {}: {e}", i + 1)))?;
         pos.make_move(m);
     }
     let found = book.probe(&pos)?;
     if let AnyBook::Ours(ours) = &book {
-        if let Some(analysis) = open_analysis(path, ours) {
+        if let Some(analysis) = open_analysis(&args.book, ours) {
             if let Some(a) = analysis.probe(&pos) {
                 print_analysed(&a, &found);
                 return Ok(());

@@ -7,9 +7,9 @@ use std::time::Instant;
 use bookgen::analyse::Searches;
 use bookgen::quality::{Judgement, QualityConfig, Scoring};
 use clap::ValueEnum;
-use xqbook::AnyBook;
 use xqcli::{out, Failure};
 
+use super::open_ours;
 use super::options::{all_cores, at_least_one, net_option};
 
 #[derive(clap::Args)]
@@ -97,12 +97,7 @@ impl From<Selectivity> for xqengine::BookVariety {
 /// Runs `bookgen quality`.
 pub fn run(args: &QualityArgs) -> xqcli::Result {
     let started = Instant::now();
-    if let AnyBook::Eleeye(_) = xqbook::open(&args.book)? {
-        return Err(Failure::new(format!(
-            "{}: judge books of ours",
-            args.book.display()
-        )));
-    }
+    open_ours(&args.book, "judge books of ours")?;
     if args.analysed_only && !xqbook::analysis_path(&args.book).is_file() {
         return Err(Failure::new(format!(
             "{}: no analysis beside it to judge",
@@ -159,7 +154,7 @@ fn config(args: &QualityArgs) -> xqcli::Result<QualityConfig> {
             "its own".to_string(),
         ),
         None => (
-            format!("xqengine {}", env!("CARGO_PKG_VERSION")),
+            bookgen::analyse::engine_name(),
             bookgen::analyse::net_name(net.as_deref()),
         ),
     };
