@@ -54,21 +54,23 @@ if ! command -v cargo >/dev/null; then
   failed+=("cargo (the Rust toolchain): see https://rustup.rs")
 fi
 
-# apt-get runs as root, or through sudo when the user is not root.
+# apt-get runs as root, or through sudo when the user is not root; without
+# either it fails, saying nothing (the caller says it once).
 as_root() {
   if [ "$(id -u)" = 0 ]; then
     "$@"
   elif command -v sudo >/dev/null; then
     sudo "$@"
   else
-    say "not root and no sudo: cannot run $*"
     return 1
   fi
 }
 
+# grep reads to the end: with `grep -q`, fc-list would die of SIGPIPE on a
+# long list once the font is found, and pipefail would count it missing.
 font_installed() {
-  dpkg-query -W -f='${Status}' fonts-wqy-zenhei 2>/dev/null | grep -q 'ok installed' ||
-    fc-list 2>/dev/null | grep -qi 'WenQuanYi Zen Hei'
+  dpkg-query -W -f='${Status}' fonts-wqy-zenhei 2>/dev/null | grep 'ok installed' >/dev/null ||
+    fc-list 2>/dev/null | grep -i 'WenQuanYi Zen Hei' >/dev/null
 }
 
 # Whether the Debian package $1 is installed, by what the tests use of it.
@@ -78,6 +80,7 @@ deb_present() {
   fonts-wqy-zenhei) font_installed ;;
   slurm-wlm) command -v slurmctld >/dev/null ;;
   munge) command -v munged >/dev/null ;;
+  *) return 1 ;;
   esac
 }
 
@@ -91,25 +94,35 @@ for deb in "${wanted[@]}"; do
   if deb_present "$deb"; then found+=("$deb"); else debs+=("$deb"); fi
 done
 [ ${#found[@]} -gt 0 ] && say "found the Debian packages ${found[*]}"
-if [ ${#debs[@]} -eq 0 ]; then
-  :
-elif ! command -v apt-get >/dev/null; then
-  failed+=("${debs[*]}: no apt-get here; install them with this system's package manager")
-else
+
+# Installs the Debian packages "$@" with apt-get, adding to `failed` those
+# still missing afterwards.
+install_debs() {
+  if ! command -v apt-get >/dev/null; then
+    failed+=("$*: no apt-get here; install them with this system's package manager")
+    return
+  fi
+  if ! as_root true; then
+    say "not root and no sudo (or sudo refused): cannot run apt-get"
+    failed+=("$*: apt-get install --no-install-recommends $* (as root)")
+    return
+  fi
   # Without recommends: chromium alone would bring some hundred packages
   # (avahi, cups, ...) that a headless browser test never uses.
-  say "installing the Debian packages ${debs[*]} with apt-get --no-install-recommends"
+  say "installing the Debian packages $* with apt-get --no-install-recommends"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q || true
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${debs[@]}" || true
-  installed=()
-  missing=()
-  for deb in "${debs[@]}"; do
-    if deb_present "$deb"; then installed+=("$deb"); else missing+=("$deb"); fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" || true
+  local deb got=() missing=()
+  for deb in "$@"; do
+    if deb_present "$deb"; then got+=("$deb"); else missing+=("$deb"); fi
   done
-  [ ${#installed[@]} -gt 0 ] && say "installed ${installed[*]}"
+  [ ${#got[@]} -gt 0 ] && say "installed ${got[*]}"
   if [ ${#missing[@]} -gt 0 ]; then
     failed+=("${missing[*]}: apt-get install --no-install-recommends ${missing[*]} (as root)")
   fi
+}
+if [ ${#debs[@]} -gt 0 ]; then
+  install_debs "${debs[@]}"
 fi
 
 cchess_version() {
@@ -131,25 +144,25 @@ else
   say "installing the PyPI package cchess==1.25.5 with python3 -m pip (the .obk tests)"
   log=$(mktemp)
   if python3 -m pip install -q cchess==1.25.5 2>"$log"; then
-    installed=true
+    pip_ok=true
   elif grep -q externally-managed-environment "$log"; then
     # A system Python that PEP 668 marks as the package manager's (Debian
     # 12's): the package goes to this user's site-packages instead, which
     # no Debian package touches.
     say "this python3 is managed by the system's package manager: installing cchess for this user only (pip --user --break-system-packages)"
     if python3 -m pip install -q --user --break-system-packages cchess==1.25.5 2>"$log"; then
-      installed=true
+      pip_ok=true
     else
-      installed=false
+      pip_ok=false
       how="python3 -m pip install --user --break-system-packages cchess==1.25.5"
     fi
   else
-    installed=false
+    pip_ok=false
     how="python3 -m pip install cchess==1.25.5 (without pip: apt-get install python3-pip)"
   fi
-  if $installed && version=$(cchess_version); then
+  if $pip_ok && version=$(cchess_version); then
     say "installed cchess $version for python3 ($(command -v python3))"
-  elif $installed; then
+  elif $pip_ok; then
     failed+=("cchess: pip installed it, yet python3 cannot import it: python3 -c 'import cchess' says why")
   else
     cat "$log" >&2

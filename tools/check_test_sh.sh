@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Checks scripts/test.sh against stand-ins for apt-get, pip, chromium and
-# cargo, on a PATH of its own, so that it installs nothing and needs no
-# network: a machine with nothing installed gets everything installed, and
-# the tests run with the arguments given; a second run installs nothing; a
-# machine where nothing can be installed gets a message naming what is
-# missing and how to install it, and exit status 1, before any test runs.
+# Checks scripts/test.sh against stand-ins for apt-get, sudo, pip, chromium,
+# fc-list and cargo, on a PATH of its own, so that it installs nothing and
+# needs no network: a machine with nothing installed gets everything
+# installed, and the tests run with the arguments given; a second run
+# installs nothing, nor does a font that only fontconfig knows; a machine
+# where nothing can be installed, or a user who is neither root nor has
+# sudo, gets a message naming what is missing and how to install it, and
+# exit status 1, before any test runs. It passes as root and as any other
+# user.
 # Usage: tools/check_test_sh.sh (prints "ok" and exits 0 when all hold);
 # cli/tests/test_script.rs runs it with the tests.
 set -euo pipefail
@@ -13,8 +16,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=$work/bin
 mkdir "$bin"
-for tool in bash env dirname grep awk sed mktemp cat rm id chmod touch; do
-  ln -s "$(command -v "$tool")" "$bin/$tool"
+# The files, not shell builtins: sudo runs `true` as a program.
+for tool in bash env dirname grep awk sed mktemp cat rm id chmod touch true; do
+  ln -s "$(type -P "$tool")" "$bin/$tool"
 done
 
 # Stand-ins. Each logs its command line; apt-get and pip "install" by
@@ -58,7 +62,30 @@ cat >"$bin/cargo" <<EOF
 #!/usr/bin/env bash
 echo "cargo \$*" >>"$work/log"
 EOF
-chmod +x "$bin"/*
+# A user who is not root reaches apt-get through sudo.
+cat >"$bin/sudo" <<EOF
+#!/usr/bin/env bash
+exec "\$@"
+EOF
+# A font list far longer than a pipe holds (about 700 KB), the font first:
+# a reader that stops at the font kills it by SIGPIPE (141, also where
+# SIGPIPE is ignored and the write fails instead).
+cat >"$work/fc-list" <<EOF
+#!/usr/bin/env bash
+echo '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc: WenQuanYi Zen Hei:style=Regular'
+for i in {1..10000}; do
+  echo '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf: DejaVu Sans:style=Book' || exit 141
+done
+EOF
+# Not root, as `id -u` tells the script.
+mkdir "$work/user"
+cat >"$work/user/id" <<EOF
+#!/usr/bin/env bash
+[ "\$1" = -u ] && { echo 65534; exit 0; }
+exec "$(type -P id)" "\$@"
+EOF
+# Only the stand-ins: the links lead to the system's own tools.
+chmod +x "$bin"/{apt-get,dpkg-query,python3,cargo,sudo} "$work/fc-list" "$work/user/id"
 
 # As root, the script also installs Slurm and runs the Slurm test.
 debs="chromium fonts-wqy-zenhei"
@@ -72,8 +99,21 @@ fail() {
   exit 1
 }
 
-# Nothing installed, nothing can be installed: a clear refusal, no test run.
+# Nothing installed, nothing can be installed.
 touch "$work/offline"
+
+# Not root and no sudo: said once, apt-get never run, and the packages
+# named with how to install them.
+mv "$bin/sudo" "$work/sudo"
+if PATH=$work/user:$bin "$root/scripts/test.sh" >"$work/out" 2>&1; then fail "run without sudo passed"; fi
+[ "$(grep -c 'not root' "$work/out")" = 1 ] || fail "not root and no sudo not said once"
+! grep -q '^apt-get' "$work/log" 2>/dev/null || fail "apt-get run without root"
+grep -q 'apt-get install --no-install-recommends chromium fonts-wqy-zenhei (as root)' "$work/out" ||
+  fail "no apt-get advice without sudo"
+mv "$work/sudo" "$bin/sudo"
+rm -f "$work/log"
+
+# Nothing installed, nothing can be installed: a clear refusal, no test run.
 if run; then fail "offline run passed"; fi
 grep -q "apt-get install --no-install-recommends $debs" "$work/out" || fail "no apt-get advice"
 grep -q 'python3 -m pip install cchess==1.25.5' "$work/out" || fail "no pip advice"
@@ -101,8 +141,16 @@ grep -q "found the Debian packages $debs\$" "$work/out" && grep -q 'found cchess
   fail "found not said"
 rm "$work/log"
 
-# Only the font missing: only the font installed, and only it named so.
+# The font known only to fontconfig, in a long list: found, not installed.
 rm "$work/font"
+mv "$work/fc-list" "$bin/fc-list"
+run || fail "run with the font in fc-list failed"
+! grep -q '^apt-get' "$work/log" 2>/dev/null || fail "the font in fc-list installed again"
+grep -q "found the Debian packages $debs\$" "$work/out" || fail "the font in fc-list not found"
+rm "$bin/fc-list"
+rm -f "$work/log"
+
+# Only the font missing: only the font installed, and only it named so.
 run || fail "third run failed"
 grep -q 'apt-get install -y -q --no-install-recommends fonts-wqy-zenhei$' "$work/log" ||
   fail "not the font alone asked for"

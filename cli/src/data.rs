@@ -11,11 +11,11 @@ use std::sync::Arc;
 use xqegtb::Tablebase;
 
 /// The default book, relative to the repository (or the working directory).
-pub const DEFAULT_BOOK: &str = "data/book.xqb";
+const DEFAULT_BOOK: &str = "data/book.xqb";
 
 /// The default table directory, relative to the repository (or the working
 /// directory).
-pub const DEFAULT_EGTB_DIR: &str = "data/egtb";
+const DEFAULT_EGTB_DIR: &str = "data/egtb";
 
 /// The default book: data/book.xqb under the working directory, or under
 /// the directory of the executable or its ancestors (a build tree's
@@ -32,7 +32,7 @@ pub fn default_egtb_dir() -> Option<PathBuf> {
 /// `relative` (a path under the repository, like data/book.xqb) under the
 /// working directory, else under the executable's directory or one of its
 /// four nearest ancestors: the first that `accept`s.
-pub fn find(relative: &str, accept: fn(&Path) -> bool) -> Option<PathBuf> {
+fn find(relative: &str, accept: fn(&Path) -> bool) -> Option<PathBuf> {
     let cwd = PathBuf::from(relative);
     if accept(&cwd) {
         return Some(cwd);

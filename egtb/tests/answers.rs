@@ -4,6 +4,7 @@
 use egtbgen::{build, plan};
 use xqcore::{Move, Position};
 use xqegtb::{Material, Preference, Repetitions, Tablebase, Value};
+use xqstore::{Header, Layout, HEADER_LEN};
 
 /// KRKAABB's tables (and those its captures lead into), built once.
 fn krkaabb() -> &'static Tablebase {
@@ -98,22 +99,34 @@ fn the_preference_orders_moves_of_equal_value_and_material() {
     assert_ne!(answers.best_move(&root).unwrap().map(|b| b.0), Some(e1e7));
 }
 
-/// Flips a byte of a table file's header: the file cannot be opened.
+/// Damages a table file's header: its record count changed under the old
+/// checksum, so the header fails its check and the file cannot be opened.
 fn damage_header(table: &std::path::Path) {
     let mut bytes = std::fs::read(table).unwrap();
-    bytes[16] ^= 0x55;
+    let old: [u8; HEADER_LEN] = bytes[..HEADER_LEN].try_into().unwrap();
+    let header = Header::decode(&old).expect("a sound header");
+    let mut damaged = Header {
+        record_count: header.record_count ^ 0x55,
+        ..header
+    }
+    .encode();
+    // The header's own checksum, its last four bytes, as it was.
+    damaged[HEADER_LEN - 4..].copy_from_slice(&old[HEADER_LEN - 4..]);
+    assert_eq!(Header::decode(&damaged), None);
+    bytes[..HEADER_LEN].copy_from_slice(&damaged);
     std::fs::write(table, bytes).unwrap();
 }
 
-/// Flips every byte of a table file's blocks (after the 64-byte header
-/// and the metadata, before the block index the header points to): the
-/// file opens, and every block fails its checksum.
+/// Damages every byte of every block of a table file (the header, the
+/// metadata and the block index stay sound): the file opens, and a probe
+/// fails the block's checksum.
 fn damage_blocks(table: &std::path::Path) {
+    let layout = Layout::read(table).unwrap();
     let mut bytes = std::fs::read(table).unwrap();
-    let meta_len = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
-    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
-    for b in &mut bytes[64 + meta_len..index] {
-        *b ^= 0x55;
+    for block in &layout.blocks {
+        for b in &mut bytes[block.start as usize..block.end as usize] {
+            *b ^= 0x55;
+        }
     }
     std::fs::write(table, bytes).unwrap();
 }

@@ -36,11 +36,11 @@ use serde_json::json;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
 use xqcore::{Move, Position};
-use xqegtb::{ProbeError, Value};
+use xqegtb::Value;
 use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
-use crate::chessdb::Library;
+use crate::chessdb::{table_answer, Library, TablesDamaged};
 use crate::rank::{book_file_moves, winrate};
 
 /// Query parameters of the API.
@@ -129,16 +129,13 @@ pub async fn book(State(library): State<Arc<Library>>, Board { pos, .. }: Board)
 
 /// `/api/tables`.
 pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Board) -> Response {
-    let Some(tb) = library.tables.as_deref() else {
-        return Json(json!({ "moves": [] })).into_response();
-    };
-    let answers = crate::chessdb::table_answers(tb);
-    let values = match answers.ranked_moves(&pos) {
-        Ok(Some(values)) => values,
+    let found = match table_answer(&library, &pos, &pos.legal_moves()) {
+        Ok(Some(found)) => found,
         Ok(None) => return Json(json!({ "moves": [] })).into_response(),
-        Err(e) => return tables_damaged(&library, &e),
+        Err(TablesDamaged) => return tables_damaged(),
     };
-    let moves: Vec<_> = values
+    let moves: Vec<_> = found
+        .values
         .iter()
         .map(|(m, v)| {
             let result = match v {
@@ -149,22 +146,14 @@ pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Boar
             json!({ "uci": m.to_string(), "result": result, "plies": v.dtm() })
         })
         .collect();
-    let line = match values.first() {
-        Some(&(m, _)) => match answers.line_after(&pos, m, crate::chessdb::TABLE_LINE) {
-            Ok(line) => line,
-            Err(e) => return tables_damaged(&library, &e),
-        },
-        None => Vec::new(),
-    };
-    let line: Vec<String> = line.iter().map(Move::to_string).collect();
+    let line: Vec<String> = found.line.iter().map(Move::to_string).collect();
     Json(json!({ "moves": moves, "line": line })).into_response()
 }
 
-/// The reply when a table the answer needs cannot be read: an error, the
-/// table named with the reason in the server's log (not in the reply:
-/// the client has no business with the server's files).
-fn tables_damaged(library: &Library, e: &ProbeError) -> Response {
-    library.log_table_error(e);
+/// The reply when a table the answer needs cannot be read: an error, with
+/// the table named in the server's log only (the client has no business
+/// with the server's files).
+fn tables_damaged() -> Response {
     error(
         StatusCode::INTERNAL_SERVER_ERROR,
         "the endgame tables cannot answer: a table they need is damaged (the server's log names it)",

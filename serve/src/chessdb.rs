@@ -194,29 +194,65 @@ fn table_rank(value: Value, best: Value) -> Rank {
     }
 }
 
-/// The tables' answer: every move's exact value, when the tables hold the
-/// position and every move from it (`Ok(None)` when they do not).
+/// What the tables say of a position: the moves ranked best first, each
+/// with its exact value, and the line after the first move.
+pub(crate) struct TableAnswer {
+    pub(crate) values: Vec<(Move, Value)>,
+    /// Empty when `values` is.
+    pub(crate) line: Vec<Move>,
+}
+
+/// A table an answer needs cannot be read; the server's log names it.
+pub(crate) struct TablesDamaged;
+
+/// The tables' answer for `pos` among `moves` (the API's one lookup, for
+/// chessdb's queries and the board's alike): `Ok(None)` when the server
+/// has no tables, or they do not hold the position and every move from
+/// it.
 ///
 /// # Errors
 ///
-/// A table the answer needs cannot be read: the tables cannot answer, and
-/// nothing else may answer in their place.
-fn from_tables(
+/// A table the answer needs cannot be read: the file is named in the
+/// server's log (once), and nothing may answer in the tables' place.
+pub(crate) fn table_answer(
+    library: &Library,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<TableAnswer>, TablesDamaged> {
+    let Some(tb) = library.tables.as_deref() else {
+        return Ok(None);
+    };
+    probe_tables(tb, pos, moves).map_err(|e| {
+        library.log_table_error(&e);
+        TablesDamaged
+    })
+}
+
+/// [`table_answer`] from `tb`, the error as the tables give it.
+fn probe_tables(
     tb: &Tablebase,
     pos: &Position,
     moves: &[Move],
-) -> Result<Option<Known>, ProbeError> {
+) -> Result<Option<TableAnswer>, ProbeError> {
     let answers = table_answers(tb);
     let Some(values) = answers.rank(pos, moves)? else {
         return Ok(None);
     };
-    let Some(best) = values
+    let line = match values.first() {
+        Some(&(first, _)) => answers.line_after(pos, first, TABLE_LINE)?,
+        None => Vec::new(),
+    };
+    Ok(Some(TableAnswer { values, line }))
+}
+
+/// The tables' answer as chessdb gives it: every move's exact score, rank
+/// and note (`None` when there is no move).
+fn from_tables(tables: TableAnswer) -> Option<Known> {
+    let TableAnswer { values, line } = tables;
+    let best = values
         .iter()
         .map(|v| v.1)
-        .reduce(|a, b| if b.better_than(a) { b } else { a })
-    else {
-        return Ok(None);
-    };
+        .reduce(|a, b| if b.better_than(a) { b } else { a })?;
     let score = |v: Value| match v {
         Value::Draw => 0,
         Value::Win(d) => MATE_SCORE - i32::from(d),
@@ -242,16 +278,12 @@ fn from_tables(
             }
         })
         .collect();
-    let Some(first) = entries.first().map(|e| e.mv) else {
-        return Ok(None);
-    };
-    let pv = answers.line_after(pos, first, TABLE_LINE)?;
-    Ok(Some(Known {
+    Some(Known {
         from_tables: true,
         depth: best.dtm().map_or(0, i32::from),
         entries,
-        pv,
-    }))
+        pv: line,
+    })
 }
 
 /// The first book's answer that has moves for the position: each move's
@@ -401,19 +433,11 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     }
     // A damaged table answers nothing, and nothing answers in its place:
     // the engine's guess would read as if the position were known.
-    let from_tables = match &library.tables {
-        Some(tb) => from_tables(tb, &pos, &moves),
-        None => Ok(None),
+    let tables_known = match table_answer(library, &pos, &moves) {
+        Ok(tables) => tables.and_then(from_tables),
+        Err(TablesDamaged) => return style.word(200, "unknown"),
     };
-    let known = match from_tables {
-        Ok(Some(k)) => Some(k),
-        Ok(None) => from_books(&library.books, &pos, &banned),
-        Err(e) => {
-            library.log_table_error(&e);
-            return style.word(200, "unknown");
-        }
-    };
-    let known = match known {
+    let known = match tables_known.or_else(|| from_books(&library.books, &pos, &banned)) {
         Some(k) => k,
         None => match from_engine(&library.engine, &pos, &banned).await {
             Ok(k) => k,

@@ -9,6 +9,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use xqstore::{Header, Layout, HEADER_LEN};
+
 /// The server on a free local port with `args` (run from the workspace
 /// root, so the default book is found), and the URL it says it serves.
 pub fn start_server(args: &[&std::ffi::OsStr]) -> (Child, String) {
@@ -76,22 +78,35 @@ pub fn start_server_logged(
     (server, url, log)
 }
 
-/// Damages every block of a table file (the header and the block index
-/// stay sound): the file opens, and a probe fails the block's checksum.
-pub fn damage_blocks(table: &std::path::Path) {
+/// Damages a table file's header: its record count changed under the old
+/// checksum, so the header fails its check and the file cannot be opened.
+pub fn damage_header(table: &std::path::Path) {
     let mut bytes = std::fs::read(table).unwrap();
-    let meta_len = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
-    let index = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
-    for b in &mut bytes[64 + meta_len..index] {
-        *b ^= 0x55;
+    let old: [u8; HEADER_LEN] = bytes[..HEADER_LEN].try_into().unwrap();
+    let header = Header::decode(&old).expect("a sound header");
+    let mut damaged = Header {
+        record_count: header.record_count ^ 0x55,
+        ..header
     }
+    .encode();
+    // The header's own checksum, its last four bytes, as it was.
+    damaged[HEADER_LEN - 4..].copy_from_slice(&old[HEADER_LEN - 4..]);
+    assert_eq!(Header::decode(&damaged), None);
+    bytes[..HEADER_LEN].copy_from_slice(&damaged);
     std::fs::write(table, bytes).unwrap();
 }
 
-/// Damages a table file's header: the file cannot be opened.
-pub fn damage_header(table: &std::path::Path) {
+/// Damages every byte of every block of a table file (the header, the
+/// metadata and the block index stay sound): the file opens, and a probe
+/// fails the block's checksum.
+pub fn damage_blocks(table: &std::path::Path) {
+    let layout = Layout::read(table).unwrap();
     let mut bytes = std::fs::read(table).unwrap();
-    bytes[16] ^= 0x55;
+    for block in &layout.blocks {
+        for b in &mut bytes[block.start as usize..block.end as usize] {
+            *b ^= 0x55;
+        }
+    }
     std::fs::write(table, bytes).unwrap();
 }
 
