@@ -19,14 +19,16 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value as Json};
-use xqbook::BookFile;
+use xqbook::{BookFile, PositionAnalysis};
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
 use xqegtb::{Answers, ProbeError, Repetitions, Tablebase, Value};
 use xqengine::EvalPreference;
 
+use crate::analysers::Bell;
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
-use crate::rank::{book_file_moves, winrate, Rank};
+use crate::rank::{book_file_moves, winrate, Bands, Rank};
+use crate::store::{Enqueued, Source, Store, StoreError};
 
 /// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
 pub const MATE_SCORE: i32 = 30_000;
@@ -39,23 +41,66 @@ pub struct Library {
     pub books: Vec<BookFile>,
     pub tables: Option<Arc<Tablebase>>,
     pub engine: EnginePool,
+    /// What the server has analysed, and the queue of what it will.
+    pub store: Arc<Store>,
+    /// Whether a position no table, book or stored analysis knows is
+    /// answered by a search (otherwise `unknown`, as chessdb answers).
+    pub search_unknown: bool,
+    /// Rung when a position is queued, to wake the analysers.
+    bell: Option<Arc<Bell>>,
     /// The table files whose error has been logged: each is named once.
     logged_table_errors: Mutex<HashSet<PathBuf>>,
 }
 
 impl Library {
-    /// The books, tables and engine a server answers from.
+    /// The books, tables, engine and store a server answers from; a
+    /// position none knows is `unknown`.
     pub fn new(
         books: Vec<BookFile>,
         tables: Option<Arc<Tablebase>>,
         engine: EnginePool,
+        store: Arc<Store>,
     ) -> Library {
         Library {
             books,
             tables,
             engine,
+            store,
+            search_unknown: false,
+            bell: None,
             logged_table_errors: Mutex::default(),
         }
+    }
+
+    /// The same library answering a position none knows by a search.
+    pub fn searching_unknown(self, search_unknown: bool) -> Library {
+        Library {
+            search_unknown,
+            ..self
+        }
+    }
+
+    /// The same library ringing `bell` when a position is queued.
+    pub fn ringing(self, bell: Arc<Bell>) -> Library {
+        Library {
+            bell: Some(bell),
+            ..self
+        }
+    }
+
+    /// Queues `pos` for analysis with `priority`, waking the analysers.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn enqueue(&self, pos: &Position, priority: u8) -> Result<Enqueued, StoreError> {
+        let enqueued = self.store.enqueue(pos, priority)?;
+        if enqueued == Enqueued::Added {
+            if let Some(bell) = &self.bell {
+                bell.ring();
+            }
+        }
+        Ok(enqueued)
     }
 
     /// Says on standard error why the tables could not answer (a table
@@ -84,6 +129,10 @@ pub enum Action {
     QueryPv,
     QueryScore,
     QueryRule,
+    /// Put the position on the queue for analysis.
+    Queue,
+    /// Search the position now.
+    QueryEngine,
 }
 
 impl Action {
@@ -96,6 +145,8 @@ impl Action {
             "querypv" => Action::QueryPv,
             "queryscore" => Action::QueryScore,
             "queryrule" => Action::QueryRule,
+            "queue" => Action::Queue,
+            "queryengine" => Action::QueryEngine,
             _ => return None,
         })
     }
@@ -359,6 +410,239 @@ async fn from_engine(
     })
 }
 
+/// The queue's priority of a position a client asked to be analysed.
+const QUEUE_PRIORITY: u8 = 2;
+/// The queue's priority of an unknown position a client asked about.
+const AUTO_PRIORITY: u8 = 1;
+/// Stored positions around a queried one that its answer backs scores up
+/// through (chessdb's query walks a few dozen).
+const LEARN_AROUND: usize = 64;
+
+/// The reply when the engine gave no answer.
+fn engine_failure(e: &EngineError, style: Style) -> Reply {
+    match e {
+        EngineError::Busy(_) => style.word(503, "busy"),
+        EngineError::NoMove => style.word(200, "nobestmove"),
+        EngineError::Store(e) => style.word(503, &format!("Error: {e}")),
+    }
+}
+
+/// chessdb's reply for a position it does not know: `unknown` where it
+/// would give scores, `nobestmove` where it would give a move.
+fn unknown(action: Action, style: Style) -> Reply {
+    match action {
+        Action::QueryAll | Action::QueryPv | Action::QueryScore => style.word(200, "unknown"),
+        _ => style.word(200, "nobestmove"),
+    }
+}
+
+/// `queue`: the position put on the queue for analysis, once; `ok` also
+/// when the store or the tables know it already (nothing to queue).
+fn queue(library: &Library, pos: &Position, in_tables: bool, style: Style) -> Reply {
+    if in_tables {
+        return style.word(200, "ok");
+    }
+    match library.enqueue(pos, QUEUE_PRIORITY) {
+        Ok(_) => style.word(200, "ok"),
+        Err(e) => style.word(503, &format!("Error: {e}")),
+    }
+}
+
+/// `queryengine`: a search now (of the position after `movelist`, moves
+/// from the board joined by `|`, when given), `move:M`; the search's
+/// result goes into the store.
+async fn engine_move(
+    library: &Library,
+    mut pos: Position,
+    banned: &[Move],
+    params: &Params<'_>,
+    style: Style,
+) -> Reply {
+    if let Some(list) = params.get("movelist").filter(|l| !l.is_empty()) {
+        for text in list.split('|') {
+            match pos.parse_move(text) {
+                Ok(m) if pos.outcome(&EndRules::default()).is_none() => pos.make_move(m),
+                _ => return style.word(200, "invalid movelist"),
+            }
+        }
+        if pos.legal_moves().is_empty() {
+            return style.word(200, "nobestmove");
+        }
+    }
+    let banned: Vec<Move> = banned
+        .iter()
+        .copied()
+        .filter(|m| pos.legal_moves().contains(m))
+        .collect();
+    let a = match library.engine.analyse(&pos, &banned).await {
+        Ok(a) => a,
+        Err(e) => return engine_failure(&e, style),
+    };
+    // A search among all the moves is what the position is worth; one
+    // with moves banned is not.
+    if banned.is_empty() {
+        let score = a
+            .score
+            .clamp(-i32::from(xqbook::MATE), i32::from(xqbook::MATE)) as i16;
+        let depth = a.depth.clamp(0, 255) as u8;
+        let search = xqbook::Searched {
+            score,
+            best: a.pv[0],
+            depth,
+        };
+        if let Err(e) =
+            library
+                .store
+                .record(&pos, search, &[(a.pv[0], score, depth)], Source::Analysis)
+        {
+            eprintln!("xqserve: {e}");
+        }
+    }
+    key_value(style, "move", &a.pv[0].to_string())
+}
+
+/// What the store knows of `pos`: its stored moves (but `banned`), each
+/// scored by backing the stored scores up through the stored positions
+/// around it (the backup of book analysis); with `learn`, the scores the
+/// backup changed are written back. `None` when the store does not know
+/// the position.
+///
+/// # Errors
+///
+/// The store cannot be read or written.
+fn from_store(
+    store: &Store,
+    pos: &Position,
+    banned: &[Move],
+    learn: bool,
+) -> Result<Option<Known>, StoreError> {
+    let (key, mirrored) = xqbook::book_key(pos);
+    let graph = store.graph_around(pos, LEARN_AROUND)?;
+    let Some(search) = graph.searched.get(&key).copied() else {
+        return Ok(None);
+    };
+    let analyses = xqbook::back_up(&graph, std::slice::from_ref(pos));
+    let as_played =
+        |a: &PositionAnalysis, mirrored: bool| if mirrored { a.mirror() } else { a.clone() };
+    let analysis = match analyses.get(&key) {
+        Some(a) => as_played(a, mirrored),
+        // No stored move: the search's own.
+        None => {
+            let best = if mirrored {
+                search.best.mirror()
+            } else {
+                search.best
+            };
+            if best == Move::NULL {
+                return Ok(None);
+            }
+            PositionAnalysis {
+                search: xqbook::Searched { best, ..search },
+                value: search.score,
+                moves: vec![xqbook::ScoredMove {
+                    mv: best,
+                    score: search.score,
+                    depth: 1,
+                    in_book: false,
+                }],
+            }
+        }
+    };
+    if learn {
+        learn_from(store, pos, &analysis)?;
+    }
+    let moves: Vec<&xqbook::ScoredMove> = analysis
+        .moves
+        .iter()
+        .filter(|m| !banned.contains(&m.mv))
+        .collect();
+    let Some(max) = moves.first().map(|m| i32::from(m.score)) else {
+        return Ok(None);
+    };
+    let bands = Bands::below(max);
+    let entries = moves
+        .iter()
+        .map(|m| {
+            let score = i32::from(m.score);
+            let rank = bands.rank(score);
+            // chessdb's note: the moves known after this one, and how many
+            // of them are good there.
+            let mut child = pos.clone();
+            child.make_move(m.mv);
+            let (known, good) = analyses
+                .get(&xqbook::book_key(&child).0)
+                .map_or((0, 0), |a| {
+                    let bands = Bands::below(a.moves.first().map_or(0, |m| i32::from(m.score)));
+                    let good = a
+                        .moves
+                        .iter()
+                        .filter(|m| bands.rank(i32::from(m.score)) >= Rank::Good)
+                        .count();
+                    (a.moves.len(), good)
+                });
+            Entry {
+                mv: m.mv,
+                score: Some(score),
+                rank,
+                note: format!("{} ({known:02}-{good:02})", rank.mark()),
+            }
+        })
+        .collect();
+    // The line: the best stored move on both sides while the store knows
+    // the position.
+    let mut line = Vec::new();
+    let mut walk = pos.clone();
+    while line.len() < 40 {
+        let (key, mirrored) = xqbook::book_key(&walk);
+        let Some(best) = analyses.get(&key).and_then(|a| a.moves.first()) else {
+            break;
+        };
+        let best = if mirrored { best.mv.mirror() } else { best.mv };
+        line.push(best);
+        walk.make_move(best);
+        if walk.repetition().is_some() {
+            break;
+        }
+    }
+    if line.first() != moves.first().map(|m| &m.mv) {
+        line = moves.first().map(|m| m.mv).into_iter().collect();
+    }
+    Ok(Some(Known {
+        from_tables: false,
+        entries,
+        pv: line,
+        depth: i32::from(analysis.search.depth),
+    }))
+}
+
+/// Writes back the scores of `analysis` (of `pos`, as it plays its moves)
+/// that differ from the stored ones: what the store learned from the
+/// positions the moves lead to.
+fn learn_from(
+    store: &Store,
+    pos: &Position,
+    analysis: &PositionAnalysis,
+) -> Result<(), StoreError> {
+    let Some(stored) = store.get(pos)? else {
+        return Ok(());
+    };
+    let changed: Vec<(Move, i16)> = analysis
+        .moves
+        .iter()
+        .filter(|m| {
+            stored
+                .moves
+                .iter()
+                .any(|s| s.mv == m.mv && s.score != m.score)
+        })
+        .map(|m| (m.mv, m.score))
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    store.learn(pos, &changed)
+}
+
 /// The parameters of a query, as name-value pairs already URL-decoded.
 pub struct Params<'a>(pub &'a [(String, String)]);
 
@@ -372,8 +656,14 @@ impl Params<'_> {
 
     /// chessdb's booleans: 1, true, on, yes.
     fn flag(&self, name: &str) -> bool {
-        self.get(name)
-            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
+        self.flag_or(name, false)
+    }
+
+    /// A boolean that is `default` when the query does not give it.
+    fn flag_or(&self, name: &str, default: bool) -> bool {
+        self.get(name).map_or(default, |v| {
+            matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")
+        })
     }
 }
 
@@ -431,20 +721,45 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     if moves.is_empty() {
         return style.word(200, "nobestmove");
     }
+    if action == Action::QueryEngine {
+        return engine_move(library, pos, &banned, &params, style).await;
+    }
     // A damaged table answers nothing, and nothing answers in its place:
     // the engine's guess would read as if the position were known.
-    let tables_known = match table_answer(library, &pos, &moves) {
-        Ok(tables) => tables.and_then(from_tables),
+    let tables = match table_answer(library, &pos, &moves) {
+        Ok(tables) => tables,
         Err(TablesDamaged) => return style.word(200, "unknown"),
     };
-    let known = match tables_known.or_else(|| from_books(&library.books, &pos, &banned)) {
-        Some(k) => k,
-        None => match from_engine(&library.engine, &pos, &banned).await {
+    if action == Action::Queue {
+        return queue(library, &pos, tables.is_some(), style);
+    }
+    let learn = params.flag_or("learn", true);
+    let mut known = tables
+        .and_then(from_tables)
+        .or_else(|| from_books(&library.books, &pos, &banned));
+    if known.is_none() {
+        known = match from_store(&library.store, &pos, &banned, learn) {
             Ok(k) => k,
-            Err(EngineError::Busy(_)) => return style.word(503, "busy"),
-            Err(EngineError::NoMove) => return style.word(200, "nobestmove"),
-            Err(EngineError::Cache(e)) => return style.word(503, &format!("Error: {e}")),
+            Err(e) => return style.word(503, &format!("Error: {e}")),
+        };
+    }
+    let known = match known {
+        Some(k) => k,
+        None if library.search_unknown => match from_engine(&library.engine, &pos, &banned).await {
+            Ok(k) => k,
+            Err(e) => return engine_failure(&e, style),
         },
+        None => {
+            // A position someone asks about is worth knowing: analysed
+            // when the analysers have time (after any asked for by
+            // `queue`), unless the client asks not to teach the server.
+            if learn {
+                if let Err(e) = library.enqueue(&pos, AUTO_PRIORITY) {
+                    return style.word(503, &format!("Error: {e}"));
+                }
+            }
+            return unknown(action, style);
+        }
     };
     match action {
         Action::QueryAll => all(&known, &moves, params.flag("showall"), style),
@@ -453,7 +768,9 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
         }
         Action::QueryPv => pv(&known, style),
         Action::QueryScore => score(&known, style),
-        Action::QueryRule => unreachable!("answered above"),
+        Action::QueryRule | Action::Queue | Action::QueryEngine => {
+            unreachable!("answered above")
+        }
     }
 }
 

@@ -1,11 +1,10 @@
-//! Engine answers: bounded searches, one queue for all clients, and a
-//! cache so that a repeated query is answered at once.
+//! Engine answers: bounded searches, one queue for all clients, and the
+//! store's table of answers, so that a repeated query is answered at once.
 //!
 //! At most `workers` searches run at a time (one thread each); at most
 //! `queue` more wait for a turn. A query beyond that is refused at once
 //! ([`EngineError::Busy`]) instead of piling up work no one will wait for.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,6 +14,8 @@ use std::collections::HashMap;
 use tokio::sync::{OnceCell, Semaphore};
 use xqcore::{Move, Position};
 use xqengine::{Limits, Reporter, SearchConfig, SearchInfo, Searcher, Silent};
+
+use crate::store::{Store, StoreError};
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,8 +35,8 @@ pub enum EngineError {
     Busy(usize),
     #[error("no move to search")]
     NoMove,
-    #[error("cache: {0}")]
-    Cache(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// How the engine serves.
@@ -56,7 +57,7 @@ pub struct EnginePool {
     config: EngineConfig,
     permits: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
-    cache: Mutex<rusqlite::Connection>,
+    store: Arc<Store>,
     /// Searches under way, by cache key: a query for a position being
     /// searched waits for that search instead of starting another.
     in_flight: Mutex<HashMap<String, Arc<OnceCell<Analysis>>>>,
@@ -65,29 +66,21 @@ pub struct EnginePool {
 }
 
 impl EnginePool {
-    /// An engine whose answers are cached in the SQLite file `cache`
-    /// (`None`: in memory, for the server's life).
-    pub fn new(config: EngineConfig, cache: Option<&Path>) -> Result<EnginePool, EngineError> {
-        let db = match cache {
-            Some(path) => rusqlite::Connection::open(path)?,
-            None => rusqlite::Connection::open_in_memory()?,
-        };
-        db.execute_batch(
-            "CREATE TABLE IF NOT EXISTS analysis (
-                 key TEXT PRIMARY KEY,
-                 score INTEGER NOT NULL,
-                 depth INTEGER NOT NULL,
-                 pv TEXT NOT NULL
-             )",
-        )?;
-        Ok(EnginePool {
+    /// An engine whose answers are kept in `store`.
+    pub fn new(config: EngineConfig, store: Arc<Store>) -> EnginePool {
+        EnginePool {
             permits: Arc::new(Semaphore::new(config.workers.max(1))),
             config,
             waiting: Arc::new(AtomicUsize::new(0)),
-            cache: Mutex::new(db),
+            store,
             in_flight: Mutex::new(HashMap::new()),
             searches: AtomicUsize::new(0),
-        })
+        }
+    }
+
+    /// How the searches are made.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
     }
 
     /// The cache key of a search: the position with its history's
@@ -103,21 +96,10 @@ impl EnginePool {
         )
     }
 
-    fn cached(&self, key: &str) -> Option<Analysis> {
-        let db = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let row = db
-            .query_row(
-                "SELECT score, depth, pv FROM analysis WHERE key = ?1",
-                [key],
-                |r| {
-                    Ok((
-                        r.get::<_, i32>(0)?,
-                        r.get::<_, i32>(1)?,
-                        r.get::<_, String>(2)?,
-                    ))
-                },
-            )
-            .ok()?;
+    fn cached(&self, key: &str) -> Result<Option<Analysis>, EngineError> {
+        let Some(row) = self.store.engine_answer(key)? else {
+            return Ok(None);
+        };
         let pv = row
             .2
             .split_whitespace()
@@ -126,21 +108,19 @@ impl EnginePool {
                     .ok()
                     .map(|m| Move::new(m.from, m.to))
             })
-            .collect::<Option<Vec<Move>>>()?;
-        Some(Analysis {
+            .collect::<Option<Vec<Move>>>();
+        // A line this version cannot read is searched again.
+        Ok(pv.map(|pv| Analysis {
             score: row.0,
             depth: row.1,
             pv,
-        })
+        }))
     }
 
     fn store(&self, key: &str, a: &Analysis) -> Result<(), EngineError> {
         let pv: Vec<String> = a.pv.iter().map(|m| m.to_string()).collect();
-        let db = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        db.execute(
-            "INSERT OR REPLACE INTO analysis (key, score, depth, pv) VALUES (?1, ?2, ?3, ?4)",
-            rusqlite::params![key, a.score, a.depth, pv.join(" ")],
-        )?;
+        self.store
+            .keep_engine_answer(key, a.score, a.depth, &pv.join(" "))?;
         Ok(())
     }
 
@@ -154,7 +134,7 @@ impl EnginePool {
     /// when it was searched before.
     pub async fn analyse(&self, pos: &Position, banned: &[Move]) -> Result<Analysis, EngineError> {
         let key = self.key(pos, banned);
-        if let Some(a) = self.cached(&key) {
+        if let Some(a) = self.cached(&key)? {
             return Ok(a);
         }
         let cell = self

@@ -2,17 +2,23 @@
 //!
 //! - [`chessdb`]: the chessdb.cn query API (`/chessdb.php`), answered from
 //!   the tables, then the books, then a bounded engine search.
-//! - [`engine`]: the searches behind it: a queue of bounded length, and a
-//!   SQLite cache so that a repeated query is answered at once.
+//! - [`engine`]: the searches behind it: a queue of bounded length, and
+//!   the store's table of answers so that a repeated query is answered at
+//!   once.
+//! - [`store`]: every position analysed (SQLite), the queue of positions
+//!   waiting, and the scores learned by backing up through them.
+//! - [`analysers`]: threads that analyse queued positions at idle
+//!   priority.
 //! - [`rank`]: chessdb's ranks of moves, and the score of a book move
 //!   from its games (one ranking for the API and the board).
 //! - [`board`]: the `board` parameter (a FEN, and our extension: moves
 //!   played from it).
 //! - [`http`]: the routes, on axum.
 //!
-//! No query names a file: the server reads only the book, table and cache
+//! No query names a file: the server reads only the book, table and store
 //! files it was started with.
 
+pub mod analysers;
 pub mod api;
 pub mod bench;
 pub mod board;
@@ -21,3 +27,4 @@ pub mod engine;
 pub mod http;
 pub mod load;
 pub mod rank;
+pub mod store;

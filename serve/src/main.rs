@@ -35,8 +35,10 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let library = match cmd::library::open(&cli.serve) {
-        Ok(library) => Arc::new(library),
+    // The analysers work while serving, not while a bench measures.
+    let analyse = cli.command.is_none();
+    let (library, _analysers) = match cmd::library::open(&cli.serve, analyse) {
+        Ok((library, analysers)) => (Arc::new(library), analysers),
         Err(failure) => return xqcli::finish("xqserve", Err(failure)),
     };
     match &cli.command {

@@ -21,6 +21,7 @@ fn serve() -> std::net::SocketAddr {
     common::build_rook_tables(&tables);
     let mut tb = xqegtb::Tablebase::new();
     tb.add_dir(&tables).unwrap();
+    let store = Arc::new(xqserve::store::Store::open(None).unwrap());
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(100),
@@ -28,10 +29,11 @@ fn serve() -> std::net::SocketAddr {
             queue: 0,
             search: xqengine::SearchConfig::default(),
         },
-        None,
-    )
-    .unwrap();
-    let library = Arc::new(Library::new(vec![book], Some(Arc::new(tb)), engine));
+        store.clone(),
+    );
+    let library = Arc::new(
+        Library::new(vec![book], Some(Arc::new(tb)), engine, store).searching_unknown(true),
+    );
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         tokio::runtime::Runtime::new().unwrap().block_on(async {

@@ -55,6 +55,7 @@ fn library_over(queue: usize, tables: &std::path::Path) -> Library {
     let mut tb = xqegtb::Tablebase::new();
     assert!(tb.add_dir(tables).unwrap() > 0);
     let tables = Some(Arc::new(tb));
+    let store = Arc::new(xqserve::store::Store::open(None).unwrap());
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(200),
@@ -62,10 +63,9 @@ fn library_over(queue: usize, tables: &std::path::Path) -> Library {
             queue,
             search: xqengine::SearchConfig::default(),
         },
-        None,
-    )
-    .unwrap();
-    Library::new(vec![book], tables, engine)
+        store.clone(),
+    );
+    Library::new(vec![book], tables, engine, store).searching_unknown(true)
 }
 
 fn ask(library: &Library, query: &[(&str, &str)]) -> Reply {

@@ -14,6 +14,7 @@ fn library() -> Library {
     let (book, unusable) =
         xqbook::BookFile::open(std::path::Path::new(&format!("{root}/data/book.xqb"))).unwrap();
     assert!(unusable.is_none(), "{unusable:?}");
+    let store = Arc::new(xqserve::store::Store::open(None).unwrap());
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(50),
@@ -21,10 +22,9 @@ fn library() -> Library {
             queue: 4,
             search: xqengine::SearchConfig::default(),
         },
-        None,
-    )
-    .unwrap();
-    Library::new(vec![book], None, engine)
+        store.clone(),
+    );
+    Library::new(vec![book], None, engine, store).searching_unknown(true)
 }
 
 #[test]

@@ -2,12 +2,15 @@
 //! name, opened and checked before anything is served.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use xqcli::Failure;
+use xqserve::analysers::{Analysers, AnalysisConfig};
 use xqserve::chessdb::Library;
-use xqserve::engine::{EngineConfig, EngineError, EnginePool};
+use xqserve::engine::{EngineConfig, EnginePool};
+use xqserve::store::Store;
 
 /// How to serve.
 #[derive(clap::Args)]
@@ -31,21 +34,44 @@ pub struct ServeArgs {
     /// Engine searches that may wait for a turn; more are refused (503).
     #[arg(long, default_value_t = 64)]
     queue: usize,
-    /// SQLite file caching the engine's answers [default: in memory].
+    /// The store: an SQLite file of every position analysed, the queue
+    /// and the engine's answers, created when missing [default: in
+    /// memory, for the server's life].
+    #[arg(long, alias = "cache")]
+    store: Option<PathBuf>,
+    /// Analysers: threads that search queued positions at idle priority
+    /// and write the results to the store.
+    #[arg(long, default_value_t = 1)]
+    analysers: usize,
+    /// Milliseconds an analyser searches a queued position.
+    #[arg(long, default_value_t = 3000)]
+    analyse_ms: u64,
+    /// Moves an analyser scores in a position (the best few, each with a
+    /// line of its own).
+    #[arg(long, default_value_t = 5)]
+    lines: usize,
+    /// Seconds a worker may hold a queued position before it goes back
+    /// to the queue for another.
+    #[arg(long, default_value_t = 600)]
+    lease_secs: u64,
+    /// Answer a position no table, book or stored analysis knows with a
+    /// search of at most --think-ms, as before the store (otherwise it is
+    /// `unknown`, and queued).
     #[arg(long)]
-    cache: Option<PathBuf>,
+    search_unknown: bool,
 }
 
-/// Opens the books, the tables and the engine's cache the options name,
-/// saying how many books and tables there are. A book whose analysis
-/// cannot be used answers by its games; a table that cannot be opened is
-/// named with the reason, and the positions that need it get no answer.
+/// Opens the books, the tables and the store the options name, saying
+/// how many books and tables there are, and starts the analysers when
+/// `analyse` (none otherwise). A book whose analysis cannot be used
+/// answers by its games; a table that cannot be opened is named with the
+/// reason, and the positions that need it get no answer.
 ///
 /// # Errors
 ///
-/// A book, the table directory or the cache cannot be opened (exit
+/// A book, the table directory or the store cannot be opened (exit
 /// status 2).
-pub fn open(args: &ServeArgs) -> xqcli::Result<Library> {
+pub fn open(args: &ServeArgs, analyse: bool) -> xqcli::Result<(Library, Analysers)> {
     let book_paths: Vec<PathBuf> = if args.book.is_empty() {
         xqcli::data::default_book().into_iter().collect()
     } else {
@@ -70,17 +96,29 @@ pub fn open(args: &ServeArgs) -> xqcli::Result<Library> {
         egtb: tables.clone(),
         ..xqengine::SearchConfig::default()
     };
+    let store = Arc::new(Store::open(args.store.as_deref()).map_err(Failure::usage)?);
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(args.think_ms.max(1)),
             workers: args.workers.max(1),
             queue: args.queue,
+            search: search.clone(),
+        },
+        store.clone(),
+    );
+    let analysers = Analysers::start(
+        store.clone(),
+        AnalysisConfig {
+            think: Duration::from_millis(args.analyse_ms.max(1)),
+            lines: args.lines.max(1),
+            lease: Duration::from_secs(args.lease_secs.max(1)),
             search,
         },
-        args.cache.as_deref(),
-    )
-    .map_err(|e| Failure::usage(cache_error(args.cache.as_deref(), &e)))?;
-    let library = Library::new(books, tables, engine);
+        if analyse { args.analysers } else { 0 },
+    );
+    let library = Library::new(books, tables, engine, store)
+        .searching_unknown(args.search_unknown)
+        .ringing(analysers.bell());
     // Every table opened now: a damaged one is named before a query
     // needs it (a damaged block shows when a probe reads it).
     if let Some(tb) = &library.tables {
@@ -93,22 +131,13 @@ pub fn open(args: &ServeArgs) -> xqcli::Result<Library> {
         library.books.len(),
         library.tables.as_ref().map_or(0, |t| t.len())
     );
-    Ok(library)
-}
-
-/// Why the engine's cache cannot be used, naming its file once: SQLite's
-/// message for a file it cannot open ends with the path already.
-fn cache_error(path: Option<&Path>, e: &EngineError) -> String {
-    let reason = match e {
-        EngineError::Cache(e) => e.to_string(),
-        other => other.to_string(),
-    };
-    match path {
-        Some(path) => {
-            let path = path.display().to_string();
-            let reason = reason.strip_suffix(&format!(": {path}")).unwrap_or(&reason);
-            format!("cache {path}: {reason}")
-        }
-        None => format!("cache in memory: {reason}"),
-    }
+    let counts = library.store.counts().map_err(Failure::usage)?;
+    eprintln!(
+        "store {}: {} position(s), {} queued; {} analyser(s)",
+        library.store.describe(),
+        counts.positions,
+        counts.queued,
+        if analyse { args.analysers } else { 0 }
+    );
+    Ok((library, analysers))
 }
