@@ -17,6 +17,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Value as Json};
 use xqbook::{BookFile, PositionAnalysis};
@@ -29,6 +30,7 @@ use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
 use crate::rank::{book_file_moves, winrate, Bands, Rank};
 use crate::store::{Enqueued, Source, Store, StoreError};
+use crate::workers::{self, Client, RateLimit, Tokens};
 
 /// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
 pub const MATE_SCORE: i32 = 30_000;
@@ -43,9 +45,8 @@ pub struct Library {
     pub engine: EnginePool,
     /// What the server has analysed, and the queue of what it will.
     pub store: Arc<Store>,
-    /// Whether a position no table, book or stored analysis knows is
-    /// answered by a search (otherwise `unknown`, as chessdb answers).
-    pub search_unknown: bool,
+    pub policy: Policy,
+    rate_limit: RateLimit,
     /// Rung when a position is queued, to wake the analysers.
     bell: Option<Arc<Bell>>,
     /// The table files whose error has been logged: each is named once.
@@ -66,16 +67,18 @@ impl Library {
             tables,
             engine,
             store,
-            search_unknown: false,
+            policy: Policy::default(),
+            rate_limit: RateLimit::new(0),
             bell: None,
             logged_table_errors: Mutex::default(),
         }
     }
 
-    /// The same library answering a position none knows by a search.
-    pub fn searching_unknown(self, search_unknown: bool) -> Library {
+    /// The same library answering by `policy`.
+    pub fn with_policy(self, policy: Policy) -> Library {
         Library {
-            search_unknown,
+            rate_limit: RateLimit::new(policy.rate_limit),
+            policy,
             ..self
         }
     }
@@ -119,6 +122,35 @@ impl Library {
     }
 }
 
+/// How a server answers beyond its data.
+#[derive(Clone)]
+pub struct Policy {
+    /// Whether a position no table, book or stored analysis knows is
+    /// answered by a search (otherwise `unknown`, as chessdb answers).
+    pub search_unknown: bool,
+    /// The secret writes need.
+    pub tokens: Tokens,
+    /// Queries a client may make in a second (0: no limit); this
+    /// machine's are not counted.
+    pub rate_limit: u32,
+    /// How long a remote worker holds a batch of queued positions before
+    /// they go back to the queue.
+    pub lease: Duration,
+}
+
+impl Default for Policy {
+    /// chessdb's: unknown positions unknown; no writes (no secret); no
+    /// rate limit; a batch held for ten minutes.
+    fn default() -> Policy {
+        Policy {
+            search_unknown: false,
+            tokens: Tokens::none(),
+            rate_limit: 0,
+            lease: Duration::from_secs(600),
+        }
+    }
+}
+
 /// The actions answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -133,6 +165,16 @@ pub enum Action {
     Queue,
     /// Search the position now.
     QueryEngine,
+    /// A worker's batch of queued positions.
+    GetQueue,
+    /// A worker done with its batch.
+    AckQueue,
+    /// A worker's score of one move.
+    Store,
+    /// The token a key makes for the client's address.
+    GetToken,
+    /// The client's address as the server sees it.
+    GetIp,
 }
 
 impl Action {
@@ -147,6 +189,11 @@ impl Action {
             "queryrule" => Action::QueryRule,
             "queue" => Action::Queue,
             "queryengine" => Action::QueryEngine,
+            "getqueue" => Action::GetQueue,
+            "ackqueue" => Action::AckQueue,
+            "store" => Action::Store,
+            "gettoken" => Action::GetToken,
+            "getip" => Action::GetIp,
             _ => return None,
         })
     }
@@ -162,13 +209,13 @@ pub struct Reply {
 
 /// How a reply is written: text (NUL-terminated) or JSON.
 #[derive(Clone, Copy)]
-struct Style {
-    json: bool,
+pub(crate) struct Style {
+    pub(crate) json: bool,
 }
 
 impl Style {
     /// A reply that is only a status word (`unknown`, `invalid board`...).
-    fn word(self, status: u16, word: &str) -> Reply {
+    pub(crate) fn word(self, status: u16, word: &str) -> Reply {
         if self.json {
             self.object(status, json!({ "status": word }))
         } else {
@@ -647,7 +694,7 @@ fn learn_from(
 pub struct Params<'a>(pub &'a [(String, String)]);
 
 impl Params<'_> {
-    fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == name)
@@ -689,8 +736,13 @@ fn game_over(pos: &Position, style: Style) -> Option<Reply> {
     pos.legal_moves().is_empty().then(|| style.word(200, word))
 }
 
-/// Answers one query.
+/// Answers one query from this machine.
 pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
+    answer_from(library, params, &Client::local()).await
+}
+
+/// Answers one query from `client`.
+pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client) -> Reply {
     let style = Style {
         json: params.flag("json"),
     };
@@ -700,6 +752,13 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     let Some(action) = Action::parse(action) else {
         return style.word(400, "invalid parameters");
     };
+    match action {
+        Action::GetQueue => return workers::get_queue(library, &params, client),
+        Action::AckQueue => return workers::ack_queue(library, &params, client),
+        Action::GetToken => return workers::get_token(&params, client),
+        Action::GetIp => return workers::plain(&client.address),
+        _ => {}
+    }
     let Some(board) = params.get("board").filter(|b| !b.trim().is_empty()) else {
         return style.word(400, "invalid parameters");
     };
@@ -710,6 +769,12 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     };
     if action == Action::QueryRule {
         return rule(&pos, &params, style);
+    }
+    if action == Action::Store {
+        return workers::store(library, &pos, &params, client, style);
+    }
+    if !library.rate_limit.allows(client) {
+        return style.word(200, "rate limit exceeded");
     }
     if let Some(reply) = game_over(&pos, style) {
         return reply;
@@ -745,10 +810,12 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
     }
     let known = match known {
         Some(k) => k,
-        None if library.search_unknown => match from_engine(&library.engine, &pos, &banned).await {
-            Ok(k) => k,
-            Err(e) => return engine_failure(&e, style),
-        },
+        None if library.policy.search_unknown => {
+            match from_engine(&library.engine, &pos, &banned).await {
+                Ok(k) => k,
+                Err(e) => return engine_failure(&e, style),
+            }
+        }
         None => {
             // A position someone asks about is worth knowing: analysed
             // when the analysers have time (after any asked for by
@@ -768,9 +835,14 @@ pub async fn answer(library: &Library, params: Params<'_>) -> Reply {
         }
         Action::QueryPv => pv(&known, style),
         Action::QueryScore => score(&known, style),
-        Action::QueryRule | Action::Queue | Action::QueryEngine => {
-            unreachable!("answered above")
-        }
+        Action::QueryRule
+        | Action::Queue
+        | Action::QueryEngine
+        | Action::GetQueue
+        | Action::AckQueue
+        | Action::Store
+        | Action::GetToken
+        | Action::GetIp => unreachable!("answered above"),
     }
 }
 

@@ -3,16 +3,18 @@
 //! (chessdb's API, GET and POST), our JSON API under `/api/`, and a
 //! refusal with a reason for anything else.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::chessdb::{answer, Library, Params, Reply};
+use crate::chessdb::{answer_from, Library, Params, Reply};
+use crate::workers::Client;
 
 /// Longest query string accepted (a FEN and some 1,000 moves); longer ones
 /// get 414 before any parsing.
@@ -26,6 +28,42 @@ pub fn router(library: Arc<Library>) -> Router {
         .nest("/api", api_router())
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
         .with_state(library)
+}
+
+/// Serves `library` on `listener` until `shutdown` completes, each
+/// connection knowing its client's address (for the rate limit and the
+/// workers' tokens).
+///
+/// # Errors
+///
+/// Serving fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    library: Arc<Library>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(library).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// The client of a request: its address when the server was started by
+/// [`serve`], else this machine.
+struct Peer(Client);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Peer, Self::Rejection> {
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+        Ok(Peer(
+            peer.map_or_else(Client::local, |ConnectInfo(addr)| Client::at(addr.ip())),
+        ))
+    }
 }
 
 /// Our JSON API (`/api/...`), whose every refusal is JSON as well.
@@ -48,13 +86,18 @@ async fn board_page() -> axum::response::Html<&'static str> {
     axum::response::Html(BOARD_PAGE)
 }
 
-async fn chessdb_get(State(library): State<Arc<Library>>, RawQuery(query): RawQuery) -> Response {
-    chessdb(&library, query.as_deref().unwrap_or("").as_bytes()).await
+async fn chessdb_get(
+    State(library): State<Arc<Library>>,
+    Peer(client): Peer,
+    RawQuery(query): RawQuery,
+) -> Response {
+    chessdb(&library, query.as_deref().unwrap_or("").as_bytes(), &client).await
 }
 
 /// chessdb takes form-encoded POST bodies as well (its own page sends them).
 async fn chessdb_post(
     State(library): State<Arc<Library>>,
+    Peer(client): Peer,
     RawQuery(query): RawQuery,
     body: Bytes,
 ) -> Response {
@@ -65,10 +108,10 @@ async fn chessdb_post(
         }
         all.extend_from_slice(&body);
     }
-    chessdb(&library, &all).await
+    chessdb(&library, &all, &client).await
 }
 
-async fn chessdb(library: &Library, query: &[u8]) -> Response {
+async fn chessdb(library: &Library, query: &[u8], client: &Client) -> Response {
     if query.len() > MAX_QUERY_LEN {
         return reply(Reply {
             status: 414,
@@ -77,7 +120,7 @@ async fn chessdb(library: &Library, query: &[u8]) -> Response {
         });
     }
     let params: Vec<(String, String)> = form_pairs(query);
-    reply(answer(library, Params(&params)).await)
+    reply(answer_from(library, Params(&params), client).await)
 }
 
 /// `a=b&c=d`, `+` and `%XX` decoded (invalid UTF-8 replaced).

@@ -28,3 +28,5 @@ pub mod http;
 pub mod load;
 pub mod rank;
 pub mod store;
+pub mod work;
+pub mod workers;

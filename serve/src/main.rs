@@ -30,11 +30,17 @@ enum Command {
     /// queries from many clients at once; reports answers per second and
     /// latency percentiles.
     Bench(cmd::bench::BenchArgs),
+    /// Work for a server, here or on another machine: take its queued
+    /// positions, analyse them and send the results back.
+    Work(cmd::work::WorkArgs),
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Work(args)) = &cli.command {
+        return xqcli::finish("xqserve work", cmd::work::run(args));
+    }
     // The analysers work while serving, not while a bench measures.
     let analyse = cli.command.is_none();
     let (library, _analysers) = match cmd::library::open(&cli.serve, analyse) {
@@ -45,6 +51,7 @@ async fn main() -> ExitCode {
         Some(Command::Bench(args)) => {
             xqcli::finish("xqserve bench", cmd::bench::run(library, args).await)
         }
+        Some(Command::Work(_)) => unreachable!("worked above"),
         None => xqcli::finish("xqserve", cmd::serve::run(library, cli.serve.listen).await),
     }
 }

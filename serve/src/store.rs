@@ -108,9 +108,12 @@ pub enum Enqueued {
 }
 
 /// A queued position handed to a worker until [`Store::record`] writes
-/// its result, or its lease runs out and it goes back to the queue.
+/// its result (or [`Store::ack_batch`] acknowledges its batch), or its
+/// lease runs out and it goes back to the queue.
 #[derive(Clone, Debug)]
 pub struct Lease {
+    /// Its book key.
+    pub key: u64,
     /// The position as its book key stores it.
     pub pos: Position,
 }
@@ -263,14 +266,17 @@ impl Store {
                  PRIMARY KEY (key, move)
              ) WITHOUT ROWID;
              -- Positions waiting for analysis; a leased one is held by a
-             -- worker until `lease_until` (seconds since 1970).
+             -- worker until `lease_until` (seconds since 1970), in the
+             -- batch a remote worker acknowledges by name.
              CREATE TABLE queue (
                  key INTEGER PRIMARY KEY,
                  fen TEXT NOT NULL,
                  priority INTEGER NOT NULL,
                  queued_at INTEGER NOT NULL,
-                 lease_until INTEGER
+                 lease_until INTEGER,
+                 batch TEXT
              );
+             CREATE INDEX queue_batch ON queue (batch);
              CREATE INDEX queue_order ON queue (priority DESC, queued_at);
              -- The engine's answers to `queryengine`, by position, banned
              -- moves and thinking time.
@@ -522,25 +528,121 @@ impl Store {
         let at = now();
         let until = at + lease.as_secs().max(1) as i64;
         let db = self.db();
-        let run = || -> rusqlite::Result<Vec<String>> {
+        let run = || -> rusqlite::Result<Vec<(i64, String)>> {
             let mut statement = db.prepare_cached(
                 "UPDATE queue SET lease_until = ?1 WHERE key IN (
                      SELECT key FROM queue
                      WHERE lease_until IS NULL OR lease_until <= ?2
                      ORDER BY priority DESC, queued_at LIMIT ?3)
-                 RETURNING fen",
+                 RETURNING key, fen",
             )?;
-            let fens = statement
-                .query_map(params![until, at, n as i64], |r| r.get::<_, String>(0))?
+            let leased = statement
+                .query_map(params![until, at, n as i64], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                })?
                 .collect();
-            fens
+            leased
         };
-        let fens = run().map_err(|e| self.error(e))?;
-        Ok(fens
+        let leased = run().map_err(|e| self.error(e))?;
+        // A FEN this version cannot read stays leased, and comes back when
+        // its lease runs out.
+        Ok(leased
             .iter()
-            .filter_map(|fen| Position::from_fen(fen).ok())
-            .map(|pos| Lease { pos })
+            .filter_map(|(key, fen)| {
+                let pos = Position::from_fen(fen).ok()?;
+                Some(Lease {
+                    key: *key as u64,
+                    pos,
+                })
+            })
             .collect())
+    }
+
+    /// Names the leased positions `keys` one batch, `batch`, which
+    /// [`Store::ack_batch`] acknowledges.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn name_batch(&self, keys: &[u64], batch: &str) -> Result<(), StoreError> {
+        let mut db = self.db();
+        let write = |db: &mut Connection| -> rusqlite::Result<()> {
+            let tx = db.transaction()?;
+            {
+                let mut name = tx.prepare_cached("UPDATE queue SET batch = ?2 WHERE key = ?1")?;
+                for &key in keys {
+                    name.execute(params![key_column(key), batch])?;
+                }
+            }
+            tx.commit()
+        };
+        write(&mut db).map_err(|e| self.error(e))
+    }
+
+    /// Takes the positions of batch `batch` off the queue: its worker is
+    /// done with them. The number taken off (0 for a batch no longer
+    /// leased).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn ack_batch(&self, batch: &str) -> Result<usize, StoreError> {
+        self.db()
+            .execute("DELETE FROM queue WHERE batch = ?1", [batch])
+            .map_err(|e| self.error(e))
+    }
+
+    /// Writes one move of `pos` with its score for the side that plays it
+    /// and the depth (a worker's result, as chessdb's `store` sends them
+    /// one at a time); the position's search becomes its best stored move.
+    /// The position stays queued until its batch is acknowledged.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn record_move(
+        &self,
+        pos: &Position,
+        mv: Move,
+        score: i16,
+        depth: u8,
+        source: Source,
+    ) -> Result<(), StoreError> {
+        let (key, mirrored) = book_key(pos);
+        let stored_mv = if mirrored { mv.mirror() } else { mv };
+        let stored_fen = if mirrored { pos.mirror() } else { pos.clone() }.fen();
+        let at = now();
+        let mut db = self.db();
+        let write = |db: &mut Connection| -> rusqlite::Result<()> {
+            let tx = db.transaction()?;
+            tx.execute(
+                "INSERT INTO moves (key, move, score, depth, source, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (key, move) DO UPDATE SET
+                     score = excluded.score, depth = excluded.depth,
+                     source = excluded.source, at = excluded.at
+                 WHERE excluded.depth >= moves.depth",
+                params![
+                    key_column(key),
+                    stored_mv.to_u16(),
+                    score,
+                    depth,
+                    source.code(),
+                    at
+                ],
+            )?;
+            tx.execute(
+                "INSERT INTO positions (key, fen, score, best, depth, at)
+                 SELECT ?1, ?2, score, move, depth, ?3 FROM moves WHERE key = ?1
+                 ORDER BY score DESC, depth DESC LIMIT 1
+                 ON CONFLICT (key) DO UPDATE SET
+                     score = excluded.score, best = excluded.best,
+                     depth = excluded.depth, at = excluded.at",
+                params![key_column(key), stored_fen, at],
+            )?;
+            tx.commit()
+        };
+        write(&mut db).map_err(|e| self.error(e))
     }
 
     /// How much the store holds.

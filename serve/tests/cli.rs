@@ -39,18 +39,76 @@ fn a_missing_book_is_named_once_with_the_reason() {
 }
 
 #[test]
-fn a_cache_that_cannot_be_opened_is_named_once_with_the_reason() {
+fn a_store_that_cannot_be_used_is_named_once_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = dir.path().join("no such dir").join("cache.db");
-    let out = xqserve(&["--cache", cache.to_str().unwrap(), "--tables", "none"]);
+    let store = dir.path().join("no such dir").join("store.sqlite");
+    let out = xqserve(&["--store", store.to_str().unwrap(), "--tables", "none"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     names_once(
         &stderr,
-        cache.to_str().unwrap(),
+        store.to_str().unwrap(),
         "unable to open database file",
     );
-    assert!(stderr.contains("cache"), "{stderr}");
+    assert!(stderr.contains("store"), "{stderr}");
+    // A file that is not a store (here, a book) is refused, not written.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let book = dir.path().join("book.xqb");
+    std::fs::copy(format!("{root}/data/book.xqb"), &book).unwrap();
+    let before = std::fs::read(&book).unwrap();
+    let out = xqserve(&["--store", book.to_str().unwrap(), "--tables", "none"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    names_once(&stderr, book.to_str().unwrap(), "not a database");
+    assert!(
+        std::fs::read(&book).unwrap() == before,
+        "the book was written"
+    );
+}
+
+#[test]
+fn a_worker_names_what_it_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("token");
+    let out = xqserve(&[
+        "work",
+        "--server",
+        "http://127.0.0.1:9",
+        "--token-file",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    names_once(&stderr, missing.to_str().unwrap(), "No such file");
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, "\n").unwrap();
+    let out = xqserve(&[
+        "work",
+        "--server",
+        "http://127.0.0.1:9",
+        "--token-file",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    names_once(&stderr, empty.to_str().unwrap(), "empty");
+    // A server nobody answers at (port 9, discard, is closed here).
+    std::fs::write(&empty, "secret\n").unwrap();
+    let out = xqserve(&[
+        "work",
+        "--server",
+        "http://127.0.0.1:9",
+        "--token-file",
+        empty.to_str().unwrap(),
+        "--tables",
+        "none",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("http://127.0.0.1:9/chessdb.php"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use xqcli::Failure;
 use xqserve::analysers::{Analysers, AnalysisConfig};
-use xqserve::chessdb::Library;
+use xqserve::chessdb::{Library, Policy};
 use xqserve::engine::{EngineConfig, EnginePool};
 use xqserve::store::Store;
+use xqserve::workers::Tokens;
 
 /// How to serve.
 #[derive(clap::Args)]
@@ -59,6 +60,15 @@ pub struct ServeArgs {
     /// `unknown`, and queued).
     #[arg(long)]
     search_unknown: bool,
+    /// File whose first line is the secret workers' tokens are made from
+    /// (`xqserve work` reads the same file); without it every write
+    /// (`store`, `getqueue`, `ackqueue`) is refused.
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Queries a client may make in a second, as chessdb limits them
+    /// (0: no limit); queries from this machine are not counted.
+    #[arg(long, default_value_t = 5)]
+    rate_limit: u32,
 }
 
 /// Opens the books, the tables and the store the options name, saying
@@ -116,8 +126,18 @@ pub fn open(args: &ServeArgs, analyse: bool) -> xqcli::Result<(Library, Analyser
         },
         if analyse { args.analysers } else { 0 },
     );
+    let tokens = match &args.token_file {
+        Some(path) => Tokens::from_file(path).map_err(Failure::usage)?,
+        None => Tokens::none(),
+    };
+    let policy = Policy {
+        search_unknown: args.search_unknown,
+        tokens,
+        rate_limit: args.rate_limit,
+        lease: Duration::from_secs(args.lease_secs.max(1)),
+    };
     let library = Library::new(books, tables, engine, store)
-        .searching_unknown(args.search_unknown)
+        .with_policy(policy)
         .ringing(analysers.bell());
     // Every table opened now: a damaged one is named before a query
     // needs it (a damaged block shows when a probe reads it).

@@ -1,7 +1,9 @@
 //! The commands of `xqserve`, one module each: serving (the default) and
-//! `bench`, both from the library of books, tables and engine that
-//! [`library`] opens from the serving options.
+//! `bench`, both from the library of books, tables, engine and store that
+//! [`library`] opens from the serving options; and `work`, a worker for a
+//! server elsewhere.
 
 pub mod bench;
 pub mod library;
 pub mod serve;
+pub mod work;

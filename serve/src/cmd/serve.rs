@@ -22,8 +22,6 @@ pub async fn run(library: Arc<Library>, listen: SocketAddr) -> xqcli::Result {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    axum::serve(listener, xqserve::http::router(library))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    xqserve::http::serve(listener, library, shutdown).await?;
     Ok(())
 }
