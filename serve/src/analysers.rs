@@ -60,9 +60,9 @@ impl Reporter for Lines {
 }
 
 /// Analyses `pos` with `searcher`: one search of `config.think` with
-/// `config.lines` lines; `None` when `pos` has no legal move. Each line
-/// gives the move of its last report with that report's score; the best
-/// move's score is the search's own.
+/// `config.lines` lines; `None` when `pos` has no legal move. The best
+/// move has the search's score; the others are the moves of the deepest
+/// last reports, each with its last report's score.
 pub fn analyse(
     searcher: &mut Searcher,
     pos: &Position,
@@ -87,19 +87,21 @@ pub fn analyse(
         depth: result.depth.clamp(0, 255) as u8,
     };
     let reports = lines.0.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut moves: Vec<(Move, i16, u8)> = Vec::new();
-    for line in 1..=config.lines.clamp(1, legal) {
-        // The line's last report; a move another line reported later (the
-        // lines reorder between iterations) keeps that one.
-        let last = reports.iter().rposition(|r| r.0 == line);
-        let Some(&(_, depth, score, mv)) = last.map(|i| &reports[i]) else {
-            continue;
-        };
-        let later = reports[last.unwrap_or(0) + 1..].iter().any(|r| r.3 == mv);
-        if mv != best && !later && moves.iter().all(|m| m.0 != mv) {
-            moves.push((mv, stored_score(score), depth.clamp(0, 255) as u8));
+    // Each move's last report; the moves of the deepest reports are the
+    // lines of the last iteration (a move that fell out of the lines in a
+    // later iteration has an older, shallower report).
+    let mut last: Vec<(Move, i32, i32)> = Vec::new();
+    for &(_, depth, score, mv) in reports.iter().rev() {
+        if mv != best && last.iter().all(|m| m.0 != mv) {
+            last.push((mv, depth, score));
         }
     }
+    last.sort_by_key(|&(_, depth, score)| std::cmp::Reverse((depth, score)));
+    let mut moves: Vec<(Move, i16, u8)> = last
+        .into_iter()
+        .take(config.lines.clamp(1, legal) - 1)
+        .map(|(mv, depth, score)| (mv, stored_score(score), depth.clamp(0, 255) as u8))
+        .collect();
     moves.push((best, search.score, search.depth));
     moves.sort_by_key(|m| std::cmp::Reverse(m.1));
     Some(Analysed { search, moves })

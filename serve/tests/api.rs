@@ -32,7 +32,12 @@ fn serve() -> std::net::SocketAddr {
         store.clone(),
     );
     let library = Arc::new(
-        Library::new(vec![book], Some(Arc::new(tb)), engine, store).searching_unknown(true),
+        Library::new(vec![book], Some(Arc::new(tb)), engine, store).with_policy(
+            xqserve::chessdb::Policy {
+                search_unknown: true,
+                ..Default::default()
+            },
+        ),
     );
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

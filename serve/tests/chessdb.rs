@@ -65,7 +65,10 @@ fn library_over(queue: usize, tables: &std::path::Path) -> Library {
         },
         store.clone(),
     );
-    Library::new(vec![book], tables, engine, store).searching_unknown(true)
+    Library::new(vec![book], tables, engine, store).with_policy(xqserve::chessdb::Policy {
+        search_unknown: true,
+        ..Default::default()
+    })
 }
 
 fn ask(library: &Library, query: &[(&str, &str)]) -> Reply {

@@ -24,7 +24,10 @@ fn library() -> Library {
         },
         store.clone(),
     );
-    Library::new(vec![book], None, engine, store).searching_unknown(true)
+    Library::new(vec![book], None, engine, store).with_policy(xqserve::chessdb::Policy {
+        search_unknown: true,
+        ..Default::default()
+    })
 }
 
 #[test]

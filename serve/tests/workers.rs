@@ -129,7 +129,7 @@ fn without_the_secret_nothing_is_handed_out_or_written() {
     store.enqueue(&pos, 1).unwrap();
     // A worker with another secret.
     let url = serve(library(store.clone(), with_secret()));
-    let refused = work(&worker(&url, "guess")).err().expect("refused");
+    let refused = work(&worker(&url, "guess")).expect_err("refused");
     assert!(matches!(refused, WorkError::Token { .. }), "{refused}");
     assert!(refused.to_string().contains("token"), "{refused}");
     // A server with no secret refuses every write.
