@@ -634,7 +634,7 @@ fn an_analysed_book_answers_with_search_scores_and_chessdb_ranks() {
         .iter()
         .map(|e| (e.0.as_str(), e.1, e.3.as_str()))
         .collect();
-    // The analysis's scores, best first: ranked by chessdb's bands below
+    // The analysis's scores, best first: ranked by chessdb's throttles below
     // the best (near level, a few centipawns are best, a few more good);
     // the move no game played is noted as the analysis's.
     assert_eq!(
