@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 use xqbook::{BookFile, PositionAnalysis};
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
 use xqegtb::{Answers, ProbeError, Repetitions, Tablebase, Value};
@@ -28,7 +28,9 @@ use xqengine::EvalPreference;
 use crate::analysers::Bell;
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
-use crate::rank::{book_file_moves, winrate, Bands, Rank};
+use crate::rank::{
+    book_file_moves, dtm_order, table_finals, table_ranks, winrate, Pick, Rank, TableMove,
+};
 use crate::store::{Enqueued, Source, Store, StoreError};
 use crate::workers::{self, Client, RateLimit, Tokens};
 
@@ -161,6 +163,7 @@ pub enum Action {
     QueryPv,
     QueryScore,
     QueryRule,
+    QueryLearn,
     /// Put the position on the queue for analysis.
     Queue,
     /// Search the position now.
@@ -187,6 +190,7 @@ impl Action {
             "querypv" => Action::QueryPv,
             "queryscore" => Action::QueryScore,
             "queryrule" => Action::QueryRule,
+            "querylearn" => Action::QueryLearn,
             "queue" => Action::Queue,
             "queryengine" => Action::QueryEngine,
             "getqueue" => Action::GetQueue,
@@ -217,10 +221,21 @@ impl Style {
     /// A reply that is only a status word (`unknown`, `invalid board`...).
     pub(crate) fn word(self, status: u16, word: &str) -> Reply {
         if self.json {
-            self.object(status, json!({ "status": word }))
+            self.object(status, &[("status", json_string(word))])
         } else {
             self.text(status, word)
         }
+    }
+
+    /// chessdb's `invalid parameters` when a query has no `board` (or no
+    /// action we answer): written outside its board's reply, the text has
+    /// no NUL.
+    fn invalid_parameters(self) -> Reply {
+        let mut reply = self.word(200, "invalid parameters");
+        if !self.json {
+            reply.body.pop();
+        }
+        reply
     }
 
     fn text(self, status: u16, text: &str) -> Reply {
@@ -231,13 +246,42 @@ impl Style {
         }
     }
 
-    fn object(self, status: u16, value: Json) -> Reply {
+    /// A JSON object with its fields in the order given (each value JSON
+    /// already): chessdb writes `status` first, then its fields in a fixed
+    /// order.
+    fn object(self, status: u16, fields: &[(&str, String)]) -> Reply {
         Reply {
             status,
-            body: value.to_string(),
+            body: ordered_object(fields),
             json: true,
         }
     }
+
+    /// `{"status":"ok",...}` with `fields` after the status.
+    fn ok(self, fields: &[(&str, String)]) -> Reply {
+        let mut all = vec![("status", json_string("ok"))];
+        all.extend(fields.iter().cloned());
+        self.object(200, &all)
+    }
+}
+
+/// `{"key":value,...}`, the keys in the order given, each value JSON text.
+fn ordered_object(fields: &[(&str, String)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", json_string(k)))
+        .collect();
+    format!("{{{}}}", fields.join(","))
+}
+
+/// A string as JSON text.
+fn json_string(s: &str) -> String {
+    Json::from(s).to_string()
+}
+
+/// A JSON array of JSON texts.
+fn json_array(items: &[String]) -> String {
+    format!("[{}]", items.join(","))
 }
 
 /// One move as the API reports it.
@@ -257,8 +301,11 @@ struct Known {
     entries: Vec<Entry>,
     /// The line from the position, best moves on both sides.
     pv: Vec<Move>,
-    /// Search depth, table distance or book line length.
+    /// chessdb's `depth` of `querypv`: the line's length (the tables:
+    /// the distance to mate).
     depth: i32,
+    /// The tables' moves in chessdb's order (with `from_tables` only).
+    table: Vec<TableMove>,
 }
 
 /// The tables' answers as the server gives them: under the Asian rules,
@@ -277,23 +324,9 @@ fn playable(pos: &Position, banned: &[Move]) -> Vec<Move> {
         .collect()
 }
 
-/// chessdb's rank of a move worth `value` in a position worth `best`:
-/// the best value is best (`!`); a move that keeps the position's outcome
-/// is good (`*`): every winning move of a won position however slow, every
-/// drawing move of a drawn one, every losing move of a lost one; a move
-/// that throws away a win or a draw is not (`?`).
-fn table_rank(value: Value, best: Value) -> Rank {
-    match (value, best) {
-        (v, b) if v == b => Rank::Best,
-        (Value::Win(_), Value::Win(_))
-        | (Value::Draw, Value::Draw)
-        | (Value::Loss(_), Value::Loss(_)) => Rank::Good,
-        _ => Rank::Other,
-    }
-}
-
-/// What the tables say of a position: the moves ranked best first, each
-/// with its exact value, and the line after the first move.
+/// What the tables say of a position: the moves in chessdb's order (its
+/// `dtmcmp`, [`dtm_order`]; moves it takes for equals as the tables rank
+/// them), each with its exact value, and the line after the first move.
 pub(crate) struct TableAnswer {
     pub(crate) values: Vec<(Move, Value)>,
     /// Empty when `values` is.
@@ -336,6 +369,7 @@ fn probe_tables(
     let Some(values) = answers.rank(pos, moves)? else {
         return Ok(None);
     };
+    let values = chessdb_order(pos, values, answers.value(pos)?);
     let line = match values.first() {
         Some(&(first, _)) => answers.line_after(pos, first, TABLE_LINE)?,
         None => Vec::new(),
@@ -343,25 +377,62 @@ fn probe_tables(
     Ok(Some(TableAnswer { values, line }))
 }
 
-/// The tables' answer as chessdb gives it: every move's exact score, rank
-/// and note (`None` when there is no move).
-fn from_tables(tables: TableAnswer) -> Option<Known> {
-    let TableAnswer { values, line } = tables;
-    let best = values
-        .iter()
-        .map(|v| v.1)
-        .reduce(|a, b| if b.better_than(a) { b } else { a })?;
-    let score = |v: Value| match v {
+/// The score of a table value for the side to move: `30000 - n` for a
+/// mate in `n` plies, `n - 30000` for being mated in `n`, 0 for a draw.
+fn table_score(value: Value) -> i32 {
+    match value {
         Value::Draw => 0,
         Value::Win(d) => MATE_SCORE - i32::from(d),
         Value::Loss(d) => i32::from(d) - MATE_SCORE,
+    }
+}
+
+/// A move of `pos` worth `value` as chessdb's table answers see it: its
+/// score, whether it captures, whether it gives check.
+fn table_move(pos: &Position, mv: Move, value: Value) -> TableMove {
+    TableMove {
+        mv,
+        score: table_score(value),
+        capture: pos.board().piece_at(mv.to()).is_some(),
+        check: pos.gives_check(mv),
+    }
+}
+
+/// The tables' moves (as the tables rank them) in chessdb's order, the
+/// position worth `position` (`None`: unknown, taken from its best move).
+fn chessdb_order(
+    pos: &Position,
+    values: Vec<(Move, Value)>,
+    position: Option<Value>,
+) -> Vec<(Move, Value)> {
+    let mut keyed: Vec<(TableMove, Value)> = values
+        .into_iter()
+        .map(|(mv, v)| (table_move(pos, mv, v), v))
+        .collect();
+    // On chessdb's scale a position counts one ply more than its best move.
+    let position = match position {
+        Some(Value::Win(d)) => MATE_SCORE - i32::from(d) - 1,
+        Some(Value::Loss(d)) => i32::from(d) + 1 - MATE_SCORE,
+        Some(Value::Draw) => 0,
+        None => keyed.first().map_or(0, |m| m.0.score - m.0.score.signum()),
     };
-    // In the tables' order: best first, ties by material kept, then the
-    // engine's evaluation.
+    dtm_order(&mut keyed, position);
+    keyed.into_iter().map(|(m, v)| (m.mv, v)).collect()
+}
+
+/// The tables' answer as chessdb gives it: every move's exact score, rank
+/// and note (`None` when there is no move).
+fn from_tables(pos: &Position, tables: TableAnswer) -> Option<Known> {
+    let TableAnswer { values, line } = tables;
+    let best = values.first()?.1;
+    let table: Vec<TableMove> = values
+        .iter()
+        .map(|&(mv, v)| table_move(pos, mv, v))
+        .collect();
     let entries: Vec<Entry> = values
         .iter()
-        .map(|&(mv, v)| {
-            let rank = table_rank(v, best);
+        .zip(table_ranks(&table))
+        .map(|(&(mv, v), rank)| {
             let outcome = match v {
                 Value::Draw => 'D',
                 Value::Win(_) => 'W',
@@ -370,7 +441,7 @@ fn from_tables(tables: TableAnswer) -> Option<Known> {
             let note = format!("{} ({outcome}-M-{:04})", rank.mark(), v.dtm().unwrap_or(0));
             Entry {
                 mv,
-                score: Some(score(v)),
+                score: Some(table_score(v)),
                 rank,
                 note,
             }
@@ -381,6 +452,7 @@ fn from_tables(tables: TableAnswer) -> Option<Known> {
         depth: best.dtm().map_or(0, i32::from),
         entries,
         pv: line,
+        table,
     })
 }
 
@@ -407,6 +479,7 @@ fn from_books(books: &[BookFile], pos: &Position, banned: &[Move]) -> Option<Kno
         depth: line.len() as i32,
         entries,
         pv: line,
+        table: Vec::new(),
     })
 }
 
@@ -443,17 +516,19 @@ async fn from_engine(
     } else {
         a.score
     };
+    let rank = Rank::among(score, score);
     let entries = vec![Entry {
         mv: a.pv[0],
         score: Some(score),
-        rank: Rank::Best,
-        note: format!("! (engine depth {})", a.depth),
+        rank,
+        note: format!("{} (engine depth {})", rank.mark(), a.depth),
     }];
     Ok(Known {
         from_tables: false,
         entries,
+        depth: a.pv.len() as i32,
         pv: a.pv,
-        depth: a.depth,
+        table: Vec::new(),
     })
 }
 
@@ -606,12 +681,11 @@ fn from_store(
     let Some(max) = moves.first().map(|m| i32::from(m.score)) else {
         return Ok(None);
     };
-    let bands = Bands::below(max);
     let entries = moves
         .iter()
         .map(|m| {
             let score = i32::from(m.score);
-            let rank = bands.rank(score);
+            let rank = Rank::among(score, max);
             // chessdb's note: the moves known after this one, and how many
             // of them are good there.
             let mut child = pos.clone();
@@ -619,11 +693,11 @@ fn from_store(
             let (known, good) = analyses
                 .get(&xqbook::book_key(&child).0)
                 .map_or((0, 0), |a| {
-                    let bands = Bands::below(a.moves.first().map_or(0, |m| i32::from(m.score)));
+                    let max = a.moves.first().map_or(0, |m| i32::from(m.score));
                     let good = a
                         .moves
                         .iter()
-                        .filter(|m| bands.rank(i32::from(m.score)) >= Rank::Good)
+                        .filter(|m| Rank::among(i32::from(m.score), max) >= Rank::Good)
                         .count();
                     (a.moves.len(), good)
                 });
@@ -657,8 +731,9 @@ fn from_store(
     Ok(Some(Known {
         from_tables: false,
         entries,
+        depth: line.len() as i32,
         pv: line,
-        depth: i32::from(analysis.search.depth),
+        table: Vec::new(),
     }))
 }
 
@@ -701,7 +776,8 @@ impl Params<'_> {
             .map(|(_, v)| v.as_str())
     }
 
-    /// chessdb's booleans: 1, true, on, yes.
+    /// chessdb's booleans (PHP's `FILTER_VALIDATE_BOOLEAN`): 1, true, on,
+    /// yes, in any case, spaces around ignored.
     fn flag(&self, name: &str) -> bool {
         self.flag_or(name, false)
     }
@@ -709,31 +785,67 @@ impl Params<'_> {
     /// A boolean that is `default` when the query does not give it.
     fn flag_or(&self, name: &str, default: bool) -> bool {
         self.get(name).map_or(default, |v| {
-            matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "on" | "yes"
+            )
         })
     }
 }
 
-/// Banned moves of `ban=move:h2e2|move:b2e2`; `None` when one is not a
-/// legal move of `pos`.
-fn banned_moves(pos: &Position, ban: Option<&str>) -> Option<Vec<Move>> {
-    let mut out = Vec::new();
-    for entry in ban.unwrap_or("").split('|').filter(|e| !e.is_empty()) {
-        let text = entry.strip_prefix("move:").unwrap_or(entry);
-        out.push(pos.parse_move(text).ok()?);
-    }
-    Some(out)
+/// The moves of `ban=move:h2e2|move:b2e2` (or `ban=h2e2|b2e2`) legal in
+/// `pos`; an entry that is no legal move is ignored, as chessdb ignores
+/// it.
+fn banned_moves(pos: &Position, ban: Option<&str>) -> Vec<Move> {
+    ban.unwrap_or("")
+        .split('|')
+        .filter_map(|entry| {
+            let text = entry.strip_prefix("move:").unwrap_or(entry);
+            pos.parse_move(text).ok()
+        })
+        .collect()
 }
 
-/// `checkmate` or `stalemate` (both lost in xiangqi) when the side to
-/// move has no move.
-fn game_over(pos: &Position, style: Style) -> Option<Reply> {
+/// `checkmate` or `stalemate` (both lost in xiangqi) for a side to move
+/// with no move.
+fn game_over(pos: &Position, style: Style) -> Reply {
     let word = if pos.in_check() {
         "checkmate"
     } else {
         "stalemate"
     };
-    pos.legal_moves().is_empty().then(|| style.word(200, word))
+    style.word(200, word)
+}
+
+/// chessdb's reply when no move is left to answer with (`moves`, the
+/// legal moves but the banned ones, is empty): `queryall`, `querypv` and
+/// `queryscore` say `checkmate` or `stalemate` when the side to move has
+/// no move, `unknown` when every move is banned; the move choices say
+/// `nobestmove`.
+fn no_moves(pos: &Position, moves: &[Move], action: Action, style: Style) -> Option<Reply> {
+    if !moves.is_empty() {
+        return None;
+    }
+    Some(match action {
+        Action::QueryAll | Action::QueryPv | Action::QueryScore | Action::QueryRule => {
+            if pos.legal_moves().is_empty() {
+                game_over(pos, style)
+            } else {
+                style.word(200, "unknown")
+            }
+        }
+        Action::QueryBest
+        | Action::Query
+        | Action::QuerySearch
+        | Action::QueryLearn
+        | Action::Queue
+        | Action::QueryEngine
+        | Action::GetQueue
+        | Action::AckQueue
+        | Action::Store
+        | Action::GetToken
+        | Action::GetIp => style.word(200, "nobestmove"),
+    })
 }
 
 /// Answers one query from this machine.
@@ -747,10 +859,10 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
         json: params.flag("json"),
     };
     let Some(action) = params.get("action") else {
-        return style.word(400, "invalid parameters");
+        return style.invalid_parameters();
     };
     let Some(action) = Action::parse(action) else {
-        return style.word(400, "invalid parameters");
+        return style.invalid_parameters();
     };
     match action {
         Action::GetQueue => return workers::get_queue(library, &params, client),
@@ -759,13 +871,14 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
         Action::GetIp => return workers::plain(&client.address),
         _ => {}
     }
-    let Some(board) = params.get("board").filter(|b| !b.trim().is_empty()) else {
-        return style.word(400, "invalid parameters");
+    // PHP's `empty`: a missing board, an empty one and `0`.
+    let Some(board) = params.get("board").filter(|b| !b.is_empty() && *b != "0") else {
+        return style.invalid_parameters();
     };
     let pos = match parse_board(board) {
         Ok(pos) => pos,
         Err(BoardError::TooLong(_)) => return style.word(414, "invalid board"),
-        Err(_) => return style.word(400, "invalid board"),
+        Err(_) => return style.word(200, "invalid board"),
     };
     if action == Action::QueryRule {
         return rule(&pos, &params, style);
@@ -776,15 +889,10 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
     if !library.rate_limit.allows(client) {
         return style.word(200, "rate limit exceeded");
     }
-    if let Some(reply) = game_over(&pos, style) {
-        return reply;
-    }
-    let Some(banned) = banned_moves(&pos, params.get("ban")) else {
-        return style.word(400, "invalid ban");
-    };
+    let banned = banned_moves(&pos, params.get("ban"));
     let moves = playable(&pos, &banned);
-    if moves.is_empty() {
-        return style.word(200, "nobestmove");
+    if let Some(reply) = no_moves(&pos, &moves, action, style) {
+        return reply;
     }
     if action == Action::QueryEngine {
         return engine_move(library, pos, &banned, &params, style).await;
@@ -800,7 +908,7 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
     }
     let learn = params.flag_or("learn", true);
     let mut known = tables
-        .and_then(from_tables)
+        .and_then(|t| from_tables(&pos, t))
         .or_else(|| from_books(&library.books, &pos, &banned));
     if known.is_none() {
         known = match from_store(&library.store, &pos, &banned, learn) {
@@ -829,8 +937,8 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
         }
     };
     match action {
-        Action::QueryAll => all(&known, &moves, params.flag("showall"), style),
-        Action::QueryBest | Action::Query | Action::QuerySearch => {
+        Action::QueryAll => all(&pos, &known, params.flag("showall"), style),
+        Action::QueryBest | Action::Query | Action::QuerySearch | Action::QueryLearn => {
             choose(&pos, &known, action, style)
         }
         Action::QueryPv => pv(&known, style),
@@ -846,10 +954,15 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
     }
 }
 
-fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
+/// `queryall`: every move known, best first, as
+/// `move:M,score:S,rank:R,note:N[,winrate:W]` joined by `|`, or JSON
+/// `moves` of `uci`, `score`, `rank`, `note` and `winrate` in that order;
+/// with `showall` (not from the tables, as chessdb) every other legal
+/// move, banned ones included, with score `??`.
+fn all(pos: &Position, known: &Known, showall: bool, style: Style) -> Reply {
     let mut entries = known.entries.clone();
-    if showall {
-        for &mv in moves {
+    if showall && !known.from_tables {
+        for &mv in pos.legal_moves().iter() {
             if !entries.iter().any(|e| e.mv == mv) {
                 entries.push(Entry {
                     mv,
@@ -868,22 +981,25 @@ fn all(known: &Known, moves: &[Move], showall: bool, style: Style) -> Reply {
         }
     };
     if style.json {
-        let moves: Vec<Json> = entries
+        let moves: Vec<String> = entries
             .iter()
             .map(|e| {
-                let mut o = json!({
-                    "uci": e.mv.to_string(),
-                    "score": e.score.map_or(json!("??"), |s| json!(s)),
-                    "rank": e.rank.number(),
-                    "note": e.note,
-                });
+                let mut fields = vec![
+                    ("uci", json_string(&e.mv.to_string())),
+                    (
+                        "score",
+                        e.score.map_or(json_string("??"), |s| s.to_string()),
+                    ),
+                    ("rank", e.rank.number().to_string()),
+                    ("note", json_string(&e.note)),
+                ];
                 if let Some(w) = with_winrate(e) {
-                    o["winrate"] = json!(w);
+                    fields.push(("winrate", json_string(&w)));
                 }
-                o
+                ordered_object(&fields)
             })
             .collect();
-        return style.object(200, json!({ "status": "ok", "moves": moves }));
+        return style.ok(&[("moves", json_array(&moves))]);
     }
     let text: Vec<String> = entries
         .iter()
@@ -911,58 +1027,72 @@ fn has_attackers(pos: &Position, color: Color) -> bool {
         .any(|&r| pos.board().count_of(xqcore::Piece::new(color, r)) > 0)
 }
 
-/// `querybest`, `query` and `querysearch`, as chessdb answers them.
+/// One of `moves`, varied by the position (chessdb shuffles; a fixed
+/// choice keeps our answers repeatable while a client walking a line
+/// still meets variety).
+fn one_of(pos: &Position, moves: &[Move]) -> Option<Move> {
+    moves.get(pos.key() as usize % moves.len().max(1)).copied()
+}
+
+/// `querybest`, `query`, `querysearch` and `querylearn`, as chessdb
+/// answers them: from the moves whose score reaches the action's throttle
+/// below the best ([`Pick`]), `nobestmove` when the best score is below
+/// -50 (-75 for `querylearn`).
 fn choose(pos: &Position, known: &Known, action: Action, style: Style) -> Reply {
     if known.from_tables {
         return table_choice(pos, known, style);
     }
-    let at_least = match action {
-        Action::QueryBest => Rank::Best,
-        _ => Rank::Good,
+    let pick = match action {
+        Action::QueryBest => Pick::Best,
+        Action::QueryLearn => Pick::Learn,
+        _ => Pick::Good,
     };
-    let pool: Vec<Move> = known
+    let scored: Vec<(Move, i32)> = known
         .entries
         .iter()
-        .filter(|e| e.rank >= at_least)
-        .map(|e| e.mv)
+        .filter_map(|e| Some((e.mv, e.score?)))
         .collect();
-    if action == Action::QuerySearch && known.entries.len() > 1 {
-        // Several moves known: the good ones are the candidates for a
-        // search, a list even of one.
+    let pool = pick.pool(&scored);
+    if action == Action::QuerySearch && scored.len() > 1 {
+        // Several moves known: the candidates for a search, a list even
+        // of one.
         return search_list(&pool, style);
     }
-    // querybest: one of the best moves; query: one of the good ones
-    // (varied by the position, so a client walking a line sees variety).
-    // The first move is always best (rank::Bands), so `nobestmove` is a
-    // guard only.
-    match pool.get(pos.key() as usize % pool.len().max(1)) {
+    match one_of(pos, &pool) {
         Some(mv) => key_value(style, "move", &mv.to_string()),
         None => style.word(200, "nobestmove"),
     }
 }
 
-/// From the tables chessdb answers `querybest`, `query` and `querysearch`
-/// alike: the tables' best move (`egtb:`), unless it only draws while the
-/// side to move still has a piece that could win: then every drawing move
-/// is a candidate for a search.
+/// From the tables chessdb answers `querybest`, `query`, `querysearch` and
+/// `querylearn` alike: one of the first moves in its order that are alike
+/// in score, capture and check (`egtb:`), unless the first only draws
+/// while the side to move still has a piece that could win: then every
+/// drawing move at the head of the order is a candidate for a search.
 fn table_choice(pos: &Position, known: &Known, style: Style) -> Reply {
-    let top = &known.entries[0];
-    if top.score == Some(0) && has_attackers(pos, pos.turn()) {
+    let Some(top) = known.table.first() else {
+        return style.word(200, "nobestmove");
+    };
+    if top.score == 0 && has_attackers(pos, pos.turn()) {
         let draws: Vec<Move> = known
-            .entries
+            .table
             .iter()
-            .filter(|e| e.score == Some(0))
-            .map(|e| e.mv)
+            .take_while(|m| m.score == 0)
+            .map(|m| m.mv)
             .collect();
         return search_list(&draws, style);
     }
-    key_value(style, "egtb", &top.mv.to_string())
+    let finals: Vec<Move> = table_finals(&known.table).iter().map(|m| m.mv).collect();
+    match one_of(pos, &finals) {
+        Some(mv) => key_value(style, "egtb", &mv.to_string()),
+        None => style.word(200, "nobestmove"),
+    }
 }
 
 /// `KEY:VALUE`, or JSON `{"status":"ok","KEY":"VALUE"}`.
 fn key_value(style: Style, key: &str, value: &str) -> Reply {
     if style.json {
-        style.object(200, json!({ "status": "ok", key: value }))
+        style.ok(&[(key, json_string(value))])
     } else {
         style.text(200, &format!("{key}:{value}"))
     }
@@ -974,24 +1104,27 @@ fn search_list(moves: &[Move], style: Style) -> Reply {
         return style.word(200, "nobestmove");
     }
     if style.json {
-        let moves: Vec<Json> = moves
+        let moves: Vec<String> = moves
             .iter()
-            .map(|m| json!({ "uci": m.to_string() }))
+            .map(|m| ordered_object(&[("uci", json_string(&m.to_string()))]))
             .collect();
-        return style.object(200, json!({ "status": "ok", "search_moves": moves }));
+        return style.ok(&[("search_moves", json_array(&moves))]);
     }
     let text: Vec<String> = moves.iter().map(|m| format!("search:{m}")).collect();
     style.text(200, &text.join("|"))
 }
 
+/// `querypv`: `score:S,depth:D,pv:M|M...`, or JSON `score`, `depth`, `pv`.
 fn pv(known: &Known, style: Style) -> Reply {
     let score = known.entries[0].score.unwrap_or(0);
     let line: Vec<String> = known.pv.iter().map(Move::to_string).collect();
     if style.json {
-        return style.object(
-            200,
-            json!({ "status": "ok", "score": score, "depth": known.depth, "pv": line }),
-        );
+        let moves: Vec<String> = line.iter().map(|m| json_string(m)).collect();
+        return style.ok(&[
+            ("score", score.to_string()),
+            ("depth", known.depth.to_string()),
+            ("pv", json_array(&moves)),
+        ]);
     }
     style.text(
         200,
@@ -999,41 +1132,89 @@ fn pv(known: &Known, style: Style) -> Reply {
     )
 }
 
+/// `queryscore`: `eval:S`, or JSON `eval` (chessdb's `ply`, the position's
+/// distance from the start, we do not know).
 fn score(known: &Known, style: Style) -> Reply {
     let score = known.entries[0].score.unwrap_or(0);
     if style.json {
-        return style.object(200, json!({ "status": "ok", "eval": score }));
+        return style.ok(&[("eval", score.to_string())]);
     }
     style.text(200, &format!("eval:{score}"))
 }
 
-/// `queryrule`: `board` is the start, `movelist=m1|m2|...` the game; for
-/// every legal move of the final position, whether playing it draws by
-/// repetition (`draw`), loses by perpetual check or chase (`ban`), or
-/// neither (`none`), with the position seen `reptimes` times before
-/// (default 1) ending the game, as `xqengine judge` rules.
-fn rule(start: &Position, params: &Params, style: Style) -> Reply {
-    let Some(list) = params.get("movelist").filter(|l| !l.is_empty()) else {
-        return style.word(400, "invalid movelist");
-    };
-    let mut pos = start.clone();
-    for text in list.split('|') {
-        if pos.outcome(&EndRules::default()).is_some() {
-            return style.word(400, "invalid movelist");
-        }
-        match pos.parse_move(text) {
-            Ok(m) => pos.make_move(m),
-            Err(_) => return style.word(400, "invalid movelist"),
+/// PHP's `intval` of a string: leading white space, a sign, digits, and a
+/// fraction or exponent that make it a number (`1e1` is 10); 0 when it
+/// starts with no number.
+fn php_intval(text: &str) -> i64 {
+    let s = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let b = s.as_bytes();
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut end = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let whole = digits(end);
+    end += whole;
+    let mut float = false;
+    if b.get(end) == Some(&b'.') && (whole > 0 || digits(end + 1) > 0) {
+        end += 1 + digits(end + 1);
+        float = true;
+    }
+    if whole == 0 && !float {
+        return 0;
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exponent = digits(end + 1 + sign);
+        if exponent > 0 {
+            end += 1 + sign + exponent;
+            float = true;
         }
     }
-    if let Some(reply) = game_over(&pos, style) {
-        return reply;
+    let number = &s[..end];
+    if float {
+        number.parse::<f64>().map_or(0, |f| f as i64)
+    } else {
+        number.parse::<i64>().unwrap_or(if number.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
+    }
+}
+
+/// `queryrule`: `board` is the start, `movelist=m1|m2|...` the game (3
+/// moves at least, as chessdb asks); for every legal move of the final
+/// position, whether playing it draws by repetition (`draw`), loses by
+/// perpetual check or chase (`ban`), or neither (`none`), with the
+/// position seen `reptimes` times before (PHP's `intval` of it; 1 when it
+/// is missing, `0` or outside 1..10) ending the game, as `xqengine judge`
+/// rules.
+fn rule(start: &Position, params: &Params, style: Style) -> Reply {
+    // PHP's `empty`: a missing list, an empty one and `0`.
+    let Some(list) = params
+        .get("movelist")
+        .filter(|l| !l.is_empty() && *l != "0")
+    else {
+        return style.word(200, "invalid movelist");
+    };
+    let texts: Vec<&str> = list.split('|').collect();
+    if !(3..2047).contains(&texts.len()) {
+        return style.word(200, "invalid movelist");
+    }
+    let mut pos = start.clone();
+    for text in texts {
+        match pos.parse_move(text) {
+            Ok(m) => pos.make_move(m),
+            Err(_) => return style.word(200, "invalid movelist"),
+        }
+    }
+    if pos.legal_moves().is_empty() {
+        return game_over(&pos, style);
     }
     let reptimes = params
         .get("reptimes")
-        .and_then(|r| r.parse::<usize>().ok())
+        .filter(|r| !r.is_empty() && *r != "0")
+        .map(php_intval)
         .filter(|r| (1..=10).contains(r))
-        .unwrap_or(1);
+        .unwrap_or(1) as usize;
     let rules = EndRules {
         occurrences: reptimes + 1,
         ..EndRules::default()
@@ -1059,15 +1240,63 @@ fn rule(start: &Position, params: &Params, style: Style) -> Reply {
         })
         .collect();
     if style.json {
-        let moves: Vec<Json> = rulings
+        let moves: Vec<String> = rulings
             .iter()
-            .map(|(m, r)| json!({ "uci": m.to_string(), "rule": r }))
+            .map(|(m, r)| {
+                ordered_object(&[
+                    ("uci", json_string(&m.to_string())),
+                    ("rule", json_string(r)),
+                ])
+            })
             .collect();
-        return style.object(200, json!({ "status": "ok", "moves": moves }));
+        return style.ok(&[("moves", json_array(&moves))]);
     }
     let text: Vec<String> = rulings
         .iter()
         .map(|(m, r)| format!("move:{m},rule:{r}"))
         .collect();
     style.text(200, &text.join("|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intval_reads_as_php_does() {
+        // php 8.2's intval of each.
+        for (text, want) in [
+            ("1e1", 10),
+            (" 3", 3),
+            ("3abc", 3),
+            ("1.9", 1),
+            ("1e1abc", 10),
+            ("\n5", 5),
+            ("+4", 4),
+            (".5e1", 5),
+            ("5 ", 5),
+            ("0x5", 0),
+            ("9999999999999999999999", i64::MAX),
+            ("1e", 1),
+            ("1e+1", 10),
+            ("\t7", 7),
+            (" +2.9e0z", 2),
+            ("-1", -1),
+            ("", 0),
+            ("abc", 0),
+            ("-", 0),
+            (".", 0),
+        ] {
+            assert_eq!(php_intval(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn json_objects_keep_their_order() {
+        assert_eq!(
+            ordered_object(&[("status", json_string("ok")), ("eval", "3".into())]),
+            r#"{"status":"ok","eval":3}"#
+        );
+        assert_eq!(json_string("a\"b"), r#""a\"b""#);
+    }
 }

@@ -49,7 +49,8 @@ fn a_hundred_clients_are_all_answered_and_engine_work_stays_bounded() {
         assert_eq!(r.unanswered, 0);
         assert_eq!(r.statuses.get(&200), Some(&10_000), "{:?}", r.statuses);
 
-        // Bad queries among good ones: each refused, the server goes on.
+        // Bad queries among good ones: each refused (a bad board with
+        // chessdb's word and 200, as chessdb answers it), the server goes on.
         let bad = vec![
             chessdb_path("queryall", "nonsense w"),
             format!("/chessdb.php?action=queryall&board={}", "x".repeat(9_000)),
@@ -58,10 +59,9 @@ fn a_hundred_clients_are_all_answered_and_engine_work_stays_bounded() {
         ];
         let r = run(addr, 10, 400, Arc::new(bad)).await;
         assert_eq!(r.unanswered, 0);
-        assert_eq!(r.statuses.get(&400), Some(&100), "{:?}", r.statuses);
         assert_eq!(r.statuses.get(&414), Some(&100), "{:?}", r.statuses);
         assert_eq!(r.statuses.get(&404), Some(&100), "{:?}", r.statuses);
-        assert_eq!(r.statuses.get(&200), Some(&100), "{:?}", r.statuses);
+        assert_eq!(r.statuses.get(&200), Some(&200), "{:?}", r.statuses);
 
         // 30 positions no book knows, asked 600 times by 100 clients.
         let mut boards = Vec::new();
