@@ -23,6 +23,7 @@ pub mod api;
 pub mod bench;
 pub mod board;
 pub mod chessdb;
+pub mod dump;
 pub mod engine;
 pub mod http;
 pub mod load;

@@ -33,13 +33,26 @@ enum Command {
     /// Work for a server, here or on another machine: take its queued
     /// positions, analyse them and send the results back.
     Work(cmd::work::WorkArgs),
+    /// Write the store as a book with its analysis (backed up through the
+    /// whole store), for the engine and for bookgen export.
+    Dump(cmd::store::DumpArgs),
+    /// Put an analysed book's positions into the store.
+    Seed(cmd::store::SeedArgs),
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Work(args)) = &cli.command {
-        return xqcli::finish("xqserve work", cmd::work::run(args));
+    // The commands that need no library of books and tables.
+    match &cli.command {
+        Some(Command::Work(args)) => return xqcli::finish("xqserve work", cmd::work::run(args)),
+        Some(Command::Dump(args)) => {
+            return xqcli::finish("xqserve dump", cmd::store::run_dump(args))
+        }
+        Some(Command::Seed(args)) => {
+            return xqcli::finish("xqserve seed", cmd::store::run_seed(args))
+        }
+        _ => {}
     }
     // The analysers work while serving, not while a bench measures.
     let analyse = cli.command.is_none();
@@ -51,7 +64,9 @@ async fn main() -> ExitCode {
         Some(Command::Bench(args)) => {
             xqcli::finish("xqserve bench", cmd::bench::run(library, args).await)
         }
-        Some(Command::Work(_)) => unreachable!("worked above"),
+        Some(Command::Work(_) | Command::Dump(_) | Command::Seed(_)) => {
+            unreachable!("answered above")
+        }
         None => xqcli::finish("xqserve", cmd::serve::run(library, cli.serve.listen).await),
     }
 }

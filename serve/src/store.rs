@@ -96,6 +96,11 @@ pub struct Stored {
     pub moves: Vec<StoredMove>,
 }
 
+/// What a search found in a position, as [`Store::record_all`] writes
+/// it: the position, its search, and moves with their scores for the side
+/// that plays them and the depth.
+pub type Found = (Position, Searched, Vec<(Move, i16, u8)>);
+
 /// What [`Store::enqueue`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueued {
@@ -143,6 +148,21 @@ pub struct Store {
     db: Mutex<Connection>,
     /// Its file, or `None` in memory.
     path: Option<PathBuf>,
+}
+
+/// The depth the backup gives a score seeded from an analysed book: the
+/// book's analysis backed it up already, through searches the store does
+/// not hold, so it stands unless the line below is exact (the tables'
+/// or the rules', at `u8::MAX`).
+const SEEDED_DEPTH: u8 = u8::MAX - 1;
+
+/// A stored move's score as the backup weighs it: see [`SEEDED_DEPTH`].
+fn backup_depth(source: Option<Source>, depth: u8) -> u8 {
+    if source == Some(Source::Book) {
+        SEEDED_DEPTH
+    } else {
+        depth
+    }
 }
 
 /// Seconds since 1970.
@@ -397,53 +417,85 @@ impl Store {
         moves: &[(Move, i16, u8)],
         source: Source,
     ) -> Result<(), StoreError> {
-        let (key, mirrored) = book_key(pos);
-        let turn = |m: Move| if mirrored { m.mirror() } else { m };
-        let stored_fen = if mirrored { pos.mirror() } else { pos.clone() }.fen();
+        let mut db = self.db();
+        let write = |db: &mut Connection| -> rusqlite::Result<()> {
+            let tx = db.transaction()?;
+            write_result(&tx, pos, search, moves, source, now())?;
+            tx.commit()
+        };
+        write(&mut db).map_err(|e| self.error(e))
+    }
+
+    /// [`Store::record`] for each of `results`, in one transaction.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written (and nothing is).
+    pub fn record_all(&self, results: &[Found], source: Source) -> Result<(), StoreError> {
         let at = now();
         let mut db = self.db();
         let write = |db: &mut Connection| -> rusqlite::Result<()> {
             let tx = db.transaction()?;
-            tx.execute(
-                "INSERT INTO positions (key, fen, score, best, depth, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (key) DO UPDATE SET
-                     score = excluded.score, best = excluded.best,
-                     depth = excluded.depth, at = excluded.at
-                 WHERE excluded.depth >= positions.depth",
-                params![
-                    key_column(key),
-                    stored_fen,
-                    search.score,
-                    turn(search.best).to_u16(),
-                    search.depth,
-                    at
-                ],
-            )?;
-            {
-                let mut insert = tx.prepare_cached(
-                    "INSERT INTO moves (key, move, score, depth, source, at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (key, move) DO UPDATE SET
-                         score = excluded.score, depth = excluded.depth,
-                         source = excluded.source, at = excluded.at
-                     WHERE excluded.depth >= moves.depth",
-                )?;
-                for &(mv, score, depth) in moves {
-                    insert.execute(params![
-                        key_column(key),
-                        turn(mv).to_u16(),
-                        score,
-                        depth,
-                        source.code(),
-                        at
-                    ])?;
-                }
+            for (pos, search, moves) in results {
+                write_result(&tx, pos, *search, moves, source, at)?;
             }
-            tx.execute("DELETE FROM queue WHERE key = ?1", [key_column(key)])?;
             tx.commit()
         };
         write(&mut db).map_err(|e| self.error(e))
+    }
+
+    /// The whole store as a book to back scores up through, with each
+    /// position's FEN (as its key stores it).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be read.
+    pub fn graph(&self) -> Result<StoreGraph, StoreError> {
+        let db = self.db();
+        let read = || -> rusqlite::Result<StoreGraph> {
+            let mut graph = StoreGraph::default();
+            let mut positions = db.prepare("SELECT key, fen, score, best, depth FROM positions")?;
+            let mut rows = positions.query([])?;
+            while let Some(r) = rows.next()? {
+                let key = r.get::<_, i64>(0)? as u64;
+                graph.fens.insert(key, r.get(1)?);
+                let best = Move::from_u16(r.get::<_, i64>(3)? as u16).unwrap_or(Move::NULL);
+                graph.book.searched.insert(
+                    key,
+                    Searched {
+                        score: r.get::<_, i64>(2)? as i16,
+                        best,
+                        depth: r.get::<_, i64>(4)? as u8,
+                    },
+                );
+            }
+            let mut moves =
+                db.prepare("SELECT key, move, score, depth, source FROM moves ORDER BY key")?;
+            let mut rows = moves.query([])?;
+            while let Some(r) = rows.next()? {
+                let key = r.get::<_, i64>(0)? as u64;
+                let Some(mv) = Move::from_u16(r.get::<_, i64>(1)? as u16) else {
+                    continue;
+                };
+                let source = Source::of_code(r.get(4)?);
+                graph
+                    .book
+                    .nodes
+                    .entry(key)
+                    .or_default()
+                    .push((mv, source == Some(Source::Book)));
+                if source != Some(Source::Learning) {
+                    let scored = Searched {
+                        score: r.get::<_, i64>(2)? as i16,
+                        best: mv,
+                        depth: backup_depth(source, r.get::<_, i64>(3)? as u8),
+                    };
+                    graph.book.move_scores.insert(move_key(key, mv), scored);
+                }
+            }
+            Ok(graph)
+        };
+        read().map_err(|e| self.error(e))
     }
 
     /// Writes scores backed up through the store (`moves` of `pos`, each
@@ -718,6 +770,10 @@ impl Store {
                     depth: m.depth,
                 };
                 if m.source != Source::Learning {
+                    let scored = Searched {
+                        depth: backup_depth(Some(m.source), m.depth),
+                        ..scored
+                    };
                     graph.move_scores.insert(move_key(key, as_stored), scored);
                 }
                 let mut child = pos.clone();
@@ -766,6 +822,66 @@ impl Store {
             .map(drop)
             .map_err(|e| self.error(e))
     }
+}
+
+/// The whole store as a book: see [`Store::graph`].
+#[derive(Clone, Debug, Default)]
+pub struct StoreGraph {
+    /// Positions, their moves and searches under their keys, as stored.
+    pub book: BookGraph,
+    /// Each position's FEN, as its key stores it.
+    pub fens: HashMap<u64, String>,
+}
+
+/// Writes what a search found in `pos` within `tx` (see
+/// [`Store::record`]).
+fn write_result(
+    tx: &rusqlite::Transaction,
+    pos: &Position,
+    search: Searched,
+    moves: &[(Move, i16, u8)],
+    source: Source,
+    at: i64,
+) -> rusqlite::Result<()> {
+    let (key, mirrored) = book_key(pos);
+    let turn = |m: Move| if mirrored { m.mirror() } else { m };
+    let stored_fen = if mirrored { pos.mirror() } else { pos.clone() }.fen();
+    tx.execute(
+        "INSERT INTO positions (key, fen, score, best, depth, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (key) DO UPDATE SET
+             score = excluded.score, best = excluded.best,
+             depth = excluded.depth, at = excluded.at
+         WHERE excluded.depth >= positions.depth",
+        params![
+            key_column(key),
+            stored_fen,
+            search.score,
+            turn(search.best).to_u16(),
+            search.depth,
+            at
+        ],
+    )?;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO moves (key, move, score, depth, source, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (key, move) DO UPDATE SET
+             score = excluded.score, depth = excluded.depth,
+             source = excluded.source, at = excluded.at
+         WHERE excluded.depth >= moves.depth",
+    )?;
+    for &(mv, score, depth) in moves {
+        insert.execute(params![
+            key_column(key),
+            turn(mv).to_u16(),
+            score,
+            depth,
+            source.code(),
+            at
+        ])?;
+    }
+    tx.execute("DELETE FROM queue WHERE key = ?1", [key_column(key)])?;
+    Ok(())
 }
 
 #[cfg(test)]
