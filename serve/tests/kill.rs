@@ -16,26 +16,38 @@ use xqserve::workers::{board_text, md5_hex, Tokens};
 
 const SECRET: &str = "kill test secret";
 
-/// Positions of random games from the start, `count` of them, no two
-/// alike (nor mirror images).
-fn random_positions(seed: u64, count: usize) -> Vec<Position> {
-    let mut rng = SplitMix64::new(seed);
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    while out.len() < count {
-        let mut pos = Position::start();
-        for _ in 0..4 + rng.below(30) {
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                break;
+/// Positions of random games from the start, no two alike (nor mirror
+/// images), as many as asked for.
+struct RandomPositions {
+    rng: SplitMix64,
+    seen: std::collections::HashSet<u64>,
+}
+
+impl Iterator for RandomPositions {
+    type Item = Position;
+
+    fn next(&mut self) -> Option<Position> {
+        loop {
+            let mut pos = Position::start();
+            for _ in 0..4 + self.rng.below(30) {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                pos.make_move(legal[self.rng.below(legal.len())]);
             }
-            pos.make_move(legal[rng.below(legal.len())]);
-        }
-        if !pos.legal_moves().is_empty() && seen.insert(xqbook::book_key(&pos).0) {
-            out.push(Position::from_fen(&pos.fen()).unwrap());
+            if !pos.legal_moves().is_empty() && self.seen.insert(xqbook::book_key(&pos).0) {
+                return Some(Position::from_fen(&pos.fen()).unwrap());
+            }
         }
     }
-    out
+}
+
+fn random_positions(seed: u64) -> RandomPositions {
+    RandomPositions {
+        rng: SplitMix64::new(seed),
+        seen: Default::default(),
+    }
 }
 
 /// The store's file whole, by SQLite's own check.
@@ -52,12 +64,11 @@ fn the_server_killed_at_any_moment_keeps_every_result_it_acknowledged() {
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
     // Work for the server's own analyser, so that it writes throughout.
-    let mut positions = random_positions(7, 8300);
-    let mut sent = positions.split_off(300).into_iter();
+    let mut sent = random_positions(7);
     {
         let store = Store::open(Some(&store_file)).unwrap();
-        for pos in &positions {
-            store.enqueue(pos, 1).unwrap();
+        for pos in sent.by_ref().take(300) {
+            store.enqueue(&pos, 1).unwrap();
         }
     }
     let args = [
@@ -84,7 +95,7 @@ fn the_server_killed_at_any_moment_keeps_every_result_it_acknowledged() {
         let kill_at = Instant::now() + Duration::from_millis(50 + rng.below(400) as u64);
         // A worker's results, one move each, until the kill.
         while Instant::now() < kill_at {
-            let pos = sent.next().expect("positions enough");
+            let pos = sent.next().expect("endless");
             let legal = pos.legal_moves();
             let mv = legal[rng.below(legal.len())].to_string();
             let score = (rng.below(600) as i16 - 300).to_string();
@@ -134,7 +145,7 @@ fn a_worker_killed_in_its_batch_leaves_the_batch_to_another() {
     let store_file = dir.path().join("store.sqlite");
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
-    let positions = random_positions(17, 4);
+    let positions: Vec<Position> = random_positions(17).take(4).collect();
     {
         let store = Store::open(Some(&store_file)).unwrap();
         for pos in &positions {
