@@ -15,7 +15,7 @@ use xqbook::{Searched, MATE};
 use xqcore::{Move, Position};
 use xqengine::{Limits, Reporter, SearchConfig, SearchInfo, Searcher};
 
-use crate::store::{Source, Store};
+use crate::store::{learn_all, Source, Store};
 
 /// How positions are analysed.
 #[derive(Clone)]
@@ -141,12 +141,19 @@ pub struct Analysers {
 }
 
 impl Analysers {
-    /// Starts `count` analysers on `store` (none for 0).
-    pub fn start(store: Arc<Store>, config: AnalysisConfig, count: usize) -> Analysers {
+    /// Starts `count` analysers on `store` (none for 0), and with
+    /// `learn_every` a learner that backs the scores up through the whole
+    /// store that often while the analysers add to it.
+    pub fn start(
+        store: Arc<Store>,
+        config: AnalysisConfig,
+        count: usize,
+        learn_every: Option<Duration>,
+    ) -> Analysers {
         let bell = Arc::new(Bell::default());
         let stop = Arc::new(AtomicBool::new(false));
         let analysed = Arc::new(AtomicU64::new(0));
-        let threads = (0..count)
+        let mut threads: Vec<_> = (0..count)
             .map(|_| {
                 let (store, config) = (store.clone(), config.clone());
                 let (bell, stop, analysed) = (bell.clone(), stop.clone(), analysed.clone());
@@ -156,6 +163,13 @@ impl Analysers {
                 })
             })
             .collect();
+        if let Some(every) = learn_every.filter(|_| count > 0) {
+            let (stop, analysed) = (stop.clone(), analysed.clone());
+            threads.push(std::thread::spawn(move || {
+                at_idle_priority();
+                learn_now_and_then(&store, every, &stop, &analysed);
+            }));
+        }
         Analysers {
             bell,
             stop,
@@ -199,6 +213,29 @@ fn at_idle_priority() {
         idle,
     ) {
         eprintln!("xqserve: analyser at normal priority (idle refused: {e:?})");
+    }
+}
+
+/// The learner's loop: every `every`, when the analysers wrote anything
+/// since the last time, the scores of the whole store backed up.
+fn learn_now_and_then(store: &Store, every: Duration, stop: &AtomicBool, analysed: &AtomicU64) {
+    let mut learned_at = 0;
+    loop {
+        let started = std::time::Instant::now();
+        while started.elapsed() < every {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200).min(every));
+        }
+        let now = analysed.load(Ordering::Relaxed);
+        if now == learned_at {
+            continue;
+        }
+        learned_at = now;
+        if let Err(e) = learn_all(store) {
+            eprintln!("xqserve: learner: {e}");
+        }
     }
 }
 
@@ -275,7 +312,7 @@ mod tests {
         let mut pos = Position::start();
         pos.make_move(pos.parse_move("h2e2").unwrap());
         store.enqueue(&pos, 1).unwrap();
-        let analysers = Analysers::start(store.clone(), config(), 1);
+        let analysers = Analysers::start(store.clone(), config(), 1, None);
         analysers.bell().ring();
         let started = std::time::Instant::now();
         while analysers.analysed() == 0 {

@@ -7,10 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use xqbook::{
-    analysis_path, back_up, write_analysis, write_book, AnalysisHeader, Book, BookFile, BookId,
-    BookMove,
+    analysis_path, write_analysis, write_book, AnalysisHeader, Book, BookFile, BookId, BookMove,
 };
-use xqcore::Position;
 
 use crate::store::{Found, Source, Store, StoreError};
 
@@ -51,17 +49,7 @@ pub struct Dumped {
 /// The store cannot be read, or a file cannot be written.
 pub fn dump(store: &Store, path: &Path) -> Result<Dumped, DumpError> {
     let graph = store.graph()?;
-    // Every stored position is a root, the start position first: a
-    // position no stored line reaches gets its analysis all the same.
-    let mut roots: Vec<Position> = Vec::with_capacity(graph.fens.len());
-    roots.push(Position::start());
-    roots.extend(
-        graph
-            .fens
-            .values()
-            .filter_map(|fen| Position::from_fen(fen).ok()),
-    );
-    let analyses = back_up(&graph.book, &roots);
+    let analyses = graph.back_up_all();
     let mut positions: Vec<(u64, Vec<BookMove>)> = graph
         .book
         .nodes

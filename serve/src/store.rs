@@ -508,26 +508,43 @@ impl Store {
     pub fn learn(&self, pos: &Position, moves: &[(Move, i16)]) -> Result<(), StoreError> {
         let (key, mirrored) = book_key(pos);
         let turn = |m: Move| if mirrored { m.mirror() } else { m };
+        let updates: Vec<(u64, Move, i16)> = moves
+            .iter()
+            .map(|&(mv, score)| (key, turn(mv), score))
+            .collect();
+        self.learn_stored(&updates).map(drop)
+    }
+
+    /// [`Store::learn`] for moves as their keys store them, in one
+    /// transaction: each of `updates` a key, a move as stored and its
+    /// score. The number of scores changed.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written (and nothing is).
+    pub fn learn_stored(&self, updates: &[(u64, Move, i16)]) -> Result<usize, StoreError> {
         let at = now();
         let mut db = self.db();
-        let write = |db: &mut Connection| -> rusqlite::Result<()> {
+        let write = |db: &mut Connection| -> rusqlite::Result<usize> {
             let tx = db.transaction()?;
+            let mut changed = 0;
             {
                 let mut update = tx.prepare_cached(
                     "UPDATE moves SET score = ?3, source = ?4, at = ?5
                      WHERE key = ?1 AND move = ?2 AND score != ?3",
                 )?;
-                for &(mv, score) in moves {
-                    update.execute(params![
+                for &(key, mv, score) in updates {
+                    changed += update.execute(params![
                         key_column(key),
-                        turn(mv).to_u16(),
+                        mv.to_u16(),
                         score,
                         Source::Learning.code(),
                         at
                     ])?;
                 }
             }
-            tx.commit()
+            tx.commit()?;
+            Ok(changed)
         };
         write(&mut db).map_err(|e| self.error(e))
     }
@@ -833,6 +850,38 @@ pub struct StoreGraph {
     pub fens: HashMap<u64, String>,
 }
 
+impl StoreGraph {
+    /// Every stored position's analysis, the scores backed up through the
+    /// whole store (each stored position a root, the start position
+    /// first), under its key as stored.
+    pub fn back_up_all(&self) -> HashMap<u64, xqbook::PositionAnalysis> {
+        let mut roots: Vec<Position> = Vec::with_capacity(self.fens.len() + 1);
+        roots.push(Position::start());
+        roots.extend(
+            self.fens
+                .values()
+                .filter_map(|fen| Position::from_fen(fen).ok()),
+        );
+        xqbook::back_up(&self.book, &roots)
+    }
+}
+
+/// Learns from the whole store: every stored move's score backed up
+/// through the positions it leads to, where that differs from the score
+/// stored. The number of scores changed.
+///
+/// # Errors
+///
+/// The store cannot be read or written.
+pub fn learn_all(store: &Store) -> Result<usize, StoreError> {
+    let analyses = store.graph()?.back_up_all();
+    let updates: Vec<(u64, Move, i16)> = analyses
+        .iter()
+        .flat_map(|(&key, a)| a.moves.iter().map(move |m| (key, m.mv, m.score)))
+        .collect();
+    store.learn_stored(&updates)
+}
+
 /// Writes what a search found in `pos` within `tx` (see
 /// [`Store::record`]).
 fn write_result(
@@ -1033,6 +1082,33 @@ mod tests {
             .get(&pos)
             .unwrap()
             .is_some());
+    }
+
+    #[test]
+    fn learning_from_the_whole_store_writes_what_changed_once() {
+        let store = Store::open(None).unwrap();
+        let root = Position::start();
+        let h2e2 = root.parse_move("h2e2").unwrap();
+        store
+            .record(
+                &root,
+                searched(&root, 20, "h2e2"),
+                &[(h2e2, 20, 10)],
+                Source::Analysis,
+            )
+            .unwrap();
+        let child = after(&["h2e2"]);
+        let reply = child.parse_move("h9g7").unwrap();
+        let mut deeper = searched(&child, 80, "h9g7");
+        deeper.depth = 14;
+        store
+            .record(&child, deeper, &[(reply, 80, 14)], Source::Analysis)
+            .unwrap();
+        assert_eq!(learn_all(&store).unwrap(), 1);
+        let learned = store.get(&root).unwrap().unwrap().moves[0];
+        assert_eq!((learned.score, learned.source), (-80, Source::Learning));
+        // Learned, it stays learned: nothing changes the second time.
+        assert_eq!(learn_all(&store).unwrap(), 0);
     }
 
     #[test]

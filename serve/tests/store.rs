@@ -44,6 +44,7 @@ fn library(store: Arc<Store>, count: usize) -> (Library, Analysers) {
             search,
         },
         count,
+        None,
     );
     let library = Library::new(vec![book], None, engine, store).ringing(analysers.bell());
     (library, analysers)

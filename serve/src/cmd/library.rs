@@ -55,6 +55,11 @@ pub struct ServeArgs {
     /// to the queue for another.
     #[arg(long, default_value_t = 600)]
     lease_secs: u64,
+    /// Seconds between backups of the scores through the whole store
+    /// while the analysers add to it (each query backs up the positions
+    /// around the one asked about as well).
+    #[arg(long, default_value_t = 600)]
+    learn_secs: u64,
     /// Answer a position no table, book or stored analysis knows with a
     /// search of at most --think-ms, as before the store (otherwise it is
     /// `unknown`, and queued).
@@ -125,6 +130,7 @@ pub fn open(args: &ServeArgs, analyse: bool) -> xqcli::Result<(Library, Analyser
             search,
         },
         if analyse { args.analysers } else { 0 },
+        Some(Duration::from_secs(args.learn_secs.max(1))),
     );
     let tokens = match &args.token_file {
         Some(path) => Tokens::from_file(path).map_err(Failure::usage)?,
