@@ -1,10 +1,16 @@
 //! The queries `xqserve bench` sends: positions the books know, positions
-//! the tables hold, and positions only the engine can answer.
+//! the tables hold, positions the store knows, positions nobody knows, and
+//! searches; the store it fills first, and the results its writers send.
 
+use std::collections::HashSet;
+
+use xqbook::Searched;
 use xqcore::{Color, Piece, Position, Role, Setup, Square};
 
 use crate::chessdb::Library;
 use crate::load::chessdb_path;
+use crate::store::{Found, Source, Store, StoreError};
+use crate::workers::{board_text, md5_hex};
 
 /// A small random stream, fixed so that every run asks the same.
 struct Stream(u64);
@@ -19,8 +25,15 @@ impl Stream {
     }
 }
 
-/// Query paths by kind: `book`, `table`, `engine`.
-pub fn query_sets(library: &Library, engine_positions: usize) -> Vec<(&'static str, Vec<String>)> {
+/// Query paths by kind: `book`, `table`, `store` (`stored`, boards the
+/// store knows), `unknown` (asking not to learn, so the store stays as it
+/// is) and `engine` (`queryengine`, a search each).
+pub fn query_sets(
+    library: &Library,
+    stored: &[String],
+    engine_positions: usize,
+) -> Vec<(&'static str, Vec<String>)> {
+    let unknown = engine_boards(200);
     vec![
         (
             "book",
@@ -37,13 +50,120 @@ pub fn query_sets(library: &Library, engine_positions: usize) -> Vec<(&'static s
                 .collect(),
         ),
         (
+            "store",
+            stored.iter().map(|b| chessdb_path("queryall", b)).collect(),
+        ),
+        (
+            "unknown",
+            unknown
+                .iter()
+                .map(|b| chessdb_path("queryall", b) + "&learn=0")
+                .collect(),
+        ),
+        (
             "engine",
             engine_boards(engine_positions)
                 .iter()
-                .map(|b| chessdb_path("querypv", b))
+                .map(|b| chessdb_path("queryengine", b))
                 .collect(),
         ),
     ]
+}
+
+/// Positions of random games from the start (8 to 47 plies), no two
+/// alike (nor mirror images) and none already in `seen`.
+fn random_positions<'a>(
+    rng: &'a mut Stream,
+    seen: &'a mut HashSet<u64>,
+) -> impl Iterator<Item = Position> + 'a {
+    std::iter::from_fn(move || loop {
+        let mut pos = Position::start();
+        for _ in 0..8 + rng.below(40) {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            pos.make_move(legal[rng.below(legal.len())]);
+        }
+        if !pos.legal_moves().is_empty() && seen.insert(xqbook::book_key(&pos).0) {
+            return Some(Position::from_fen(&pos.fen()).expect("a position's own FEN"));
+        }
+    })
+}
+
+/// Fills `store` with `count` positions of random games, each with up to
+/// five moves of random scores at depth 20 (as an analyser writes them),
+/// calling `progress` with the count written after each batch; up to 200
+/// of their boards, for the `store` queries.
+///
+/// # Errors
+///
+/// The store cannot be written.
+pub fn fill(
+    store: &Store,
+    count: usize,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<String>, StoreError> {
+    let mut rng = Stream(4);
+    let mut seen = HashSet::new();
+    let mut positions = Vec::new();
+    let mut sample = Vec::new();
+    let mut written = 0;
+    while written < count {
+        let batch: Vec<Position> = random_positions(&mut rng, &mut seen)
+            .take((count - written).min(10_000))
+            .collect();
+        let found: Vec<Found> = batch
+            .iter()
+            .map(|pos| {
+                let legal = pos.legal_moves();
+                let moves: Vec<(xqcore::Move, i16, u8)> = (0..legal.len().min(5))
+                    .map(|i| (legal[i], 100 - 20 * i as i16, 20))
+                    .collect();
+                let search = Searched {
+                    score: moves[0].1,
+                    best: moves[0].0,
+                    depth: 20,
+                };
+                (pos.clone(), search, moves)
+            })
+            .collect();
+        store.record_all(&found, Source::Analysis)?;
+        written += batch.len();
+        positions.extend(
+            batch
+                .into_iter()
+                .take(200usize.saturating_sub(positions.len())),
+        );
+        progress(written);
+    }
+    for pos in positions.iter().take(200) {
+        sample.push(board_text(pos));
+    }
+    Ok(sample)
+}
+
+/// `count` results a worker sends (`store`, with its proof of `token` for
+/// this machine's address), each a move of a position of a random game
+/// with a random score.
+pub fn result_paths(token: &str, count: usize, seed: u64) -> Vec<String> {
+    let mut rng = Stream(seed);
+    let mut seen = HashSet::new();
+    let positions: Vec<Position> = random_positions(&mut rng, &mut seen).take(count).collect();
+    positions
+        .iter()
+        .map(|pos| {
+            let legal = pos.legal_moves();
+            let mv = legal[rng.below(legal.len())].to_string();
+            let score = (rng.below(400) as i32 - 200).to_string();
+            let board = board_text(pos);
+            let proof = md5_hex(&[token, &board, &mv, &score]);
+            format!(
+                "{}&move={mv}&score={score}&token={proof}",
+                chessdb_path("store", &board)
+            )
+        })
+        .collect()
 }
 
 /// Up to 200 boards along the books' lines: the start and moves played
@@ -131,7 +251,8 @@ fn table_boards(library: &Library) -> Vec<String> {
     out
 }
 
-/// Boards no book knows: the start and 16 to 23 random moves.
+/// Boards no book knows: the start and 16 to 23 random moves (history
+/// and all, as a GUI sends them).
 fn engine_boards(count: usize) -> Vec<String> {
     let mut rng = Stream(3);
     let start = Position::start().fen();

@@ -5,7 +5,6 @@
 mod cmd;
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Parser;
 
@@ -43,31 +42,14 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The commands that need no library of books and tables.
     match &cli.command {
-        Some(Command::Work(args)) => return xqcli::finish("xqserve work", cmd::work::run(args)),
-        Some(Command::Dump(args)) => {
-            return xqcli::finish("xqserve dump", cmd::store::run_dump(args))
-        }
-        Some(Command::Seed(args)) => {
-            return xqcli::finish("xqserve seed", cmd::store::run_seed(args))
-        }
-        _ => {}
-    }
-    // The analysers work while serving, not while a bench measures.
-    let analyse = cli.command.is_none();
-    let (library, _analysers) = match cmd::library::open(&cli.serve, analyse) {
-        Ok((library, analysers)) => (Arc::new(library), analysers),
-        Err(failure) => return xqcli::finish("xqserve", Err(failure)),
-    };
-    match &cli.command {
+        None => xqcli::finish("xqserve", cmd::serve::run(&cli.serve).await),
         Some(Command::Bench(args)) => {
-            xqcli::finish("xqserve bench", cmd::bench::run(library, args).await)
+            xqcli::finish("xqserve bench", cmd::bench::run(&cli.serve, args).await)
         }
-        Some(Command::Work(_) | Command::Dump(_) | Command::Seed(_)) => {
-            unreachable!("answered above")
-        }
-        None => xqcli::finish("xqserve", cmd::serve::run(library, cli.serve.listen).await),
+        Some(Command::Work(args)) => xqcli::finish("xqserve work", cmd::work::run(args)),
+        Some(Command::Dump(args)) => xqcli::finish("xqserve dump", cmd::store::run_dump(args)),
+        Some(Command::Seed(args)) => xqcli::finish("xqserve seed", cmd::store::run_seed(args)),
     }
 }
 

@@ -714,6 +714,27 @@ impl Store {
         write(&mut db).map_err(|e| self.error(e))
     }
 
+    /// The bytes the store's file takes once its journal is written back
+    /// into it (0 in memory).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn bytes(&self) -> Result<u64, StoreError> {
+        let Some(path) = &self.path else {
+            return Ok(0);
+        };
+        self.db()
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .map_err(|e| self.error(e))?;
+        std::fs::metadata(path)
+            .map(|m| m.len())
+            .map_err(|e| StoreError {
+                where_: self.describe(),
+                reason: e.to_string(),
+            })
+    }
+
     /// How much the store holds.
     ///
     /// # Errors

@@ -206,3 +206,42 @@ fn damaged_tables_are_named_at_start_or_first_probe_and_answer_nothing() {
     assert_eq!(named(&lines, &blocks, "checksum"), 1, "{lines:#?}");
     assert_eq!(named(&lines, &header, "checksum"), 1, "{lines:#?}");
 }
+
+#[test]
+fn the_bench_fills_a_store_of_its_own_and_every_query_is_answered_while_workers_write() {
+    let out = xqserve(&[
+        "--tables",
+        "none",
+        "bench",
+        "--fill",
+        "3000",
+        "--queries",
+        "300",
+        "--clients",
+        "20",
+        "--engine-positions",
+        "2",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("store: 3000 positions filled"), "{said}");
+    for kind in ["book", "store", "unknown", "engine"] {
+        let line = said
+            .lines()
+            .find(|l| l.starts_with(&format!("{kind} ")))
+            .unwrap_or_else(|| panic!("no {kind} line: {said}"));
+        assert!(line.contains("{200: 300}"), "{line}");
+    }
+    assert_eq!(said.matches("  writes").count(), 4, "{said}");
+    // The tables were none: their line says so.
+    assert!(said.contains("table    no positions"), "{said}");
+    // It never touches a store of the user's.
+    let out = xqserve(&["--store", "mine.sqlite", "--tables", "none", "bench"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("never writes to yours"));
+    assert!(!std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../mine.sqlite")).exists());
+}

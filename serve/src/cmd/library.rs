@@ -76,17 +76,34 @@ pub struct ServeArgs {
     rate_limit: u32,
 }
 
+/// What the library is opened for.
+pub enum Use {
+    /// Serving: the store the options name, its analysers at work.
+    Serve,
+    /// A bench: a store of its own in this file, no analysers.
+    Bench(PathBuf),
+}
+
 /// Opens the books, the tables and the store the options name, saying
 /// how many books and tables there are, and starts the analysers when
-/// `analyse` (none otherwise). A book whose analysis cannot be used
-/// answers by its games; a table that cannot be opened is named with the
-/// reason, and the positions that need it get no answer.
+/// serving. A book whose analysis cannot be used answers by its games; a
+/// table that cannot be opened is named with the reason, and the
+/// positions that need it get no answer.
 ///
 /// # Errors
 ///
-/// A book, the table directory or the store cannot be opened (exit
-/// status 2).
-pub fn open(args: &ServeArgs, analyse: bool) -> xqcli::Result<(Library, Analysers)> {
+/// A book, the table directory or the store cannot be opened, or a bench
+/// is given a store (exit status 2).
+pub fn open(args: &ServeArgs, usage: Use) -> xqcli::Result<(Library, Analysers)> {
+    let (store_path, analyse) = match usage {
+        Use::Serve => (args.store.clone(), true),
+        Use::Bench(_) if args.store.is_some() => {
+            return Err(Failure::usage(
+                "--store: a bench fills a store of its own, and never writes to yours",
+            ))
+        }
+        Use::Bench(scratch) => (Some(scratch), false),
+    };
     let book_paths: Vec<PathBuf> = if args.book.is_empty() {
         xqcli::data::default_book().into_iter().collect()
     } else {
@@ -111,7 +128,7 @@ pub fn open(args: &ServeArgs, analyse: bool) -> xqcli::Result<(Library, Analyser
         egtb: tables.clone(),
         ..xqengine::SearchConfig::default()
     };
-    let store = Arc::new(Store::open(args.store.as_deref()).map_err(Failure::usage)?);
+    let store = Arc::new(Store::open(store_path.as_deref()).map_err(Failure::usage)?);
     let engine = EnginePool::new(
         EngineConfig {
             think: Duration::from_millis(args.think_ms.max(1)),

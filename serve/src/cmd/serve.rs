@@ -1,17 +1,22 @@
 //! Serving: the routes on the address asked for, until Ctrl-C.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use xqcli::Failure;
-use xqserve::chessdb::Library;
 
-/// Serves `library` on `listen`, saying where the API and the board are.
+use super::library::{open, ServeArgs, Use};
+
+/// Opens the library `args` name, starts the analysers and serves on the
+/// address asked for, saying where the API and the board are.
 ///
 /// # Errors
 ///
-/// The address cannot be bound (exit status 2), or serving fails.
-pub async fn run(library: Arc<Library>, listen: SocketAddr) -> xqcli::Result {
+/// The library cannot be opened or the address bound (exit status 2),
+/// or serving fails.
+pub async fn run(args: &ServeArgs) -> xqcli::Result {
+    let (library, _analysers) = open(args, Use::Serve)?;
+    let library = Arc::new(library);
+    let listen = args.listen;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| Failure::usage(e).context(listen))?;
