@@ -35,6 +35,10 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    let web_root = match cmd::serve::web_root(&cli.serve) {
+        Ok(web_root) => web_root,
+        Err(failure) => return xqcli::finish("xqserve", Err(failure)),
+    };
     let library = match cmd::library::open(&cli.serve) {
         Ok(library) => Arc::new(library),
         Err(failure) => return xqcli::finish("xqserve", Err(failure)),
@@ -43,7 +47,10 @@ async fn main() -> ExitCode {
         Some(Command::Bench(args)) => {
             xqcli::finish("xqserve bench", cmd::bench::run(library, args).await)
         }
-        None => xqcli::finish("xqserve", cmd::serve::run(library, cli.serve.listen).await),
+        None => xqcli::finish(
+            "xqserve",
+            cmd::serve::run(library, &cli.serve, web_root).await,
+        ),
     }
 }
 

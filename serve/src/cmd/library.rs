@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// SQLite file caching the engine's answers [default: in memory].
     #[arg(long)]
     cache: Option<PathBuf>,
+    /// Folder whose files are served at every path but `/chessdb.php`,
+    /// `/api/...` and `/` (e.g. chessdb's own query page: `--web-root
+    /// ../shared/clients/chessdb-web`, then open `/query_en/`).
+    #[arg(long, value_name = "DIR")]
+    pub web_root: Option<PathBuf>,
 }
 
 /// Opens the books, the tables and the engine's cache the options name,
