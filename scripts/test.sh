@@ -4,9 +4,11 @@
 # is missing:
 #
 #   chromium, fonts-wqy-zenhei  Debian packages, with apt-get: the analysis
-#                               board's test (serve/tests/browser.rs) drives
-#                               headless Chromium; the font draws the
-#                               pieces' Chinese names
+#                               board's test (serve/tests/browser.rs) and
+#                               chessdb's query page test
+#                               (serve/tests/chessdb_page.rs) drive headless
+#                               Chromium; the font draws the pieces' Chinese
+#                               names
 #   cchess==1.25.5              PyPI package, with `python3 -m pip`: the .obk
 #                               tests (bookgen/tests/obk.rs) read our books
 #                               with it and take BHGUI's key table from it

@@ -163,6 +163,8 @@ pub enum Action {
     QueryPv,
     QueryScore,
     QueryRule,
+    /// How the rules end a game: a number.
+    RuleCheck,
     QueryLearn,
     /// Put the position on the queue for analysis.
     Queue,
@@ -190,6 +192,7 @@ impl Action {
             "querypv" => Action::QueryPv,
             "queryscore" => Action::QueryScore,
             "queryrule" => Action::QueryRule,
+            "rulecheck" => Action::RuleCheck,
             "querylearn" => Action::QueryLearn,
             "queue" => Action::Queue,
             "queryengine" => Action::QueryEngine,
@@ -550,9 +553,21 @@ fn engine_failure(e: &EngineError, style: Style) -> Reply {
 }
 
 /// chessdb's reply for a position it does not know: `unknown` where it
-/// would give scores, `nobestmove` where it would give a move.
-fn unknown(action: Action, style: Style) -> Reply {
+/// would give scores (with `showall`, `queryall` lists every legal move
+/// scored `??` instead, as chessdb does), `nobestmove` where it would give
+/// a move.
+fn unknown(pos: &Position, action: Action, showall: bool, style: Style) -> Reply {
     match action {
+        Action::QueryAll if showall => {
+            let nothing = Known {
+                from_tables: false,
+                entries: Vec::new(),
+                pv: Vec::new(),
+                depth: 0,
+                table: Vec::new(),
+            };
+            all(pos, &nothing, true, style)
+        }
         Action::QueryAll | Action::QueryPv | Action::QueryScore => style.word(200, "unknown"),
         _ => style.word(200, "nobestmove"),
     }
@@ -827,7 +842,11 @@ fn no_moves(pos: &Position, moves: &[Move], action: Action, style: Style) -> Opt
         return None;
     }
     Some(match action {
-        Action::QueryAll | Action::QueryPv | Action::QueryScore | Action::QueryRule => {
+        Action::QueryAll
+        | Action::QueryPv
+        | Action::QueryScore
+        | Action::QueryRule
+        | Action::RuleCheck => {
             if pos.legal_moves().is_empty() {
                 game_over(pos, style)
             } else {
@@ -883,6 +902,9 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
     if action == Action::QueryRule {
         return rule(&pos, &params, style);
     }
+    if action == Action::RuleCheck {
+        return rule_check(&pos, &params);
+    }
     if action == Action::Store {
         return workers::store(library, &pos, &params, client, style);
     }
@@ -933,7 +955,7 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
                     return style.word(503, &format!("Error: {e}"));
                 }
             }
-            return unknown(action, style);
+            return unknown(&pos, action, params.flag("showall"), style);
         }
     };
     match action {
@@ -944,6 +966,7 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
         Action::QueryPv => pv(&known, style),
         Action::QueryScore => score(&known, style),
         Action::QueryRule
+        | Action::RuleCheck
         | Action::Queue
         | Action::QueryEngine
         | Action::GetQueue
@@ -1177,6 +1200,54 @@ fn php_intval(text: &str) -> i64 {
         } else {
             i64::MAX
         })
+    }
+}
+
+/// `rulecheck`: `board` the start, `movelist=m1|m2|...` the game, legal
+/// moves all; how the rules stand once it is played, a number: 0 the game
+/// goes on, 1 drawn by repetition, 2 lost by the side to move (it checked
+/// or chased throughout the cycle), 3 lost by the side that moved last
+/// (likewise). A move list that is missing, too long or not legal gets
+/// nothing, as chessdb answers it.
+fn rule_check(start: &Position, params: &Params) -> Reply {
+    let nothing = Reply {
+        status: 200,
+        body: "\0".into(),
+        json: false,
+    };
+    let Some(list) = params.get("movelist").filter(|l| !l.is_empty()) else {
+        return nothing;
+    };
+    let moves: Vec<&str> = list.split('|').collect();
+    if moves.len() >= 2048 {
+        return nothing;
+    }
+    let mut pos = start.clone();
+    for text in moves {
+        match pos.parse_move(text) {
+            Ok(m) => pos.make_move(m),
+            Err(_) => return nothing,
+        }
+    }
+    let rules = EndRules {
+        occurrences: 2,
+        ..EndRules::default()
+    };
+    let number = match pos.outcome(&rules) {
+        Some(Outcome::Repetition) => 1,
+        Some(Outcome::PerpetualCheck { by } | Outcome::PerpetualChase { by }) => {
+            if by == pos.turn() {
+                2
+            } else {
+                3
+            }
+        }
+        _ => 0,
+    };
+    Reply {
+        status: 200,
+        body: format!("{number}\0"),
+        json: false,
     }
 }
 

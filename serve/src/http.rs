@@ -1,17 +1,22 @@
 //! The routes, on axum: the analysis board at `/` (`/?fen=FEN` or
 //! `/#fen=FEN` opens it at a position), `/chessdb.php`
-//! (chessdb's API, GET and POST), our JSON API under `/api/`, and a
-//! refusal with a reason for anything else.
+//! (chessdb's API, GET and POST), our JSON API under `/api/`, with a web
+//! root ([`WebRoot`], `--web-root`) the files of its folder at every other
+//! path, and a refusal with a reason for anything else.
 
+use std::io;
 use std::net::SocketAddr;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::{ConnectInfo, RawQuery, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use tower::ServiceExt;
+use tower_http::services::ServeDir;
 
 use crate::chessdb::{answer_from, Library, Params, Reply};
 use crate::workers::Client;
@@ -22,17 +27,104 @@ pub const MAX_QUERY_LEN: usize = 8 * 1024;
 
 /// The server's routes over `library`.
 pub fn router(library: Arc<Library>) -> Router {
-    Router::new()
-        .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
-        .route("/", get(board_page))
-        .nest("/api", api_router())
-        .fallback(|| async { (StatusCode::NOT_FOUND, "no such page\n") })
-        .with_state(library)
+    router_with_files(library, None)
 }
 
-/// Serves `library` on `listener` until `shutdown` completes, each
-/// connection knowing its client's address (for the rate limit and the
-/// workers' tokens).
+/// The server's routes over `library`, and at every other path the files
+/// of `web_root` when there is one.
+pub fn router_with_files(library: Arc<Library>, web_root: Option<WebRoot>) -> Router {
+    let routes = Router::new()
+        .route("/chessdb.php", get(chessdb_get).post(chessdb_post))
+        .route("/", get(board_page))
+        .nest("/api", api_router());
+    let routes = match web_root {
+        Some(root) => {
+            let root = Arc::new(root);
+            routes.fallback(move |request: Request| async move { root.serve(request).await })
+        }
+        None => routes.fallback(|| async { no_such_page() }),
+    };
+    routes.with_state(library)
+}
+
+fn no_such_page() -> Response {
+    (StatusCode::NOT_FOUND, "no such page\n").into_response()
+}
+
+/// A folder whose files are served at the paths the routes leave, as
+/// tower-http's `ServeDir` serves them (`/a/` is `a/index.html`, `/a`
+/// redirects to `/a/`, GET and HEAD only). Nothing outside the folder is
+/// served: a path with `..` is refused (by `ServeDir`), and so is a
+/// symbolic link that leads out of the folder; a missing file is 404.
+#[derive(Clone, Debug)]
+pub struct WebRoot {
+    /// Canonical: every symbolic link resolved.
+    root: PathBuf,
+}
+
+impl WebRoot {
+    /// The folder `dir`, which must exist.
+    ///
+    /// # Errors
+    ///
+    /// `dir` cannot be resolved, or is not a folder.
+    pub fn open(dir: &Path) -> io::Result<WebRoot> {
+        let root = dir.canonicalize()?;
+        if !root.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a folder"));
+        }
+        Ok(WebRoot { root })
+    }
+
+    /// The folder, every symbolic link in its path resolved.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    async fn serve(&self, request: Request) -> Response {
+        if !self.keeps_inside(request.uri().path()) {
+            return no_such_page();
+        }
+        let Ok(response) = ServeDir::new(&self.root).oneshot(request).await;
+        if response.status() == StatusCode::NOT_FOUND {
+            return no_such_page();
+        }
+        response.map(Body::new)
+    }
+
+    /// Whether the file that `ServeDir` would read for the request path
+    /// `uri_path` lies inside the folder once every symbolic link is
+    /// resolved (a file that is not there does: it is 404). The path is
+    /// decoded as `ServeDir` decodes it; one it would refuse (`..`, bad
+    /// UTF-8) is refused here already.
+    fn keeps_inside(&self, uri_path: &str) -> bool {
+        let encoded = uri_path.trim_start_matches('/');
+        let Ok(decoded) = percent_encoding::percent_decode_str(encoded).decode_utf8() else {
+            return false;
+        };
+        let mut path = self.root.clone();
+        for component in Path::new(&*decoded).components() {
+            match component {
+                Component::Normal(name) => path.push(name),
+                Component::CurDir => {}
+                Component::ParentDir | Component::RootDir | Component::Prefix(_) => return false,
+            }
+        }
+        // A folder is served as its index.html.
+        let index = path.is_dir().then(|| path.join("index.html"));
+        [Some(path), index]
+            .into_iter()
+            .flatten()
+            .all(|file| match file.canonicalize() {
+                Ok(real) => real.starts_with(&self.root),
+                Err(_) => true,
+            })
+    }
+}
+
+/// Serves `library` (and the files of `web_root`) on `listener` until
+/// `shutdown` completes, each connection knowing its client's address
+/// (for the rate limit and the workers' tokens).
 ///
 /// # Errors
 ///
@@ -40,9 +132,11 @@ pub fn router(library: Arc<Library>) -> Router {
 pub async fn serve(
     listener: tokio::net::TcpListener,
     library: Arc<Library>,
+    web_root: Option<WebRoot>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(library).into_make_service_with_connect_info::<SocketAddr>();
+    let app =
+        router_with_files(library, web_root).into_make_service_with_connect_info::<SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

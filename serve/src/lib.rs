@@ -16,7 +16,8 @@
 //! - [`http`]: the routes, on axum.
 //!
 //! No query names a file: the server reads only the book, table and store
-//! files it was started with.
+//! files it was started with, and with a web root ([`http::WebRoot`]) the
+//! files inside that folder.
 
 pub mod analysers;
 pub mod api;

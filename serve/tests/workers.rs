@@ -66,7 +66,7 @@ fn serve(library: Library) -> String {
         tokio::runtime::Runtime::new().unwrap().block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
-            xqserve::http::serve(listener, library, std::future::pending())
+            xqserve::http::serve(listener, library, None, std::future::pending())
                 .await
                 .unwrap();
         });

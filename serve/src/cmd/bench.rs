@@ -101,9 +101,9 @@ pub async fn run(serve: &ServeArgs, args: &BenchArgs) -> xqcli::Result {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let served = library.clone();
-    tokio::spawn(
-        async move { xqserve::http::serve(listener, served, std::future::pending()).await },
-    );
+    tokio::spawn(async move {
+        xqserve::http::serve(listener, served, None, std::future::pending()).await
+    });
     out!(
         "{:<8} {:>8} {:>9} {:>10} {:>9} {:>9}  statuses",
         "kind",

@@ -74,6 +74,11 @@ pub struct ServeArgs {
     /// (0: no limit); queries from this machine are not counted.
     #[arg(long, default_value_t = 5)]
     rate_limit: u32,
+    /// Folder whose files are served at every path but `/chessdb.php`,
+    /// `/api/...` and `/` (e.g. chessdb's own query page: `--web-root
+    /// ../shared/clients/chessdb-web`, then open `/query_en/`).
+    #[arg(long, value_name = "DIR")]
+    pub web_root: Option<PathBuf>,
 }
 
 /// What the library is opened for.
