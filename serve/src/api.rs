@@ -40,7 +40,8 @@ use xqegtb::Value;
 use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
-use crate::chessdb::{table_answer, Library, TablesDamaged};
+use crate::chessdb::{table_answer, TablesDamaged};
+use crate::library::Library;
 use crate::rank::{book_file_moves, winrate};
 
 /// Query parameters of the API.

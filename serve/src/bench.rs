@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use xqbook::Searched;
 use xqcore::{Color, Piece, Position, Role, Setup, Square};
 
-use crate::chessdb::Library;
+use crate::library::Library;
 use crate::load::chessdb_path;
 use crate::store::{Found, Source, Store, StoreError};
 use crate::workers::{board_text, md5_hex};

@@ -14,144 +14,28 @@
 //! log: neither the books nor the engine answer in the tables' place, as
 //! their guess would read as if the position were known.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use serde_json::Value as Json;
 use xqbook::{BookFile, PositionAnalysis};
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
 use xqegtb::{Answers, ProbeError, Repetitions, Tablebase, Value};
 use xqengine::EvalPreference;
 
-use crate::analysers::Bell;
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
 use crate::rank::{
     book_file_moves, dtm_order, table_finals, table_ranks, winrate, Pick, Rank, TableMove,
 };
-use crate::store::{Enqueued, Source, Store, StoreError};
-use crate::workers::{self, Client, RateLimit, Tokens};
+use crate::store::{Source, Store, StoreError};
+use crate::tokens::Client;
+use crate::workers;
+
+pub use crate::library::{Library, Policy};
+use crate::reply::{json_array, json_string, ordered_object, Style};
+pub use crate::reply::{Params, Reply};
 
 /// Mate scores: a mate in `n` plies scores `MATE_SCORE - n`.
 pub const MATE_SCORE: i32 = 30_000;
 /// The longest line the tables give, in plies.
 pub(crate) const TABLE_LINE: usize = 128;
-
-/// Where the answers come from.
-pub struct Library {
-    /// Probed in order; the first that knows the position answers.
-    pub books: Vec<BookFile>,
-    pub tables: Option<Arc<Tablebase>>,
-    pub engine: EnginePool,
-    /// What the server has analysed, and the queue of what it will.
-    pub store: Arc<Store>,
-    pub policy: Policy,
-    rate_limit: RateLimit,
-    /// Rung when a position is queued, to wake the analysers.
-    bell: Option<Arc<Bell>>,
-    /// The table files whose error has been logged: each is named once.
-    logged_table_errors: Mutex<HashSet<PathBuf>>,
-}
-
-impl Library {
-    /// The books, tables, engine and store a server answers from; a
-    /// position none knows is `unknown`.
-    pub fn new(
-        books: Vec<BookFile>,
-        tables: Option<Arc<Tablebase>>,
-        engine: EnginePool,
-        store: Arc<Store>,
-    ) -> Library {
-        Library {
-            books,
-            tables,
-            engine,
-            store,
-            policy: Policy::default(),
-            rate_limit: RateLimit::new(0),
-            bell: None,
-            logged_table_errors: Mutex::default(),
-        }
-    }
-
-    /// The same library answering by `policy`.
-    pub fn with_policy(self, policy: Policy) -> Library {
-        Library {
-            rate_limit: RateLimit::new(policy.rate_limit),
-            policy,
-            ..self
-        }
-    }
-
-    /// The same library ringing `bell` when a position is queued.
-    pub fn ringing(self, bell: Arc<Bell>) -> Library {
-        Library {
-            bell: Some(bell),
-            ..self
-        }
-    }
-
-    /// Queues `pos` for analysis with `priority`, waking the analysers.
-    ///
-    /// # Errors
-    ///
-    /// The store cannot be written.
-    pub fn enqueue(&self, pos: &Position, priority: u8) -> Result<Enqueued, StoreError> {
-        let enqueued = self.store.enqueue(pos, priority)?;
-        if enqueued == Enqueued::Added {
-            if let Some(bell) = &self.bell {
-                bell.ring();
-            }
-        }
-        Ok(enqueued)
-    }
-
-    /// Says on standard error why the tables could not answer (a table
-    /// file damaged or unreadable, named with the reason), once for each
-    /// file however many queries meet it.
-    pub fn log_table_error(&self, error: &ProbeError) {
-        let mut logged = self
-            .logged_table_errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if logged.insert(error.path().to_path_buf()) {
-            eprintln!(
-                "xqserve: endgame tables: {error}; positions that need this table get no answer"
-            );
-        }
-    }
-}
-
-/// How a server answers beyond its data.
-#[derive(Clone)]
-pub struct Policy {
-    /// Whether a position no table, book or stored analysis knows is
-    /// answered by a search (otherwise `unknown`, as chessdb answers).
-    pub search_unknown: bool,
-    /// The secret writes need.
-    pub tokens: Tokens,
-    /// Queries a client may make in a second (0: no limit); this
-    /// machine's are not counted.
-    pub rate_limit: u32,
-    /// How long a remote worker holds a batch of queued positions before
-    /// they go back to the queue.
-    pub lease: Duration,
-}
-
-impl Default for Policy {
-    /// chessdb's: unknown positions unknown; no writes (no secret); no
-    /// rate limit; a batch held for ten minutes.
-    fn default() -> Policy {
-        Policy {
-            search_unknown: false,
-            tokens: Tokens::none(),
-            rate_limit: 0,
-            lease: Duration::from_secs(600),
-        }
-    }
-}
 
 /// The actions answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,87 +88,6 @@ impl Action {
             _ => return None,
         })
     }
-}
-
-/// A reply: HTTP status, body, and whether the body is JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reply {
-    pub status: u16,
-    pub body: String,
-    pub json: bool,
-}
-
-/// How a reply is written: text (NUL-terminated) or JSON.
-#[derive(Clone, Copy)]
-pub(crate) struct Style {
-    pub(crate) json: bool,
-}
-
-impl Style {
-    /// A reply that is only a status word (`unknown`, `invalid board`...).
-    pub(crate) fn word(self, status: u16, word: &str) -> Reply {
-        if self.json {
-            self.object(status, &[("status", json_string(word))])
-        } else {
-            self.text(status, word)
-        }
-    }
-
-    /// chessdb's `invalid parameters` when a query has no `board` (or no
-    /// action we answer): written outside its board's reply, the text has
-    /// no NUL.
-    fn invalid_parameters(self) -> Reply {
-        let mut reply = self.word(200, "invalid parameters");
-        if !self.json {
-            reply.body.pop();
-        }
-        reply
-    }
-
-    fn text(self, status: u16, text: &str) -> Reply {
-        Reply {
-            status,
-            body: format!("{text}\0"),
-            json: false,
-        }
-    }
-
-    /// A JSON object with its fields in the order given (each value JSON
-    /// already): chessdb writes `status` first, then its fields in a fixed
-    /// order.
-    fn object(self, status: u16, fields: &[(&str, String)]) -> Reply {
-        Reply {
-            status,
-            body: ordered_object(fields),
-            json: true,
-        }
-    }
-
-    /// `{"status":"ok",...}` with `fields` after the status.
-    fn ok(self, fields: &[(&str, String)]) -> Reply {
-        let mut all = vec![("status", json_string("ok"))];
-        all.extend(fields.iter().cloned());
-        self.object(200, &all)
-    }
-}
-
-/// `{"key":value,...}`, the keys in the order given, each value JSON text.
-fn ordered_object(fields: &[(&str, String)]) -> String {
-    let fields: Vec<String> = fields
-        .iter()
-        .map(|(k, v)| format!("{}:{v}", json_string(k)))
-        .collect();
-    format!("{{{}}}", fields.join(","))
-}
-
-/// A string as JSON text.
-fn json_string(s: &str) -> String {
-    Json::from(s).to_string()
-}
-
-/// A JSON array of JSON texts.
-fn json_array(items: &[String]) -> String {
-    format!("[{}]", items.join(","))
 }
 
 /// One move as the API reports it.
@@ -780,34 +583,6 @@ fn learn_from(
     store.learn(pos, &changed)
 }
 
-/// The parameters of a query, as name-value pairs already URL-decoded.
-pub struct Params<'a>(pub &'a [(String, String)]);
-
-impl Params<'_> {
-    pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// chessdb's booleans (PHP's `FILTER_VALIDATE_BOOLEAN`): 1, true, on,
-    /// yes, in any case, spaces around ignored.
-    fn flag(&self, name: &str) -> bool {
-        self.flag_or(name, false)
-    }
-
-    /// A boolean that is `default` when the query does not give it.
-    fn flag_or(&self, name: &str, default: bool) -> bool {
-        self.get(name).map_or(default, |v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "on" | "yes"
-            )
-        })
-    }
-}
-
 /// The moves of `ban=move:h2e2|move:b2e2` (or `ban=h2e2|b2e2`) legal in
 /// `pos`; an entry that is no legal move is ignored, as chessdb ignores
 /// it.
@@ -908,7 +683,7 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
     if action == Action::Store {
         return workers::store(library, &pos, &params, client, style);
     }
-    if !library.rate_limit.allows(client) {
+    if !library.allows(client) {
         return style.word(200, "rate limit exceeded");
     }
     let banned = banned_moves(&pos, params.get("ban"));

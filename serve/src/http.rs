@@ -18,7 +18,9 @@ use axum::Router;
 use tower::ServiceExt;
 use tower_http::services::ServeDir;
 
-use crate::chessdb::{answer_from, Library, Params, Reply};
+use crate::chessdb::answer_from;
+use crate::library::Library;
+use crate::reply::{Params, Reply};
 use crate::workers::Client;
 
 /// Longest query string accepted (a FEN and some 1,000 moves); longer ones

@@ -238,7 +238,7 @@ fn the_bench_fills_a_store_of_its_own_and_every_query_is_answered_while_workers_
     }
     assert_eq!(said.matches("  writes").count(), 4, "{said}");
     // The tables were none: their line says so.
-    assert!(said.contains("table    no positions"), "{said}");
+    assert!(said.contains("table    no positions (no tables)"), "{said}");
     // It never touches a store of the user's.
     let out = xqserve(&["--store", "mine.sqlite", "--tables", "none", "bench"]);
     assert_eq!(out.status.code(), Some(2));

@@ -88,12 +88,15 @@ pub async fn run(serve: &ServeArgs, args: &BenchArgs) -> xqcli::Result {
     })
     .map_err(Failure::from)?;
     let bytes = library.store.bytes().map_err(Failure::from)?;
+    let each = if args.fill > 0 {
+        format!(" ({:.0} a position)", bytes as f64 / args.fill as f64)
+    } else {
+        String::new()
+    };
     out!(
-        "store: {} positions filled in {:.1} s, {} bytes ({:.0} a position)",
+        "store: {} positions filled in {:.1} s, {bytes} bytes{each}",
         args.fill,
         started.elapsed().as_secs_f64(),
-        bytes,
-        bytes as f64 / args.fill.max(1) as f64
     );
 
     let library = Arc::new(library);
@@ -116,7 +119,13 @@ pub async fn run(serve: &ServeArgs, args: &BenchArgs) -> xqcli::Result {
     let mut unanswered = 0;
     for (round, (kind, paths)) in kinds.into_iter().enumerate() {
         if paths.is_empty() {
-            out!("{kind:<8} no positions (no book or tables?)");
+            let why = match kind {
+                "book" => "no book",
+                "table" => "no tables",
+                "store" => "--fill 0",
+                _ => "none made",
+            };
+            out!("{kind:<8} no positions ({why})");
             continue;
         }
         let writes = xqserve::bench::result_paths(&token, args.queries, 100 + round as u64);
