@@ -39,7 +39,8 @@ pub struct Dumped {
 }
 
 /// Writes every position of `store` to the book `path` (its moves as
-/// book moves without games) and the analysis beside it (`.xqa`): each
+/// book moves weighted by their backed-up scores, see [`weight`]) and the
+/// analysis beside it (`.xqa`): each
 /// position's search and its moves' scores backed up through the store,
 /// as bookgen's analysis backs a book's up. Both files are written whole
 /// or not at all.
@@ -55,14 +56,24 @@ pub fn dump(store: &Store, path: &Path) -> Result<Dumped, DumpError> {
         .nodes
         .iter()
         .map(|(&key, moves)| {
+            let analysis = analyses.get(&key);
+            let best = analysis.and_then(|a| a.moves.first()).map(|m| m.score);
             let moves = moves
                 .iter()
-                .map(|&(mv, _)| BookMove {
-                    mv,
-                    games: 0,
-                    wins: 0,
-                    draws: 0,
-                    losses: 0,
+                .map(|&(mv, _)| {
+                    let score = analysis
+                        .and_then(|a| a.moves.iter().find(|m| m.mv == mv))
+                        .map(|m| m.score);
+                    BookMove {
+                        mv,
+                        // No game played it: the weight alone, as books of
+                        // weights are read into ours, for the formats that
+                        // keep weights only (`bookgen export`).
+                        games: weight(best, score),
+                        wins: 0,
+                        draws: 0,
+                        losses: 0,
+                    }
                 })
                 .collect();
             (key, moves)
@@ -88,6 +99,18 @@ pub fn dump(store: &Store, path: &Path) -> Result<Dumped, DumpError> {
         book_bytes: summary.bytes,
         analysis_bytes,
     })
+}
+
+/// The weight of a move scoring `score` in a position whose best move
+/// scores `best`, for books that keep weights only: 100 for the best,
+/// halved every 35 centipawns below it, at least 1 (a move the backup
+/// left unscored, 1).
+fn weight(best: Option<i16>, score: Option<i16>) -> u32 {
+    let (Some(best), Some(score)) = (best, score) else {
+        return 1;
+    };
+    let below = f64::from(i32::from(best) - i32::from(score)).max(0.0);
+    (100.0 * 0.5f64.powf(below / 35.0)).round().max(1.0) as u32
 }
 
 /// Seeds `store` with the analysed positions of `book` reached from the

@@ -119,6 +119,26 @@ fn the_analysed_book_seeds_a_store_and_the_store_dumps_to_a_book_the_engine_play
     let within: Vec<String> = from_dump.within(20).map(|m| m.mv.to_string()).collect();
     assert!(within.contains(&first), "{first} not in {within:?}");
     assert_eq!(engine_book_move(&dumped_path, "a3a4 a6a5 a4a5"), "a9a5");
+
+    // To BHGUI's .obk, as `bookgen export --format obk` writes it (random
+    // keys here: a GUI's come from its own table): the same moves, the
+    // best the heaviest.
+    let mut rng = xqcore::SplitMix64::new(5);
+    let mut pieces = Box::new([0u64; bookgen::obk::PIECE_KEYS]);
+    pieces.iter_mut().for_each(|k| *k = rng.next_u64());
+    let keys = bookgen::obk::ObkKeys::new(pieces, rng.next_u64());
+    let book = xqbook::open(&dumped_path).unwrap();
+    let walked = xqbook::walk(|p| xqbook::book_moves(&book, p), 0, usize::MAX);
+    let obk = dir.path().join("dump.obk");
+    bookgen::obk::write_obk(&obk, &keys, &walked).unwrap();
+    let read = bookgen::obk::ObkBook::open(&obk, &keys).unwrap();
+    let mut from_obk = read.probe(&start);
+    from_obk.sort_by_key(|m| std::cmp::Reverse(m.games));
+    let mut obk_moves: Vec<_> = from_obk.iter().map(|m| m.mv).collect();
+    obk_moves.sort();
+    assert_eq!(obk_moves, stored_moves);
+    assert_eq!(from_obk[0].mv, from_dump.moves[0].mv, "{from_obk:?}");
+    assert_eq!(from_obk[0].games, 100);
 }
 
 #[test]
