@@ -25,9 +25,10 @@ struct Cli {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    /// Serve on a free local port and load it: book, table and engine
-    /// queries from many clients at once; reports answers per second and
-    /// latency percentiles.
+    /// Fill a store of its own, serve it on a free local port and load
+    /// it: book, table, stored, unknown and engine queries from many
+    /// clients at once while workers send results; reports answers per
+    /// second and latency percentiles. (Serving options go before `bench`.)
     Bench(cmd::bench::BenchArgs),
     /// Work for a server, here or on another machine: take its queued
     /// positions, analyse them and send the results back.

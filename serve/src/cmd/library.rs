@@ -25,8 +25,9 @@ pub struct ServeArgs {
     /// Directory of endgame tables [default: data/egtb]; `none`: no tables.
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Milliseconds the engine may think on a position no book or table
-    /// knows (it stops sooner once an iteration ends past 0.6 of it).
+    /// Milliseconds the engine may think on a `queryengine` (and, with
+    /// --search-unknown, on a position nobody knows); it stops sooner once
+    /// an iteration ends past 0.6 of it.
     #[arg(long, default_value_t = 1000)]
     think_ms: u64,
     /// Engine searches at once.
