@@ -167,6 +167,7 @@ impl Engine {
             | Setting::UseEgtb
             | Setting::Threads
             | Setting::MultiPv
+            | Setting::MoveOverhead
             | Setting::DrawMoves
             | Setting::Repetition
             | Setting::Pruning
@@ -412,7 +413,7 @@ impl Engine {
         reporter: Arc<dyn Reporter>,
         done: Box<dyn FnOnce(BestMove) + Send>,
     ) {
-        let budget = limits.budget();
+        let budget = limits.budget_with(self.options.move_overhead);
         self.go_within(limits, budget, draw_offered, reporter, done);
     }
 

@@ -122,6 +122,8 @@ pub enum Setting {
     HashSize,
     Threads,
     MultiPv,
+    /// Time kept back on a clock for the GUI's lag.
+    MoveOverhead,
     DrawMoves,
     Repetition,
     Pruning,
@@ -275,6 +277,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "principal variations reported",
         setting: Setting::MultiPv,
+    },
+    OptionSpec {
+        ucci: Some("moveoverhead"),
+        uci: Some("Move Overhead"),
+        kind: OptionKind::Spin {
+            default: crate::time::DEFAULT_MOVE_OVERHEAD.as_millis() as i64,
+            min: 0,
+            max: 5_000,
+        },
+        effect: "milliseconds a move on a clock keeps back for the GUI's and the \
+                 connection's lag: the time a move may take counts them off what is left",
+        setting: Setting::MoveOverhead,
     },
     OptionSpec {
         ucci: Some("drawmoves"),

@@ -344,7 +344,7 @@ impl Session {
             }
             legal
         });
-        let budget = limits.budget();
+        let budget = limits.budget_with(self.engine.options.move_overhead);
         if self.flags.debug {
             self.info_string(&format!("go {budget:?}"));
         }

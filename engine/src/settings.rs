@@ -4,6 +4,7 @@
 //! table to make, buttons) are the [`Engine`](crate::Engine)'s to act on.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use xqcore::NATURAL_MOVE_LIMIT;
 use xqnnue::Network;
@@ -46,6 +47,8 @@ pub struct EngineOptions {
     /// Draw aversion in centipawns (UCCI `style`).
     pub contempt: i32,
     pub multipv: usize,
+    /// Time a move on a clock keeps back for the GUI's lag.
+    pub move_overhead: Duration,
     /// The learned evaluation or the hand-crafted one.
     pub evaluation: Evaluation,
     /// The net the learned evaluation uses (`evalfile`; the built-in one).
@@ -75,6 +78,7 @@ impl Default for EngineOptions {
             book_margin: 15,
             contempt: 10,
             multipv: 1,
+            move_overhead: crate::time::DEFAULT_MOVE_OVERHEAD,
             evaluation: Evaluation::Nnue,
             net: Arc::new(Network::embedded().clone()),
             params: SearchParams::default(),
@@ -141,6 +145,9 @@ impl EngineOptions {
             Setting::HashSize => self.hash_mb = value.spin() as usize,
             Setting::Threads => self.threads = value.spin() as usize,
             Setting::MultiPv => self.multipv = value.spin() as usize,
+            Setting::MoveOverhead => {
+                self.move_overhead = Duration::from_millis(value.spin().max(0) as u64)
+            }
             Setting::DrawMoves => self.draw_plies = value.spin() as u32,
             Setting::Repetition => set_to(&mut self.repetition, &REPETITION_RULES, level),
             Setting::Pruning => set_to(&mut self.pruning, &PRUNINGS, level),

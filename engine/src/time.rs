@@ -24,8 +24,9 @@ pub struct Clock {
     pub increment: Duration,
 }
 
-/// Time kept in hand against latency.
-const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
+/// Time a move on a clock keeps back for latency unless told otherwise
+/// (the `Move Overhead` option's default).
+pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(50);
 
 /// Moves a clock without `movestogo` is spread over.
 const MOVES_LEFT_GUESS: u32 = 16;
@@ -36,12 +37,12 @@ const SOFT_FRACTION: f64 = 0.6;
 /// Soft and hard time limits for a clock, after the ElephantEye time
 /// strategy: proper time is `remaining / movestogo` or `increment +
 /// remaining / 16`; an iteration may start until 0.6 × proper and the
-/// search stops at 2 × proper, never closer to the flag than the overhead
-/// allows. (With remaining / 20 and proper / 2 the engine used 15.5 s of
+/// search stops at 2 × proper, never closer to the flag than `overhead`
+/// (the GUI's and the connection's lag) allows. (With remaining / 20 and proper / 2 the engine used 15.5 s of
 /// the 18.4 s a 10 s + 0.1 s game gives, and 0.29 s a move over its first
 /// 30 against Pikafish's 0.45.)
-pub fn time_limits(clock: &Clock) -> (Duration, Duration) {
-    let usable = clock.remaining.saturating_sub(MOVE_OVERHEAD);
+pub fn time_limits(clock: &Clock, overhead: Duration) -> (Duration, Duration) {
+    let usable = clock.remaining.saturating_sub(overhead);
     let proper = match clock.movestogo {
         Some(n) if n > 0 => clock.remaining / n,
         _ => clock.increment + clock.remaining / MOVES_LEFT_GUESS,
@@ -139,6 +140,11 @@ impl Limits {
     /// 10 ms), a clock by [`time_limits`]; without any limit the search
     /// runs until stopped.
     pub(crate) fn budget(&self) -> Budget {
+        self.budget_with(DEFAULT_MOVE_OVERHEAD)
+    }
+
+    /// [`Limits::budget`] keeping `overhead` back on a clock.
+    pub(crate) fn budget_with(&self, overhead: Duration) -> Budget {
         let mut budget = Budget {
             depth: self.depth.map(|d| d.min(i32::MAX as u32) as i32),
             nodes: self.nodes,
@@ -153,7 +159,7 @@ impl Limits {
             budget.soft_time = Some(t);
             budget.hard_time = Some(t);
         } else if let Some(clock) = &self.clock {
-            let (soft, hard) = time_limits(clock);
+            let (soft, hard) = time_limits(clock, overhead);
             budget.soft_time = Some(soft);
             budget.hard_time = Some(hard);
         } else if self.depth.is_none() && self.nodes.is_none() && self.mate.is_none() {
@@ -344,7 +350,7 @@ mod tests {
             movestogo: Some(30),
             increment: Duration::ZERO,
         };
-        let (soft, hard) = time_limits(&period);
+        let (soft, hard) = time_limits(&period, DEFAULT_MOVE_OVERHEAD);
         assert_eq!(soft, Duration::from_secs(6));
         assert_eq!(hard, Duration::from_secs(20));
         let incr = Clock {
@@ -352,7 +358,7 @@ mod tests {
             movestogo: None,
             increment: Duration::from_millis(100),
         };
-        let (soft, hard) = time_limits(&incr);
+        let (soft, hard) = time_limits(&incr, DEFAULT_MOVE_OVERHEAD);
         // 100 ms + 10 s / 16 = 725 ms.
         assert_eq!(soft, Duration::from_millis(435));
         assert_eq!(hard, Duration::from_millis(1450));
@@ -362,7 +368,7 @@ mod tests {
             movestogo: Some(1),
             increment: Duration::ZERO,
         };
-        let (_, hard) = time_limits(&flag);
+        let (_, hard) = time_limits(&flag, DEFAULT_MOVE_OVERHEAD);
         assert!(hard < Duration::from_millis(150), "{hard:?}");
     }
 

@@ -156,3 +156,63 @@ fn a_clock_game_is_played_in_time() {
         }
     }
 }
+
+/// The engine behind a GUI whose connection is 200 ms slow: a shell
+/// wrapper (in `dir`) that passes every line on, each `bestmove` 200 ms
+/// late, so that the clock runs 200 ms longer on every move than the
+/// engine sees.
+fn lagged_engine(dir: &std::path::Path, overhead: u64) -> EngineSpec {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("lagged.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/usr/bin/env bash\n\"{}\" \"$@\" | while IFS= read -r line; do\n  \
+             case $line in bestmove*) sleep 0.2 ;; esac\n  printf '%s\\n' \"$line\"\ndone\n",
+            env!("CARGO_BIN_EXE_xqengine")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    EngineSpec {
+        protocol: Some(Protocol::Uci),
+        options: vec![
+            "Hash=16".parse().unwrap(),
+            format!("Move Overhead={overhead}").parse().unwrap(),
+        ],
+        ..EngineSpec::new(script.to_str().unwrap())
+    }
+}
+
+/// Two games of the lagged engine against itself at 1 s + 0.25 s, no
+/// overrun allowed, 60 plies each: how many were lost on time.
+fn flags_fallen(overhead: u64) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = lagged_engine(dir.path(), overhead);
+    let openings = read_openings(BUNDLED_OPENINGS).unwrap();
+    let limit = MoveLimit::clock(
+        Duration::from_millis(1000),
+        Duration::from_millis(250),
+        Duration::ZERO,
+    );
+    let mut spec = TournamentSpec {
+        concurrency: 2,
+        ..TournamentSpec::head_to_head([engine.clone(), engine], limit, openings, 2)
+    };
+    spec.config.max_plies = 60;
+    let mut forfeits = 0;
+    let report = run_tournament(&spec, &[], &AtomicBool::new(false), |game, _| {
+        forfeits += usize::from(game.record.termination == Termination::TimeForfeit);
+        Ok(())
+    });
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    forfeits
+}
+
+#[test]
+fn move_overhead_keeps_the_flag_up_through_200_ms_of_lag() {
+    // Told of the lag, the engine never loses on time.
+    assert_eq!(flags_fallen(300), 0);
+    // Not told (no overhead at all), it runs its clock out.
+    assert!(flags_fallen(0) > 0);
+}

@@ -36,6 +36,7 @@ fn ucci_handshake_lists_every_option() {
         "newgame",
         "dualtime",
         "multipv",
+        "moveoverhead",
     ] {
         assert!(
             lines
@@ -347,6 +348,9 @@ fn uci_dialect_speaks_uci() {
     assert!(lines
         .iter()
         .any(|l| l.starts_with("option name MultiPV type spin")));
+    assert!(lines
+        .iter()
+        .any(|l| l == "option name Move Overhead type spin default 50 min 0 max 5000"));
     // GUIs that play several variants are told this one plays xiangqi.
     assert!(
         lines
