@@ -183,6 +183,7 @@ impl Engine {
             Setting::UseMillisec
             | Setting::Batch
             | Setting::Debug
+            | Setting::ShowWdl
             | Setting::DualTime
             | Setting::UciVariant => Vec::new(),
         }
@@ -365,6 +366,16 @@ impl Engine {
     }
 
     /// The net, when the learned evaluation is the one in use.
+    /// How this engine's scores at its position read as win, draw and
+    /// loss (UCI's `wdl`).
+    pub fn wdl_view(&self) -> crate::wdl::WdlView {
+        crate::wdl::WdlView {
+            material: crate::wdl::material(&self.position),
+            net_scale: (self.options.evaluation == Evaluation::Nnue)
+                .then_some(self.options.params.net_scale),
+        }
+    }
+
     fn net(&self) -> Option<Arc<Network>> {
         (self.options.evaluation == Evaluation::Nnue).then(|| self.options.net.clone())
     }

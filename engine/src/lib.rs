@@ -35,6 +35,7 @@ mod session;
 mod settings;
 mod time;
 mod tt;
+pub mod wdl;
 
 pub use answer::BestMove;
 pub use book::{BookCandidate, BookChoice, BookVariety};

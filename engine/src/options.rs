@@ -101,7 +101,7 @@ impl std::fmt::Display for Clamped {
     }
 }
 
-/// What an option sets. The first three are the protocol's own (the
+/// What an option sets. The first four are the protocol's own (the
 /// session keeps them, the engine never sees them); the others are the
 /// engine's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +112,8 @@ pub enum Setting {
     Batch,
     /// Say more (`info string`) about what is ignored (`debug`).
     Debug,
+    /// Print win, draw and loss with each score (UCI `UCI_ShowWDL`).
+    ShowWdl,
     Ponder,
     UseBook,
     BookFiles,
@@ -277,6 +279,15 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         effect: "principal variations reported",
         setting: Setting::MultiPv,
+    },
+    OptionSpec {
+        ucci: None,
+        uci: Some("UCI_ShowWDL"),
+        kind: OptionKind::Check { default: false },
+        effect: "print `wdl W D L` (per mille) after each score: the chances of a win, a \
+                 draw and a loss for the side to move, from a model fitted on our games \
+                 (docs/wdl.md)",
+        setting: Setting::ShowWdl,
     },
     OptionSpec {
         ucci: Some("moveoverhead"),

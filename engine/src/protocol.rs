@@ -307,8 +307,9 @@ pub fn parse(line: &str, context: GoContext) -> Result<Command, ProtocolError> {
     })
 }
 
-/// An `info` line for a finished iteration.
-pub fn format_info(dialect: Dialect, info: &SearchInfo) -> String {
+/// An `info` line for a finished iteration; with `wdl` (UCI only), win,
+/// draw and loss in per mille after the score, as Stockfish prints them.
+pub fn format_info(dialect: Dialect, info: &SearchInfo, wdl: Option<[u32; 3]>) -> String {
     let ms = info.time.as_millis() as u64;
     let nps = info.nodes * 1000 / ms.max(1);
     let mut s = format!("info depth {} seldepth {}", info.depth, info.seldepth);
@@ -325,6 +326,9 @@ pub fn format_info(dialect: Dialect, info: &SearchInfo) -> String {
                 Score::Mate(n) => {
                     let _ = write!(s, " score mate {n}");
                 }
+            }
+            if let Some([w, d, l]) = wdl {
+                let _ = write!(s, " wdl {w} {d} {l}");
             }
             let _ = write!(s, " hashfull {}", info.hashfull);
         }

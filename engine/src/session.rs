@@ -13,6 +13,7 @@ use crate::options::{self, OptionValue, Setting};
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
+use crate::wdl::WdlView;
 
 /// A shared, line-flushed output.
 #[derive(Clone)]
@@ -35,11 +36,15 @@ impl Output {
 struct LineReporter {
     out: Output,
     dialect: Dialect,
+    /// With `UCI_ShowWDL`: how the scores read as win, draw and loss.
+    wdl: Option<WdlView>,
 }
 
 impl Reporter for LineReporter {
     fn info(&self, info: &SearchInfo) {
-        self.out.line(&protocol::format_info(self.dialect, info));
+        let wdl = self.wdl.map(|view| view.per_mille(info.raw_score));
+        self.out
+            .line(&protocol::format_info(self.dialect, info, wdl));
     }
 
     fn currmove(&self, mv: Move, number: usize, _depth: i32) {
@@ -52,7 +57,8 @@ impl Reporter for LineReporter {
 }
 
 /// The options that are the protocol's, not the engine's (UCCI
-/// `usemillisec`, `batch`, `debug`): the session keeps them.
+/// `usemillisec`, `batch`, `debug`; UCI `UCI_ShowWDL`): the session
+/// keeps them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct ProtocolFlags {
     /// UCCI times are milliseconds, not seconds.
@@ -61,6 +67,8 @@ struct ProtocolFlags {
     batch: bool,
     /// Say more (`info string`) about what is ignored.
     debug: bool,
+    /// Print win, draw and loss with each score (UCI `UCI_ShowWDL`).
+    show_wdl: bool,
 }
 
 /// The protocol state: dialect, protocol-only options and the engine.
@@ -295,6 +303,7 @@ impl Session {
             Setting::UseMillisec => &mut self.flags.use_millisec,
             Setting::Batch => &mut self.flags.batch,
             Setting::Debug => &mut self.flags.debug,
+            Setting::ShowWdl => &mut self.flags.show_wdl,
             _ => return self.engine.set_option(setting, value),
         };
         *flag = value.check();
@@ -358,6 +367,8 @@ impl Session {
         let reporter = Arc::new(LineReporter {
             out: self.out.clone(),
             dialect: self.dialect,
+            wdl: (self.flags.show_wdl && self.dialect == Dialect::Uci)
+                .then(|| self.engine.wdl_view()),
         });
         let (out, dialect, searching) = (self.out.clone(), self.dialect, self.searching.clone());
         *searching.lock().unwrap_or_else(|e| e.into_inner()) = true;

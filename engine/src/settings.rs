@@ -164,6 +164,7 @@ impl EngineOptions {
             Setting::UseMillisec
             | Setting::Batch
             | Setting::Debug
+            | Setting::ShowWdl
             | Setting::BookFiles
             | Setting::EgtbPaths
             | Setting::EvalFile

@@ -427,3 +427,69 @@ fn a_position_given_as_fen_alone_is_taken() {
     e.send("fen 9/9 w");
     assert!(e.expect("info string", SECS(5)).contains("FEN"));
 }
+
+#[test]
+fn uci_show_wdl_prints_win_draw_and_loss_after_each_score() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.collect_until("uciok", SECS(5));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name UCI_ShowWDL type check default false"),
+        "{lines:#?}"
+    );
+    e.send("setoption name Hash value 8");
+    e.send("isready");
+    e.expect("readyok", SECS(5));
+    // Off by default: no `wdl`.
+    e.send("position startpos");
+    e.send("go depth 3");
+    let lines = e.collect_until("bestmove", SECS(20));
+    assert!(lines.iter().all(|l| !l.contains(" wdl ")), "{lines:#?}");
+    e.send("setoption name UCI_ShowWDL value true");
+    e.send("go depth 3");
+    let lines = e.collect_until("bestmove", SECS(20));
+    let wdl = |line: &String| -> Option<[u32; 3]> {
+        let rest = line.split(" wdl ").nth(1)?;
+        let n: Vec<u32> = rest
+            .split(' ')
+            .take(3)
+            .map(|t| t.parse().unwrap())
+            .collect();
+        Some([n[0], n[1], n[2]])
+    };
+    let scored: Vec<[u32; 3]> = lines
+        .iter()
+        .filter(|l| l.contains(" score "))
+        .filter_map(wdl)
+        .collect();
+    assert!(!scored.is_empty(), "{lines:#?}");
+    for [w, d, l] in &scored {
+        assert_eq!(w + d + l, 1000, "{lines:#?}");
+    }
+    // A rook up, Red wins nearly every game.
+    e.send("position fen 3k5/9/9/9/9/9/9/9/4R4/4K4 w");
+    e.send("go depth 6");
+    let lines = e.collect_until("bestmove", SECS(20));
+    let last = lines
+        .iter()
+        .rev()
+        .filter(|l| l.contains(" score "))
+        .find_map(wdl)
+        .unwrap();
+    assert!(last[0] > 900, "{lines:#?}");
+    e.send("quit");
+}
+
+#[test]
+fn ucci_has_no_wdl_option() {
+    let mut e = Engine::start();
+    e.send("ucci");
+    let lines = e.collect_until("ucciok", SECS(5));
+    assert!(
+        lines.iter().all(|l| !l.to_lowercase().contains("showwdl")),
+        "{lines:#?}"
+    );
+    e.send("quit");
+}

@@ -7,9 +7,11 @@
 //!   NNUE trainer, which reads them).
 //! - [`tune`]: Texel tuning of the evaluation weights against such data
 //!   and game records.
+//! - [`wdl`]: the engine's win-draw-loss model fitted on such games.
 //!
 //! Each is a namespace of its own (`tune::tune`, `datagen::generate`),
 //! used qualified.
 
 pub mod datagen;
 pub mod tune;
+pub mod wdl;

@@ -42,6 +42,10 @@ enum Command {
     /// ever offered, small enough to commit (`nnue` reads it as a games
     /// file), so that past sessions' self-play outlives their machines.
     Reservoir(cmd::reservoir::ReservoirArgs),
+    /// Fit the engine's win-draw-loss model (score and material to the
+    /// chances of a win, a draw and a loss) on games from `datagen`, and
+    /// print it with how well it fits.
+    Wdl(cmd::wdl::WdlArgs),
 }
 
 impl Command {
@@ -53,6 +57,7 @@ impl Command {
             Command::Nnue(_) => "nnue",
             Command::Loss(_) => "loss",
             Command::Reservoir(_) => "reservoir",
+            Command::Wdl(_) => "wdl",
         }
     }
 }
@@ -70,6 +75,7 @@ fn dispatch(command: &Command) -> xqcli::Result {
         Command::Nnue(args) => cmd::nnue::run(args),
         Command::Loss(args) => cmd::loss::run(args),
         Command::Reservoir(args) => cmd::reservoir::run(args),
+        Command::Wdl(args) => cmd::wdl::run(args),
     }
 }
 

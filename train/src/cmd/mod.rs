@@ -7,3 +7,4 @@ pub mod nnue;
 mod positions;
 pub mod reservoir;
 pub mod tune;
+pub mod wdl;
