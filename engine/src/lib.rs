@@ -36,6 +36,7 @@ mod settings;
 mod time;
 mod tt;
 pub mod wdl;
+mod xboard;
 
 pub use answer::BestMove;
 pub use book::{BookCandidate, BookChoice, BookVariety};

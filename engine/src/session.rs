@@ -14,6 +14,7 @@ use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
 use crate::wdl::WdlView;
+use crate::xboard::Xboard;
 
 /// A shared, line-flushed output.
 #[derive(Clone)]
@@ -83,6 +84,8 @@ pub struct Session {
     booted: bool,
     /// The options that are the protocol's, not the engine's.
     flags: ProtocolFlags,
+    /// XBoard's game, once the first command was `xboard`.
+    xboard: Option<Xboard>,
 }
 
 /// Whether the session goes on after a command.
@@ -108,6 +111,7 @@ impl Session {
             dialect: Dialect::Ucci,
             booted: false,
             flags: ProtocolFlags::default(),
+            xboard: None,
         }
     }
 
@@ -161,6 +165,19 @@ impl Session {
     }
 
     fn handle(&mut self, line: &str) -> Flow {
+        if !self.booted && self.xboard.is_none() && line.trim() == "xboard" {
+            self.xboard = Some(Xboard::new(self.out.clone()));
+            self.booted = true;
+        }
+        if let Some(xboard) = &mut self.xboard {
+            return match xboard.handle(&mut self.engine, line) {
+                true => Flow::Continue,
+                false => {
+                    self.engine.stop_and_wait();
+                    Flow::Quit
+                }
+            };
+        }
         let context = GoContext {
             millisec: self.dialect == Dialect::Uci || self.flags.use_millisec,
             turn: self.engine.position().turn(),
