@@ -9,6 +9,11 @@
 #                               (serve/tests/chessdb_page.rs) drive headless
 #                               Chromium; the font draws the pieces' Chinese
 #                               names
+#   xboard, xvfb, xauth,        Debian packages, with apt-get: the engine's
+#   imagemagick                 test against the real XBoard
+#                               (engine/tests/real_xboard.rs) plays a game in
+#                               it on a virtual display and takes a
+#                               screenshot with ImageMagick's `import`
 #   cchess==1.25.5              PyPI package, with `python3 -m pip`: the .obk
 #                               tests (bookgen/tests/obk.rs) read our books
 #                               with it and take BHGUI's key table from it
@@ -75,11 +80,17 @@ font_installed() {
     fc-list 2>/dev/null | grep -i 'WenQuanYi Zen Hei' >/dev/null
 }
 
+# Whether dpkg has the Debian package $1 installed.
+deb_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep 'ok installed' >/dev/null
+}
+
 # Whether the Debian package $1 is installed, by what the tests use of it.
 deb_present() {
   case $1 in
   chromium) command -v chromium >/dev/null ;;
   fonts-wqy-zenhei) font_installed ;;
+  xboard | xvfb | xauth | imagemagick) deb_installed "$1" ;;
   slurm-wlm) command -v slurmctld >/dev/null ;;
   munge) command -v munged >/dev/null ;;
   *) return 1 ;;
@@ -88,7 +99,7 @@ deb_present() {
 
 # The Debian packages the tests use: the Slurm ones only as root, since
 # only root runs the Slurm tests.
-wanted=(chromium fonts-wqy-zenhei)
+wanted=(chromium fonts-wqy-zenhei xboard xvfb xauth imagemagick)
 [ "$(id -u)" = 0 ] && wanted+=(slurm-wlm munge)
 debs=()
 found=()

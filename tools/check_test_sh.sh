@@ -32,6 +32,7 @@ if [ "\$1" = install ]; then
     case \$deb in
     chromium) printf '#!/bin/sh\necho chromium' >"$bin/chromium"; chmod +x "$bin/chromium" ;;
     fonts-wqy-zenhei) touch "$work/font" ;;
+    xboard | xvfb | xauth | imagemagick) touch "$work/deb-\$deb" ;;
     slurm-wlm) printf '#!/bin/sh\n' >"$bin/slurmctld"; chmod +x "$bin/slurmctld" ;;
     munge) printf '#!/bin/sh\n' >"$bin/munged"; chmod +x "$bin/munged" ;;
     esac
@@ -41,7 +42,9 @@ exit 0
 EOF
 cat >"$bin/dpkg-query" <<EOF
 #!/usr/bin/env bash
-[ -e "$work/font" ] && printf 'install ok installed'
+package=\${!#}
+if [ "\$package" = fonts-wqy-zenhei ]; then [ -e "$work/font" ] && printf 'install ok installed'
+else [ -e "$work/deb-\$package" ] && printf 'install ok installed'; fi
 exit 0
 EOF
 cat >"$bin/python3" <<EOF
@@ -88,7 +91,7 @@ EOF
 chmod +x "$bin"/{apt-get,dpkg-query,python3,cargo,sudo} "$work/fc-list" "$work/user/id"
 
 # As root, the script also installs Slurm and runs the Slurm test.
-debs="chromium fonts-wqy-zenhei"
+debs="chromium fonts-wqy-zenhei xboard xvfb xauth imagemagick"
 [ "$(id -u)" = 0 ] && debs="$debs slurm-wlm munge"
 
 run() { PATH=$bin "$root/scripts/test.sh" "$@" >"$work/out" 2>&1; }
@@ -108,7 +111,7 @@ mv "$bin/sudo" "$work/sudo"
 if PATH=$work/user:$bin "$root/scripts/test.sh" >"$work/out" 2>&1; then fail "run without sudo passed"; fi
 [ "$(grep -c 'not root' "$work/out")" = 1 ] || fail "not root and no sudo not said once"
 ! grep -q '^apt-get' "$work/log" 2>/dev/null || fail "apt-get run without root"
-grep -q 'apt-get install --no-install-recommends chromium fonts-wqy-zenhei (as root)' "$work/out" ||
+grep -q 'apt-get install --no-install-recommends chromium fonts-wqy-zenhei xboard xvfb xauth imagemagick (as root)' "$work/out" ||
   fail "no apt-get advice without sudo"
 mv "$work/sudo" "$bin/sudo"
 rm -f "$work/log"

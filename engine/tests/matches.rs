@@ -185,7 +185,7 @@ fn lagged_engine(dir: &std::path::Path, overhead: u64) -> EngineSpec {
 }
 
 /// Two games of the lagged engine against itself at 1 s + 0.25 s, no
-/// overrun allowed, 60 plies each: how many were lost on time.
+/// overrun allowed, 40 plies each: how many were lost on time.
 fn flags_fallen(overhead: u64) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let engine = lagged_engine(dir.path(), overhead);
@@ -199,7 +199,7 @@ fn flags_fallen(overhead: u64) -> usize {
         concurrency: 2,
         ..TournamentSpec::head_to_head([engine.clone(), engine], limit, openings, 2)
     };
-    spec.config.max_plies = 60;
+    spec.config.max_plies = 40;
     let mut forfeits = 0;
     let report = run_tournament(&spec, &[], &AtomicBool::new(false), |game, _| {
         forfeits += usize::from(game.record.termination == Termination::TimeForfeit);
