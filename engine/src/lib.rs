@@ -26,6 +26,7 @@ mod engine;
 mod eval;
 mod huge;
 mod options;
+mod output;
 mod protocol;
 pub mod puzzles;
 mod score;
@@ -47,6 +48,7 @@ pub use options::{
     all as all_options, find as find_option, BadValue, Clamped, OptionKind, OptionSpec,
     OptionValue, Setting, OPTIONS,
 };
+pub use output::Output;
 pub use protocol::{parse as parse_command, Command, Dialect, GoContext, ProtocolError};
 pub use score::{Score, MATE, MATE_BOUND};
 pub use search::{
@@ -54,7 +56,7 @@ pub use search::{
     Silent, Tunable, TUNABLES,
 };
 pub use searcher::Searcher;
-pub use session::{run_stdio, Output, Session};
+pub use session::{run_stdio, Session};
 pub use settings::EngineOptions;
 pub use time::{Clock, Limits, SearchControl};
 

@@ -2,7 +2,7 @@
 //! [`Engine`], and writes replies. Input is read by its own thread, so `stop`,
 //! `isready` and `ponderhit` are answered while the search runs.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
 
@@ -10,30 +10,14 @@ use xqcore::{Move, Position};
 
 use crate::engine::Engine;
 use crate::options::{self, OptionValue, Setting};
+use crate::output::Output;
 use crate::protocol::{self, clip, Command, Dialect, GoContext};
 use crate::search::{Reporter, SearchInfo};
 use crate::time::Limits;
 use crate::wdl::WdlView;
 use crate::xboard::Xboard;
 
-/// A shared, line-flushed output.
-#[derive(Clone)]
-pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
-
-impl Output {
-    /// Wraps a writer.
-    pub fn new(w: Box<dyn Write + Send>) -> Output {
-        Output(Arc::new(Mutex::new(w)))
-    }
-
-    /// Writes one line and flushes it.
-    pub fn line(&self, text: &str) {
-        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(w, "{text}");
-        let _ = w.flush();
-    }
-}
-
+/// Search progress as the protocol's `info` lines.
 struct LineReporter {
     out: Output,
     dialect: Dialect,
@@ -420,6 +404,7 @@ pub fn run_stdio(engine: Engine) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     /// A writer whose lines the test reads back.
     #[derive(Clone, Default)]

@@ -12,8 +12,8 @@ use xqcore::{Color, EndRules, Move, Outcome, Position};
 
 use crate::engine::Engine;
 use crate::options::{OptionValue, Setting};
+use crate::output::Output;
 use crate::search::{Reporter, SearchInfo};
-use crate::session::Output;
 use crate::time::{Clock, Limits};
 use crate::Score;
 
