@@ -39,11 +39,11 @@ pub struct Dumped {
 }
 
 /// Writes every position of `store` to the book `path` (its moves as
-/// book moves weighted by their backed-up scores, see [`weight`]) and the
-/// analysis beside it (`.xqa`): each
-/// position's search and its moves' scores backed up through the store,
-/// as bookgen's analysis backs a book's up. Both files are written whole
-/// or not at all.
+/// book moves weighted by their backed-up scores: 100 for a position's
+/// best, halved every 35 centipawns below it) and the analysis beside it
+/// (`.xqa`): each position's search and its moves' scores backed up
+/// through the store, as bookgen's analysis backs a book's up. Both files
+/// are written whole or not at all.
 ///
 /// # Errors
 ///
