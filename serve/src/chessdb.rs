@@ -103,6 +103,9 @@ struct Entry {
 /// What the first source that knows a position says.
 struct Known {
     from_tables: bool,
+    /// The scores are searches' (the store's or the engine's): their
+    /// winrate is the engine's win-draw-loss model's, not chessdb's curve.
+    searched: bool,
     /// Best first.
     entries: Vec<Entry>,
     /// The line from the position, best moves on both sides.
@@ -255,6 +258,7 @@ fn from_tables(pos: &Position, tables: TableAnswer) -> Option<Known> {
         .collect();
     Some(Known {
         from_tables: true,
+        searched: false,
         depth: best.dtm().map_or(0, i32::from),
         entries,
         pv: line,
@@ -282,6 +286,7 @@ fn from_books(books: &[BookFile], pos: &Position, banned: &[Move]) -> Option<Kno
     }
     Some(Known {
         from_tables: false,
+        searched: false,
         depth: line.len() as i32,
         entries,
         pv: line,
@@ -331,6 +336,7 @@ async fn from_engine(
     }];
     Ok(Known {
         from_tables: false,
+        searched: true,
         entries,
         depth: a.pv.len() as i32,
         pv: a.pv,
@@ -364,6 +370,7 @@ fn unknown(pos: &Position, action: Action, showall: bool, style: Style) -> Reply
         Action::QueryAll if showall => {
             let nothing = Known {
                 from_tables: false,
+                searched: false,
                 entries: Vec::new(),
                 pv: Vec::new(),
                 depth: 0,
@@ -548,6 +555,7 @@ fn from_store(
     }
     Ok(Some(Known {
         from_tables: false,
+        searched: true,
         entries,
         depth: line.len() as i32,
         pv: line,
@@ -757,6 +765,24 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
 /// `moves` of `uci`, `score`, `rank`, `note` and `winrate` in that order;
 /// with `showall` (not from the tables, as chessdb) every other legal
 /// move, banned ones included, with score `??`.
+/// The winrate of a searched `score` of `mv` in `pos`, as the engine's
+/// win-draw-loss model reads it (docs/wdl.md): the result the side that
+/// plays it can expect, in percent (a draw counting half), two decimals;
+/// none for a decided score, as chessdb gives none.
+fn model_winrate(pos: &Position, mv: Move, score: i32) -> Option<String> {
+    if score.abs() >= 10_000 {
+        return None;
+    }
+    let mut after = pos.clone();
+    after.make_move(mv);
+    let view = xqengine::wdl::WdlView {
+        material: xqengine::wdl::material(&after),
+        net_scale: Some(xqengine::SearchConfig::default().params.net_scale),
+    };
+    let [w, d, _] = view.per_mille(score);
+    Some(format!("{:.2}", (f64::from(w) + f64::from(d) / 2.0) / 10.0))
+}
+
 fn all(pos: &Position, known: &Known, showall: bool, style: Style) -> Reply {
     let mut entries = known.entries.clone();
     if showall && !known.from_tables {
@@ -774,6 +800,8 @@ fn all(pos: &Position, known: &Known, showall: bool, style: Style) -> Reply {
     let with_winrate = |e: &Entry| {
         if known.from_tables {
             None
+        } else if known.searched {
+            e.score.and_then(|s| model_winrate(pos, e.mv, s))
         } else {
             e.score.and_then(winrate)
         }

@@ -209,6 +209,22 @@ fn scores_are_learned_from_the_stored_positions_the_moves_lead_to() {
     assert!(text(&r).contains("move:c3c4,score:-60,"), "{}", text(&r));
     // c3c4 leads to a position the store knows one move of.
     assert!(text(&r).contains("note:? (01-01)"), "{}", text(&r));
+    // A searched score's winrate is the engine's win-draw-loss model's
+    // (the result expected, a draw counting half), not chessdb's curve.
+    let mut after = root.clone();
+    after.make_move(other);
+    let view = xqengine::wdl::WdlView {
+        material: xqengine::wdl::material(&after),
+        net_scale: Some(xqengine::SearchConfig::default().params.net_scale),
+    };
+    let [w, d, _] = view.per_mille(30);
+    let expected = format!("{:.2}", (f64::from(w) + f64::from(d) / 2.0) / 10.0);
+    let first = text(&r).split('|').next().unwrap();
+    assert!(
+        first.ends_with(&format!(",winrate:{expected}")),
+        "{first} {expected}"
+    );
+    assert_ne!(expected, xqserve::rank::winrate(30).unwrap());
     let stored = store.get(&root).unwrap().unwrap();
     assert_eq!(stored.moves[0].mv, good, "learn=0 writes nothing");
     ask(&lib, &[("action", "queryall"), ("board", UNKNOWN)]);
