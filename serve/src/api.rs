@@ -37,6 +37,7 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
 use xqcore::{Move, Position};
 use xqegtb::Value;
+use xqengine::wdl::WdlView;
 use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
@@ -162,13 +163,17 @@ fn tables_damaged() -> Response {
 }
 
 /// One analysis line as JSON.
-fn info_json(info: &SearchInfo) -> serde_json::Value {
+/// An analysis line as the board reads it; `wdl`: the chances of a win,
+/// a draw and a loss for the side to move in per mille, by the engine's
+/// win-draw-loss model (docs/wdl.md).
+fn info_json(info: &SearchInfo, view: &WdlView) -> serde_json::Value {
     let score = match info.score {
         Score::Cp(cp) => json!({ "cp": cp }),
         Score::Mate(n) => json!({ "mate": n }),
     };
     let pv: Vec<String> = info.pv.iter().map(Move::to_string).collect();
-    json!({ "depth": info.depth, "line": info.multipv, "score": score, "nodes": info.nodes, "pv": pv })
+    let wdl = view.per_mille(info.raw_score);
+    json!({ "depth": info.depth, "line": info.multipv, "score": score, "wdl": wdl, "nodes": info.nodes, "pv": pv })
 }
 
 /// `/api/analyse`: server-sent events.
@@ -181,6 +186,11 @@ pub async fn analyse(
     }
     let lines = lines.unwrap_or(3).clamp(1, 5);
     let think = Duration::from_millis(ms.unwrap_or(3_000).clamp(10, 60_000));
+    let search = &library.engine.config().search;
+    let view = WdlView {
+        material: xqengine::wdl::material(&pos),
+        net_scale: search.net.is_some().then_some(search.params.net_scale),
+    };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SearchInfo>();
     let Some(done) = library.engine.stream(pos, lines, think, tx) else {
         return error(
@@ -188,11 +198,11 @@ pub async fn analyse(
             "busy: too many searches waiting",
         );
     };
-    let infos = UnboundedReceiverStream::new(rx).map(|info| {
+    let infos = UnboundedReceiverStream::new(rx).map(move |info| {
         Ok::<Event, Infallible>(
             Event::default()
                 .event("info")
-                .data(info_json(&info).to_string()),
+                .data(info_json(&info, &view).to_string()),
         )
     });
     let end = tokio_stream::once(done).then(|done| async move {

@@ -116,6 +116,25 @@ fn the_board_plays_moves_and_shows_book_and_engine() {
     let engine = v["engine"].as_array().unwrap();
     assert!(engine.len() >= 2, "several engine lines: {v}");
     assert!(engine[0].as_str().unwrap().starts_with("1. depth "), "{v}");
+    // Each line ends with Red's chances by the engine's win-draw-loss
+    // model, three percentages.
+    let line = engine[0].as_str().unwrap();
+    let chances = line
+        .rsplit_once("(Red W ")
+        .map(|(_, c)| c)
+        .unwrap_or_default();
+    let percents: Vec<u32> = chances
+        .split('%')
+        .filter_map(|p| {
+            p.trim()
+                .trim_start_matches(['D', 'L', ' '])
+                .trim()
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(percents.len(), 3, "{line}");
+    assert!((99..=101).contains(&percents.iter().sum::<u32>()), "{line}");
     assert!(v["pgn"].as_str().unwrap().contains("1. H2-E2 H9-G7"), "{v}");
     let book = v["afterMove"]["book"].as_array().unwrap();
     assert!(!book.is_empty(), "the book pane lists moves: {v}");
