@@ -251,8 +251,19 @@ impl EngineProcess {
     /// Sends the protocol's hello and reads the engine's name and options
     /// up to its `ucciok` / `uciok`.
     fn handshake(&mut self, timeout: Duration) -> Result<(), HandshakeError> {
-        self.send(self.protocol.hello())
-            .map_err(HandshakeError::Failed)?;
+        // A process that is already gone closed its input: that it exited,
+        // with its last words, is what there is to say, not the broken
+        // pipe (which one of the two comes first is a race).
+        if let Err(e) = self.send(self.protocol.hello()) {
+            return Err(HandshakeError::Failed(match &e {
+                EngineError::Write { source, .. }
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    self.exited()
+                }
+                _ => e,
+            }));
+        }
         let deadline = Instant::now() + timeout;
         let mut announces_millis = false;
         self.announced.clear();
