@@ -10,6 +10,7 @@ use crate::book::{BookCandidate, BookChoice};
 use crate::score::{is_rule_score, MATE_BOUND};
 use crate::search::Reporter;
 use crate::searcher::Searcher;
+use crate::strength::Chooser;
 use crate::time::{Budget, SearchControl};
 
 /// The engine's answer to `go`.
@@ -79,6 +80,8 @@ pub(crate) struct RootSearch {
     /// The opponent offers a draw, which the answer may accept.
     pub draw_offered: bool,
     pub reporter: Arc<dyn Reporter>,
+    /// Below full strength: what picks the move played among the lines.
+    pub chooser: Option<Arc<Chooser>>,
 }
 
 impl RootSearch {
@@ -104,13 +107,19 @@ impl RootSearch {
             )
         }));
         match searched {
-            Ok(r) => BestMove {
-                mv: r.best,
-                ponder: r.ponder,
-                draw: self.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
-                resign: resigns(r.score),
-                book: Vec::new(),
-            },
+            Ok(r) => {
+                let (mv, ponder) = match &self.chooser {
+                    Some(chooser) => chooser.choose(&r),
+                    None => (r.best, r.ponder),
+                };
+                BestMove {
+                    mv,
+                    ponder,
+                    draw: self.draw_offered && r.score <= DRAW_ACCEPT_SCORE,
+                    resign: resigns(r.score),
+                    book: Vec::new(),
+                }
+            }
             Err(panic) => {
                 let why = panic
                     .downcast_ref::<&str>()

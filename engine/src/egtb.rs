@@ -36,6 +36,14 @@ impl Tables {
         self.registered = None;
     }
 
+    /// Plays from `tablebase`, opened already, when `egtbpaths` names no
+    /// directory (a server's tables, opened once for all its games).
+    pub fn set_opened(&mut self, tablebase: Arc<Tablebase>) {
+        self.defaults = Vec::new();
+        self.registered = Some(Vec::new());
+        self.tablebase = tablebase;
+    }
+
     /// The tables of `paths` (none: the default directories), registering
     /// them anew if the directories changed. Directories that cannot be
     /// read are reported in `messages`.

@@ -24,6 +24,7 @@ use crate::options::{split_paths, OptionValue, Setting};
 use crate::search::{Reporter, SearchConfig};
 use crate::searcher::Searcher;
 use crate::settings::{memory_cap_mb, table_mb, EngineOptions};
+use crate::strength::Chooser;
 use crate::time::{Budget, Limits, SearchControl};
 
 /// What the engine does at the root of a `go`.
@@ -168,6 +169,9 @@ impl Engine {
             | Setting::Threads
             | Setting::MultiPv
             | Setting::MoveOverhead
+            | Setting::SkillLevel
+            | Setting::LimitStrength
+            | Setting::Elo
             | Setting::DrawMoves
             | Setting::Repetition
             | Setting::Pruning
@@ -197,6 +201,13 @@ impl Engine {
     pub fn set_default_data(&mut self, books: Vec<PathBuf>, egtb_dirs: Vec<PathBuf>) {
         self.books.set_defaults(books);
         self.tables.set_defaults(egtb_dirs);
+    }
+
+    /// Plays from `tablebase`, opened already, when `egtbpaths` names no
+    /// directory: a server's tables, opened once for the engines of all
+    /// its games, instead of default directories registered anew by each.
+    pub fn set_default_tables(&mut self, tablebase: Arc<Tablebase>) {
+        self.tables.set_opened(tablebase);
     }
 
     /// Sets the book files, probed in order (none: the default books of
@@ -449,17 +460,44 @@ impl Engine {
                 tables,
                 reporter,
             } => {
+                let (budget, reporter, chooser) = self.weaken(budget, reporter);
                 let search = RootSearch {
                     root_moves,
                     budget,
                     depth_zero: limits.depth == Some(0),
                     draw_offered,
                     reporter,
+                    chooser,
                 };
                 let work = self.search(search, tables, &control);
                 self.answer_on_thread(control, infinite, work, done);
             }
         }
+    }
+
+    /// A search's budget and reporter at the engine's strength: below
+    /// full strength a search that ends by itself gets the level's node
+    /// budget, and its reporter becomes the [`Chooser`] that picks the
+    /// move played among the best lines.
+    fn weaken(
+        &self,
+        mut budget: Budget,
+        reporter: Arc<dyn Reporter>,
+    ) -> (Budget, Arc<dyn Reporter>, Option<Arc<Chooser>>) {
+        let strength = self.options.strength();
+        let Some(nodes) = strength.node_limit().filter(|_| !budget.infinite) else {
+            return (budget, reporter, None);
+        };
+        budget.nodes = Some(budget.nodes.map_or(nodes, |n| n.min(nodes)));
+        let mut seed = SplitMix64::new(self.game_seed);
+        seed.mix(self.position.key());
+        let chooser = Arc::new(Chooser::new(
+            strength,
+            seed.next_u64(),
+            self.options.multipv,
+            reporter,
+        ));
+        (budget, chooser.clone(), Some(chooser))
     }
 
     /// What to do at the root before any search: the book's move (a game
@@ -469,7 +507,9 @@ impl Engine {
             return RootDecision::Answer(answer);
         }
         let root_moves = self.root_moves(&limits.search_moves);
-        if !self.options.use_egtb {
+        // A weakened engine knows no tables: it plays the ending as its
+        // level does.
+        if !self.options.use_egtb || self.options.strength().is_limited() {
             return RootDecision::Search {
                 root_moves,
                 tables: None,
@@ -510,7 +550,10 @@ impl Engine {
     /// from the book), the books are used and have a playable move; books
     /// that cannot be used are named.
     fn book_answer(&mut self, limits: &Limits, reporter: &dyn Reporter) -> Option<BestMove> {
-        if !self.options.use_book || !limits.is_game_move() {
+        if !self.options.use_book
+            || !limits.is_game_move()
+            || !self.options.strength().plays_book_at(&self.position)
+        {
             return None;
         }
         let mut messages = Vec::new();
@@ -534,7 +577,10 @@ impl Engine {
         if let Some(note) = self.ensure_table() {
             search.reporter.message(&note);
         }
-        let config = self.config(tables);
+        let mut config = self.config(tables);
+        if let Some(chooser) = &search.chooser {
+            config.multipv = chooser.multipv();
+        }
         let (pos, searcher, control) = (
             self.position.clone(),
             self.searcher.clone(),

@@ -34,6 +34,7 @@ mod search;
 mod searcher;
 mod session;
 mod settings;
+pub mod strength;
 mod time;
 mod tt;
 pub mod wdl;

@@ -126,6 +126,13 @@ pub enum Setting {
     MultiPv,
     /// Time kept back on a clock for the GUI's lag.
     MoveOverhead,
+    /// The level played at when the strength is not limited by Elo
+    /// (`Skill Level`).
+    SkillLevel,
+    /// Play at the Elo of `UCI_Elo` (`UCI_LimitStrength`).
+    LimitStrength,
+    /// The Elo played at under `UCI_LimitStrength`.
+    Elo,
     DrawMoves,
     Repetition,
     Pruning,
@@ -300,6 +307,39 @@ pub const OPTIONS: &[OptionSpec] = &[
         effect: "milliseconds a move on a clock keeps back for the GUI's and the \
                  connection's lag: the time a move may take counts them off what is left",
         setting: Setting::MoveOverhead,
+    },
+    OptionSpec {
+        ucci: Some("skilllevel"),
+        uci: Some("Skill Level"),
+        kind: OptionKind::Spin {
+            default: crate::strength::MAX_SKILL,
+            min: 0,
+            max: crate::strength::MAX_SKILL,
+        },
+        effect: "how well the engine plays, 0 (a beginner) to 20 (full strength): a weaker \
+                 level looks less far ahead and now and then prefers a move a little \
+                 worse than its best; each level's Elo is measured (docs/strength.md)",
+        setting: Setting::SkillLevel,
+    },
+    OptionSpec {
+        ucci: Some("limitstrength"),
+        uci: Some("UCI_LimitStrength"),
+        kind: OptionKind::Check { default: false },
+        effect: "play at the Elo of `UCI_Elo` instead of the skill level",
+        setting: Setting::LimitStrength,
+    },
+    OptionSpec {
+        ucci: Some("elo"),
+        uci: Some("UCI_Elo"),
+        kind: OptionKind::Spin {
+            default: crate::strength::elo_range().1,
+            min: crate::strength::elo_range().0,
+            max: crate::strength::elo_range().1,
+        },
+        effect: "the Elo played at under `UCI_LimitStrength`, on the scale of the \
+                 measured ladder where ElephantEye at 10 s + 0.1 s is 2000 \
+                 (docs/strength.md)",
+        setting: Setting::Elo,
     },
     OptionSpec {
         ucci: Some("drawmoves"),

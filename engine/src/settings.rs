@@ -13,6 +13,7 @@ use crate::book::BookVariety;
 use crate::eval::{Evaluation, Knowledge};
 use crate::options::{OptionValue, Setting};
 use crate::search::{Pruning, RepetitionRule, SearchParams};
+use crate::strength::Strength;
 
 /// The engine's settings as plain data, set through protocol options
 /// ([`Engine::set_option`](crate::Engine::set_option)). The book files and
@@ -49,6 +50,12 @@ pub struct EngineOptions {
     pub multipv: usize,
     /// Time a move on a clock keeps back for the GUI's lag.
     pub move_overhead: Duration,
+    /// `Skill Level`, 0-20.
+    pub skill_level: i64,
+    /// Play at [`EngineOptions::elo`] instead of the skill level.
+    pub limit_strength: bool,
+    /// `UCI_Elo`.
+    pub elo: i64,
     /// The learned evaluation or the hand-crafted one.
     pub evaluation: Evaluation,
     /// The net the learned evaluation uses (`evalfile`; the built-in one).
@@ -79,6 +86,9 @@ impl Default for EngineOptions {
             contempt: 10,
             multipv: 1,
             move_overhead: crate::time::DEFAULT_MOVE_OVERHEAD,
+            skill_level: crate::strength::MAX_SKILL,
+            limit_strength: false,
+            elo: crate::strength::elo_range().1,
             evaluation: Evaluation::Nnue,
             net: Arc::new(Network::embedded().clone()),
             params: SearchParams::default(),
@@ -129,6 +139,16 @@ impl EngineOptions {
         }
     }
 
+    /// How strongly the engine plays: at `UCI_Elo` under
+    /// `UCI_LimitStrength`, else at `Skill Level`.
+    pub fn strength(&self) -> Strength {
+        if self.limit_strength {
+            Strength::from_elo(self.elo)
+        } else {
+            Strength::from_level(self.skill_level)
+        }
+    }
+
     /// Sets the plain setting `setting` to `value` (as the option table
     /// reads it). The others set nothing here: the protocol's own options
     /// are the session's, and files, the table and buttons the engine's
@@ -148,6 +168,9 @@ impl EngineOptions {
             Setting::MoveOverhead => {
                 self.move_overhead = Duration::from_millis(value.spin().max(0) as u64)
             }
+            Setting::SkillLevel => self.skill_level = value.spin(),
+            Setting::LimitStrength => self.limit_strength = value.check(),
+            Setting::Elo => self.elo = value.spin(),
             Setting::DrawMoves => self.draw_plies = value.spin() as u32,
             Setting::Repetition => set_to(&mut self.repetition, &REPETITION_RULES, level),
             Setting::Pruning => set_to(&mut self.pruning, &PRUNINGS, level),

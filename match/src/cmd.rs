@@ -5,6 +5,7 @@
 
 pub mod play;
 mod play_args;
+pub mod ratings;
 mod results_files;
 mod setup;
 pub mod spsa;

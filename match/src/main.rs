@@ -1,6 +1,7 @@
 //! `xqmatch`: plays xiangqi engines against each other over UCCI or UCI,
 //! two in a match or many in a tournament, and reports their scores; or
-//! tunes an engine's parameters (`spsa`). This file reads the command line
+//! tunes an engine's parameters (`spsa`), or rates the engines of
+//! tournaments played apart (`ratings`). This file reads the command line
 //! and hands it to its command ([`cmd`]).
 
 mod cmd;
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser};
 
 use cmd::play::{Ended, PlayArgs};
+use cmd::ratings::RatingsArgs;
 use cmd::spsa::SpsaArgs;
 
 /// Play engines against each other and report their scores.
@@ -38,7 +40,8 @@ struct Cli {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    Spsa(SpsaArgs),
+    Spsa(Box<SpsaArgs>),
+    Ratings(RatingsArgs),
 }
 
 /// The command line, with the words of each `--engine` grouped (clap
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let cli = parse_args();
     match &cli.command {
         Some(Command::Spsa(args)) => xqcli::finish("xqmatch spsa", cmd::spsa::run(args)),
+        Some(Command::Ratings(args)) => xqcli::finish("xqmatch ratings", cmd::ratings::run(args)),
         None => match cmd::play::run(&cli.play) {
             Ok(Ended::Interrupted) => ExitCode::from(cmd::INTERRUPTED),
             ran => xqcli::finish("xqmatch", ran.map(drop)),

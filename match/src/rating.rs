@@ -61,6 +61,18 @@ impl Crosstable {
         self.tallies[second * self.players + first].add(mirrored);
     }
 
+    /// Makes room for one more engine, yet to play; returns its index.
+    pub fn add_player(&mut self) -> usize {
+        let old = self.players;
+        let mut grown = Crosstable::new(old + 1);
+        for i in 0..old {
+            grown.tallies[i * (old + 1)..i * (old + 1) + old]
+                .copy_from_slice(&self.tallies[i * old..(i + 1) * old]);
+        }
+        *self = grown;
+        old
+    }
+
     /// Engine `i`'s games against engine `j`, from `i`'s side.
     pub fn against(&self, i: usize, j: usize) -> Tally {
         self.tallies[i * self.players + j]

@@ -143,8 +143,18 @@ pub fn pairs_line(pairs: &Pentanomial) -> String {
 /// The standings: every engine by its rating fitted on all games (see
 /// [`crate::fit_ratings`]), with its 95 % margin, games, score and draws.
 pub fn standings(results: &Results) -> String {
+    standings_anchored(results, None)
+}
+
+/// [`standings`] with the ratings shifted so that engine `anchor.0` is
+/// rated `anchor.1` (the margins stay those of the fit).
+pub fn standings_anchored(results: &Results, anchor: Option<(usize, f64)>) -> String {
     let names = &results.names;
-    let ratings = fit_ratings(&results.table);
+    let mut ratings = fit_ratings(&results.table);
+    if let Some((i, elo)) = anchor {
+        let shift = elo - ratings[i].elo;
+        ratings.iter_mut().for_each(|r| r.elo += shift);
+    }
     let mut order: Vec<usize> = (0..names.len()).collect();
     // Engines yet to play come last, unrated.
     let played = |i: usize| results.table.total(i).games() > 0;
@@ -172,7 +182,11 @@ pub fn standings(results: &Results) -> String {
         };
         let (elo, margin) = if played(i) {
             (
-                format!("{:+.1}", ratings[i].elo),
+                if anchor.is_some() {
+                    format!("{:.0}", ratings[i].elo)
+                } else {
+                    format!("{:+.1}", ratings[i].elo)
+                },
                 format!("{:.1}", ratings[i].margin),
             )
         } else {

@@ -190,6 +190,33 @@ impl Results {
         }
     }
 
+    /// The results of `games` played before, in any number of
+    /// tournaments (their PGNs read back): the engines by their names, in
+    /// the order they first appear. Games whose players are unknown are
+    /// left out.
+    pub fn of_games<'a>(games: impl IntoIterator<Item = &'a PlayedGame>) -> Results {
+        let mut results = Results::default();
+        for game in games {
+            let Some([red, black]) = &game.players else {
+                continue;
+            };
+            let red = results.index_of(red);
+            let black = results.index_of(black);
+            results.table.add(red, black, score_for(game.result, true));
+            *results.endings.entry(game.ending.clone()).or_default() += 1;
+        }
+        results
+    }
+
+    /// The number of the engine `name`, added when new.
+    fn index_of(&mut self, name: &str) -> usize {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return i;
+        }
+        self.names.push(name.to_string());
+        self.table.add_player()
+    }
+
     /// The first engine's games: against the second, in a match of two.
     pub fn first_engine(&self) -> Tally {
         self.table.total(0)
@@ -569,6 +596,39 @@ fn sprt_decision(sprt: &Sprt, results: &Results) -> Option<SprtDecision> {
 mod tests {
     use super::*;
     use crate::tournament::{Format, OpeningOrder, Pairings};
+
+    /// Games of tournaments played apart are counted together, by the
+    /// engines' names, whatever order the engines first come in.
+    #[test]
+    fn results_of_games_played_apart_meet_by_name() {
+        let game = |red: &str, black: &str, result| PlayedGame {
+            number: 1,
+            result,
+            ending: "resignation".into(),
+            players: Some([red.into(), black.into()]),
+        };
+        let games = [
+            game("A", "B", GameResult::RedWins),
+            game("B", "A", GameResult::Draw),
+            game("C", "A", GameResult::BlackWins),
+            game("B", "C", GameResult::RedWins),
+            PlayedGame {
+                players: None,
+                ..game("A", "C", GameResult::RedWins)
+            },
+        ];
+        let results = Results::of_games(&games);
+        assert_eq!(results.names, ["A", "B", "C"]);
+        let tally = |i, j| {
+            let t = results.table.against(i, j);
+            (t.wins, t.draws, t.losses)
+        };
+        assert_eq!(tally(0, 1), (1, 1, 0));
+        assert_eq!(tally(0, 2), (1, 0, 0));
+        assert_eq!(tally(2, 1), (0, 0, 1));
+        assert_eq!(results.table.games(), 4);
+        assert_eq!(results.endings["resignation"], 4);
+    }
 
     /// A shell "engine" that resigns on every move (with a move that is legal
     /// for Red at the start), so Red loses every game at once.

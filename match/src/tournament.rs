@@ -17,6 +17,9 @@ pub enum Format {
     RoundRobin,
     /// The first engine against each of the others.
     Gauntlet,
+    /// Each engine against the next in the list: a ladder of levels,
+    /// weakest to strongest, calibrated by their neighbours' games.
+    Ladder,
 }
 
 impl FromStr for Format {
@@ -26,8 +29,9 @@ impl FromStr for Format {
         match text {
             "round-robin" => Ok(Format::RoundRobin),
             "gauntlet" => Ok(Format::Gauntlet),
+            "ladder" => Ok(Format::Ladder),
             _ => Err(format!(
-                "'{text}' is not a format (round-robin or gauntlet)"
+                "'{text}' is not a format (round-robin, gauntlet or ladder)"
             )),
         }
     }
@@ -38,6 +42,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::RoundRobin => "round-robin",
             Format::Gauntlet => "gauntlet",
+            Format::Ladder => "ladder",
         })
     }
 }
@@ -89,6 +94,7 @@ impl Pairings {
                 .flat_map(|a| (a + 1..engines).map(move |b| (a, b)))
                 .collect(),
             Format::Gauntlet => (1..engines).map(|b| (0, b)).collect(),
+            Format::Ladder => (1..engines).map(|b| (b - 1, b)).collect(),
         };
         let mut deck = OpeningDeck::new(self.order, openings);
         let mut games = Vec::new();
@@ -221,7 +227,7 @@ mod tests {
     }
 
     #[test]
-    fn round_robin_and_gauntlet_meet_the_right_engines() {
+    fn each_format_meets_the_right_engines() {
         let rr = pairings(Format::RoundRobin, 2, 2).schedule(4, 10);
         assert_eq!(rr.len(), 6 * 2 * 2);
         for a in 0..4 {
@@ -230,6 +236,9 @@ mod tests {
                 assert_eq!(met, if a == b { 0 } else { 2 }, "{a} as Red against {b}");
             }
         }
+        let ladder = pairings(Format::Ladder, 1, 2).schedule(4, 10);
+        let met: Vec<(usize, usize)> = ladder.iter().map(|g| (g.red, g.black)).collect();
+        assert_eq!(met, [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)]);
         let gauntlet = pairings(Format::Gauntlet, 1, 4).schedule(4, 10);
         assert_eq!(gauntlet.len(), 3 * 4);
         assert!(gauntlet.iter().all(|g| g.red == 0 || g.black == 0));

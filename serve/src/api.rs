@@ -1,7 +1,7 @@
 //! Our own JSON API, for the analysis board:
 //!
 //! - `GET /api/position?board=B`: the FEN, side to move, legal moves and
-//!   the ruling when the game is over.
+//!   the ruling and the result when the game is over.
 //! - `GET /api/book?board=B`: the book moves with their games and results,
 //!   scored and ranked as chessdb's `queryall` gives them ([`crate::rank`]).
 //! - `GET /api/tables?board=B`: every move's exact value and the line to
@@ -11,6 +11,14 @@
 //!   `N` lines, streamed as server-sent events while it thinks (`info`
 //!   events, then `done`); under the same bound as chessdb's engine
 //!   queries.
+//! - `GET /api/levels`: the levels a game may be played at, with their
+//!   measured Elo.
+//! - `GET /api/play?board=B&level=L&time=T&inc=I&draw=1`: the engine's
+//!   move in a game, at `level` (0-20, default 20), with `T` ms left on
+//!   its clock and `I` ms added a move (no `time`: a second a move), the
+//!   player offering a draw with `draw=1`; streamed as `info` events while
+//!   it thinks, then `done` with the move and whether it accepts the draw
+//!   or resigns.
 //! - `POST /api/pgn`: the first game of a PGN text.
 //!
 //! `board` is read as in the chessdb API (a FEN, optionally `moves ...`).
@@ -186,42 +194,149 @@ pub async fn analyse(
     }
     let lines = lines.unwrap_or(3).clamp(1, 5);
     let think = Duration::from_millis(ms.unwrap_or(3_000).clamp(10, 60_000));
-    let search = &library.engine.config().search;
-    let view = WdlView {
-        material: xqengine::wdl::material(&pos),
-        net_scale: search.net.is_some().then_some(search.params.net_scale),
-    };
+    let view = wdl_view(&library, &pos);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SearchInfo>();
     let Some(done) = library.engine.stream(pos, lines, think, tx) else {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy: too many searches waiting",
-        );
+        return busy();
     };
-    let infos = UnboundedReceiverStream::new(rx).map(move |info| {
+    search_events(
+        rx,
+        view,
+        done,
+        |best| json!({ "best": best.flatten().map(|m| m.to_string()) }),
+    )
+}
+
+/// How the engine's scores in `pos` read as win, draw and loss.
+fn wdl_view(library: &Library, pos: &Position) -> WdlView {
+    let search = &library.engine.config().search;
+    WdlView {
+        material: xqengine::wdl::material(pos),
+        net_scale: search.net.is_some().then_some(search.params.net_scale),
+    }
+}
+
+/// The refusal when the engine's queue is full.
+fn busy() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "busy: too many searches waiting",
+    )
+}
+
+/// A search as server-sent events: `info` for each line sent on `infos`
+/// (with its win-draw-loss by `view`), then `done` with `answer` of what
+/// the search's task gave (`None`: it failed).
+fn search_events<T: Send + 'static>(
+    infos: tokio::sync::mpsc::UnboundedReceiver<SearchInfo>,
+    view: WdlView,
+    done: tokio::task::JoinHandle<T>,
+    answer: impl Fn(Option<T>) -> serde_json::Value + Clone + Send + 'static,
+) -> Response {
+    let infos = UnboundedReceiverStream::new(infos).map(move |info| {
         Ok::<Event, Infallible>(
             Event::default()
                 .event("info")
                 .data(info_json(&info, &view).to_string()),
         )
     });
-    let end = tokio_stream::once(done).then(|done| async move {
-        let best = done.await.ok().flatten().map(|m| m.to_string());
-        Ok::<Event, Infallible>(
-            Event::default()
-                .event("done")
-                .data(json!({ "best": best }).to_string()),
-        )
+    let end = tokio_stream::once(done).then(move |done| {
+        let answer = answer.clone();
+        async move {
+            let done = done.await.ok();
+            let data = answer(done);
+            Ok::<Event, Infallible>(Event::default().event("done").data(data.to_string()))
+        }
     });
     Sse::new(infos.chain(end)).into_response()
 }
 
+/// `/api/levels`: each level with the Elo it claims (`null`: full
+/// strength, rated by the clock).
+pub async fn levels() -> Response {
+    let levels: Vec<_> = crate::play::levels()
+        .into_iter()
+        .map(|(level, elo)| json!({ "level": level, "elo": elo }))
+        .collect();
+    Json(json!({ "levels": levels })).into_response()
+}
+
+/// Query parameters of `/api/play`.
+#[derive(Deserialize)]
+pub struct PlayQuery {
+    board: String,
+    level: Option<i64>,
+    /// Milliseconds left on the engine's clock.
+    time: Option<u64>,
+    /// Milliseconds added to it a move.
+    inc: Option<u64>,
+    draw: Option<u8>,
+}
+
+/// `/api/play`: server-sent events, `info` while the engine thinks, then
+/// `done` with `best` (`null`: no move), `ponder`, `draw` (the offer
+/// accepted), `resign` and `book` (the move is the book's).
+pub async fn play(
+    State(library): State<Arc<Library>>,
+    query: Result<Query<PlayQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let Query(q) = match query {
+        Ok(q) => q,
+        Err(e) => return error(e.status(), e.body_text()),
+    };
+    let pos = match parse_board(&q.board) {
+        Ok(pos) => pos,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    if pos.outcome(&xqcore::EndRules::default()).is_some() {
+        return error(StatusCode::BAD_REQUEST, "the game is over");
+    }
+    let level = q.level.unwrap_or(xqengine::strength::MAX_SKILL);
+    if !(0..=xqengine::strength::MAX_SKILL).contains(&level) {
+        return error(StatusCode::BAD_REQUEST, "level: a number from 0 to 20");
+    }
+    let clock = q.time.map(|ms| xqengine::Clock {
+        remaining: Duration::from_millis(ms),
+        movestogo: None,
+        increment: Duration::from_millis(q.inc.unwrap_or(0)),
+    });
+    let view = wdl_view(&library, &pos);
+    let request = crate::play::MoveRequest {
+        pos,
+        level,
+        clock,
+        draw_offered: q.draw == Some(1),
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<SearchInfo>();
+    let worker = library.clone();
+    let Some(done) = library.engine.spawn_queued(move || {
+        crate::play::engine_move(&worker, request, Arc::new(crate::engine::Forward(tx)))
+    }) else {
+        return busy();
+    };
+    search_events(rx, view, done, |answer| match answer.flatten() {
+        Some(a) => json!({
+            "best": a.mv.map(|m| m.to_string()),
+            "ponder": a.ponder.map(|m| m.to_string()),
+            "draw": a.draw,
+            "resign": a.resign,
+            "book": !a.book.is_empty(),
+        }),
+        None => json!({ "best": null, "error": "the engine failed" }),
+    })
+}
+
 /// `/api/position`: the position's FEN, side to move, legal moves, and
-/// the ruling when the game is over.
+/// the ruling and result (`1-0`, `0-1`, `1/2-1/2`) when the game is over.
 pub async fn position_info(Board { pos, .. }: Board) -> Response {
-    let over = pos
-        .outcome(&xqcore::EndRules::default())
-        .map(|o| o.ruling());
+    let outcome = pos.outcome(&xqcore::EndRules::default());
+    let over = outcome.map(|o| o.ruling());
+    // The result as PGN writes it.
+    let result = outcome.map(|o| match o.winner() {
+        Some(xqcore::Color::Red) => "1-0",
+        Some(xqcore::Color::Black) => "0-1",
+        None => "1/2-1/2",
+    });
     let legal: Vec<String> = if over.is_some() {
         Vec::new()
     } else {
@@ -232,7 +347,7 @@ pub async fn position_info(Board { pos, .. }: Board) -> Response {
     } else {
         "black"
     };
-    Json(json!({ "fen": pos.fen(), "turn": turn, "check": pos.in_check(), "legal": legal, "over": over }))
+    Json(json!({ "fen": pos.fen(), "turn": turn, "check": pos.in_check(), "legal": legal, "over": over, "result": result }))
         .into_response()
 }
 

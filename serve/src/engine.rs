@@ -207,13 +207,6 @@ impl EnginePool {
         think: Duration,
         infos: tokio::sync::mpsc::UnboundedSender<SearchInfo>,
     ) -> Option<tokio::task::JoinHandle<Option<Move>>> {
-        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
-        if waiting >= self.config.queue + self.config.workers.max(1) {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        self.searches.fetch_add(1, Ordering::Relaxed);
-        let (permits, waiting) = (self.permits.clone(), self.waiting.clone());
         let config = EngineConfig {
             think,
             search: SearchConfig {
@@ -222,23 +215,49 @@ impl EnginePool {
             },
             ..self.config.clone()
         };
-        Some(tokio::spawn(async move {
-            let permit = permits.acquire_owned().await.ok();
+        let task = self.spawn_queued(move || {
             // An analysis asked for `think` is shown for all of it.
             let limits = Limits::movetime(config.think);
-            let searched = tokio::task::spawn_blocking(move || {
+            search_once(&pos, &limits, &config, &Forward(infos)).ok()
+        })?;
+        Some(tokio::spawn(async move {
+            task.await
+                .ok()
+                .flatten()
+                .flatten()
+                .and_then(|a| a.pv.first().copied())
+        }))
+    }
+
+    /// Runs `work` (a search) on a blocking thread once a worker is free,
+    /// in the queue every search waits in; `None` when the queue is full.
+    /// The task's result is `None` when the work panicked.
+    pub fn spawn_queued<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<tokio::task::JoinHandle<Option<T>>> {
+        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
+        if waiting >= self.config.queue + self.config.workers.max(1) {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        self.searches.fetch_add(1, Ordering::Relaxed);
+        let (permits, waiting) = (self.permits.clone(), self.waiting.clone());
+        Some(tokio::spawn(async move {
+            let permit = permits.acquire_owned().await.ok();
+            let done = tokio::task::spawn_blocking(move || {
                 let _permit = permit;
-                search_once(&pos, &limits, &config, &Forward(infos)).ok()
+                work()
             })
             .await;
             waiting.fetch_sub(1, Ordering::SeqCst);
-            searched.ok().flatten().and_then(|a| a.pv.first().copied())
+            done.ok()
         }))
     }
 }
 
 /// Sends every iteration's lines on.
-struct Forward(tokio::sync::mpsc::UnboundedSender<SearchInfo>);
+pub(crate) struct Forward(pub(crate) tokio::sync::mpsc::UnboundedSender<SearchInfo>);
 
 impl Reporter for Forward {
     fn info(&self, info: &SearchInfo) {

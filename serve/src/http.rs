@@ -171,6 +171,8 @@ fn api_router() -> Router<Arc<Library>> {
         .route("/book", get(api::book))
         .route("/tables", get(api::tables))
         .route("/analyse", get(api::analyse))
+        .route("/levels", get(api::levels))
+        .route("/play", get(api::play))
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
 }

@@ -18,6 +18,7 @@
 //! - [`bench`](mod@bench) and [`load`]: `xqserve bench`'s queries and load.
 //! - [`rank`]: chessdb's ranks of moves, and the score of a book move
 //!   from its games (one ranking for the API and the board).
+//! - [`play`]: the engine's moves in a game on the board, at a level.
 //! - [`board`]: the `board` parameter (a FEN, and our extension: moves
 //!   played from it).
 //! - [`http`]: the routes, on axum.
@@ -36,6 +37,7 @@ pub mod engine;
 pub mod http;
 pub mod library;
 pub mod load;
+pub mod play;
 pub mod rank;
 pub mod reply;
 pub mod store;

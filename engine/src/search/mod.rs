@@ -234,6 +234,10 @@ struct Worker<'a> {
     /// Thread index; thread 0 is the main thread, which reports and decides.
     id: usize,
     nodes: u64,
+    /// The stop conditions are checked when `nodes & tick_mask` is 0:
+    /// every 1024 nodes, or every 16 under a small node budget (a weak
+    /// level's few hundred nodes).
+    tick_mask: u64,
     main: bool,
     root_color: Color,
     root_depth: i32,
@@ -391,6 +395,11 @@ impl<'a> Worker<'a> {
             histories,
             id,
             nodes: 0,
+            tick_mask: if shared.limits.nodes.is_some_and(|n| n < 1 << 16) {
+                15
+            } else {
+                1023
+            },
             main: id == 0,
             root_color: pos.turn(),
             root_depth: 0,
@@ -471,7 +480,7 @@ impl<'a> Worker<'a> {
     #[inline]
     fn tick(&mut self) {
         self.nodes += 1;
-        if self.nodes & 1023 != 0 {
+        if self.nodes & self.tick_mask != 0 {
             return;
         }
         self.shared.counters[self.id].store(self.nodes, Ordering::Relaxed);
@@ -485,10 +494,19 @@ impl<'a> Worker<'a> {
             }
             return;
         }
+        // The first iteration is never cut by a node budget: the answer
+        // would be the first legal move, not a searched one.
+        let nodes_counted = || {
+            if self.root_depth > 1 {
+                self.total_nodes()
+            } else {
+                0
+            }
+        };
         if self
             .shared
             .limits
-            .must_stop(self.shared.control, || self.total_nodes())
+            .must_stop(self.shared.control, nodes_counted)
         {
             self.shared.control.stop();
             self.aborted = true;

@@ -49,7 +49,8 @@ pub struct PlayArgs {
     /// An option of the second engine.
     #[arg(long, value_name = "NAME=VALUE")]
     pub option2: Vec<EngineOption>,
-    /// Who meets whom: every engine every other, or the first engine each other one.
+    /// Who meets whom: every engine every other, the first engine each other one, or each
+    /// engine the next one (a ladder of levels, listed weakest first).
     #[arg(long, value_enum, default_value_t = FormatArg::RoundRobin)]
     pub format: FormatArg,
     /// Times every encounter is played.
@@ -141,6 +142,7 @@ pub struct PlayArgs {
 pub enum FormatArg {
     RoundRobin,
     Gauntlet,
+    Ladder,
 }
 
 /// `--openings-order`.

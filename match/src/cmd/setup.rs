@@ -28,6 +28,7 @@ pub fn tournament_spec(args: &PlayArgs) -> xqcli::Result<TournamentSpec> {
         format: match args.format {
             FormatArg::RoundRobin => Format::RoundRobin,
             FormatArg::Gauntlet => Format::Gauntlet,
+            FormatArg::Ladder => Format::Ladder,
         },
         rounds: args.rounds as usize,
         games: args.games,

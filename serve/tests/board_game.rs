@@ -1,0 +1,174 @@
+//! Games against the engine on the board, in headless Chromium driven
+//! over the DevTools protocol: the page's `?selftest=play` mode plays as a
+//! player does (colour, level and clock chosen in the page's selects,
+//! moves clicked on the board, undo, a draw offer, resigning) and writes
+//! what the page showed; the test checks it against the rules and reads
+//! the saved PGN back. Needs `chromium` (scripts/test.sh installs it).
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::{Browser, LaunchOptions};
+use serde_json::Value;
+use xqcore::{EndRules, Position};
+
+/// Chromium from the PATH, else whatever Chrome the DevTools crate finds.
+fn chromium_path() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("chromium"))
+        .find(|p| p.is_file())
+        .or_else(|| headless_chrome::browser::default_executable().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "chromium not found: the board's test needs it. Install it with \
+                 `apt-get install chromium fonts-wqy-zenhei`, or run scripts/test.sh"
+            )
+        })
+}
+
+/// The page's report of its games, and a screenshot of the last one's end.
+fn play_on_the_page() -> (Value, Vec<u8>) {
+    let (server, url) = common::start_server(&[OsStr::new("--tables"), OsStr::new("none")]);
+    let _server = common::Running(server);
+    let profile = tempfile::tempdir().unwrap();
+    let options = LaunchOptions::default_builder()
+        .path(Some(chromium_path()))
+        .headless(true)
+        .sandbox(false)
+        .window_size(Some((1100, 1000)))
+        .user_data_dir(Some(profile.path().to_path_buf()))
+        .idle_browser_timeout(Duration::from_secs(300))
+        .build()
+        .unwrap();
+    let browser = Browser::new(options).expect("start chromium over the DevTools protocol");
+    let tab = browser.new_tab().unwrap();
+    let base = url.trim_end_matches("chessdb.php");
+    tab.navigate_to(&format!("{base}?selftest=play")).unwrap();
+    tab.wait_until_navigated().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let report = loop {
+        let value = tab
+            .evaluate(
+                "document.getElementById('selftest')?.textContent ?? ''",
+                false,
+            )
+            .unwrap()
+            .value;
+        let text = value.as_ref().and_then(Value::as_str).unwrap_or("");
+        if !text.is_empty() {
+            break serde_json::from_str::<Value>(text).unwrap();
+        }
+        assert!(Instant::now() < deadline, "the page's games did not end");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    (report, png)
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One browser session for all the checks: a whole game takes a minute.
+#[test]
+fn a_game_against_a_level_is_played_ruled_and_saved() {
+    let (report, png) = play_on_the_page();
+    assert!(png.len() > 10_000, "a screenshot of {} bytes", png.len());
+    let _ = std::fs::write(std::env::temp_dir().join("xqserve_board_game.png"), &png);
+
+    // Every level offered, with the Elo it claims.
+    let levels = strings(&report["levels"]);
+    assert_eq!(levels.len(), 21, "{levels:?}");
+    assert!(levels[0].starts_with("0: Elo "), "{levels:?}");
+    assert_eq!(levels[20], "20: full strength");
+
+    // Resigning as Black after the engine's first move (Red, level 5).
+    let resign = &report["resign"];
+    assert!(resign["firstMove"].is_string(), "{resign}");
+    assert_eq!(resign["flipped"], true, "Black plays from the bottom");
+    assert_eq!(resign["result"], "1-0");
+    assert_eq!(resign["shown"], "1-0: Black resigns");
+
+    // Undo takes back the player's move and the engine's answer.
+    assert_eq!(
+        report["beforeUndo"].as_array().unwrap().len(),
+        2,
+        "{report}"
+    );
+    assert!(report["afterUndo"].as_array().unwrap().is_empty());
+    // A draw offered at the start is declined, and the game goes on.
+    let offer = &report["drawOffer"];
+    assert!(
+        offer["thinking"]
+            .as_str()
+            .unwrap()
+            .ends_with("the engine declines the draw"),
+        "{offer}"
+    );
+    assert_eq!(offer["on"], true);
+    // The clocks run: the player's, on their turn, went down 1.2 s while
+    // the engine's stood.
+    let seconds = |text: &str| -> f64 {
+        let clock = text.split_whitespace().nth(1).unwrap();
+        let (minutes, secs) = clock.split_once(':').unwrap();
+        minutes.parse::<f64>().unwrap() * 60.0 + secs.parse::<f64>().unwrap()
+    };
+    let (before, after) = (strings(&report["clocks"][0]), strings(&report["clocks"][1]));
+    let ran = seconds(&before[0]) - seconds(&after[0]);
+    assert!((1.0..2.0).contains(&ran), "{before:?} then {after:?}");
+    assert_eq!(before[1], after[1]);
+    assert!(
+        after[0].starts_with("Red ") && after[0].ends_with("(you)"),
+        "{after:?}"
+    );
+    assert!(
+        after[1].starts_with("Black ") && after[1].contains("(xqengine level 0 (Elo "),
+        "{after:?}"
+    );
+
+    // The game went on to its end, by the rules or a resignation.
+    let game = &report["game"];
+    assert_eq!(game["on"], false, "{game}");
+    let result = game["result"].as_str().unwrap();
+    let reason = game["reason"].as_str().unwrap();
+    assert_eq!(game["shown"], format!("{result}: {reason}"));
+    let moves = strings(&game["moves"]);
+    let mut pos = Position::start();
+    for m in &moves {
+        let mv = pos.parse_move(m).unwrap();
+        pos.make_move(mv);
+    }
+    match pos.outcome(&EndRules::default()) {
+        Some(outcome) => {
+            assert_eq!(reason, outcome.ruling(), "{game}");
+            let expected = match outcome.winner() {
+                Some(xqcore::Color::Red) => "1-0",
+                Some(xqcore::Color::Black) => "0-1",
+                None => "1/2-1/2",
+            };
+            assert_eq!(result, expected);
+        }
+        None => assert!(reason.ends_with("resigns"), "{game}"),
+    }
+    // The saved PGN reads back as the game played.
+    let pgn = game["pgn"].as_str().unwrap();
+    let chunk = xqrecords::pgn::split(pgn).into_iter().next().unwrap();
+    let read = xqrecords::pgn::parse_game(&chunk).unwrap();
+    let read_moves: Vec<String> = read.moves.iter().map(|m| m.to_string()).collect();
+    assert_eq!(read_moves, moves);
+    assert!(pgn.contains(&format!("[Result \"{result}\"]")), "{pgn}");
+    assert!(pgn.contains("[TimeControl \"60+1\"]"), "{pgn}");
+    assert!(pgn.trim_end().ends_with(result), "{pgn}");
+}
