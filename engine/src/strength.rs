@@ -46,47 +46,47 @@ pub const ELEPHANTEYE_ELO: i64 = 2000;
 pub const LADDER: &[Rung] = &[
     Rung {
         skill: 0.0,
-        elo: 540,
+        elo: 305,
     },
     Rung {
         skill: 2.0,
-        elo: 602,
+        elo: 357,
     },
     Rung {
         skill: 4.0,
-        elo: 707,
+        elo: 473,
     },
     Rung {
         skill: 6.0,
-        elo: 778,
+        elo: 600,
     },
     Rung {
         skill: 8.0,
-        elo: 933,
+        elo: 779,
     },
     Rung {
         skill: 10.0,
-        elo: 1261,
+        elo: 1100,
     },
     Rung {
         skill: 12.0,
-        elo: 1638,
+        elo: 1480,
     },
     Rung {
         skill: 14.0,
-        elo: 1924,
+        elo: 1805,
     },
     Rung {
         skill: 16.0,
-        elo: 2278,
+        elo: 2053,
     },
     Rung {
         skill: 18.0,
-        elo: 2505,
+        elo: 2282,
     },
     Rung {
         skill: 19.0,
-        elo: 2618,
+        elo: 2416,
     },
 ];
 
@@ -187,8 +187,9 @@ impl Strength {
         }
     }
 
-    /// Whether the book may answer in `pos`, the game's
-    /// [`game_ply`]th ply.
+    /// Whether the book may answer in `pos`: whether fewer than
+    /// [`Strength::book_plies`] plies were played before it (by its move
+    /// number).
     pub fn plays_book_at(self, pos: &Position) -> bool {
         game_ply(pos) < self.book_plies()
     }

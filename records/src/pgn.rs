@@ -1,8 +1,8 @@
 //! PGN files of xiangqi games: tag pairs, then move text in any notation
 //! of [`crate::notation`], detected move by move (no `[Format]` tag is
-//! needed). Comments `{...}` and `;...`, variations `(...)`, numeric
-//! annotations `$n`, move numbers and `!?` marks are skipped; the main line
-//! is read. `[FEN]` gives the start, `[Result]` (or the result token ending
+//! needed). The main line is read, with each move's comments `{...}`
+//! and numeric annotations (`$n`, or a `!?` suffix) as its [`MoveNote`];
+//! `;...` comments, variations `(...)` and move numbers are skipped. `[FEN]` gives the start, `[Result]` (or the result token ending
 //! the move text) the result.
 //!
 //! [`split`] cuts a file's text into games cheaply, so that games can be
@@ -36,6 +36,11 @@ pub struct Game {
     pub start: Position,
     /// The main line, every move legal.
     pub moves: Vec<Move>,
+    /// What the record says of each move of the main line: its comments
+    /// and annotations (one note a move).
+    pub notes: Vec<MoveNote>,
+    /// The comment before the first move.
+    pub comment: String,
     /// The result.
     pub result: GameResult,
 }
@@ -48,6 +53,16 @@ impl Game {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// The comments and numeric annotation glyphs a record gives a move.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveNote {
+    /// Its comments after it, joined by a space (empty: none).
+    pub comment: String,
+    /// Its annotations: `$n` after it, or its suffix (`?` is 2, `??` 4,
+    /// `?!` 6, as `$2`, `$4`, `$6`).
+    pub nags: Vec<u8>,
 }
 
 /// Why a game was skipped.
@@ -169,8 +184,27 @@ pub fn parse_game(game: &GameText<'_>) -> Result<Game, GameError> {
     };
     let mut pos = start.clone();
     let mut moves = Vec::new();
+    let mut notes: Vec<MoveNote> = Vec::new();
+    let mut comment = String::new();
     let mut final_token = None;
-    for (line, token) in tokens(&movetext) {
+    for token in tokens(&movetext) {
+        let (line, token) = match token {
+            Token::Word(line, word) => (line, word),
+            Token::Comment(text) => {
+                let into = notes.last_mut().map_or(&mut comment, |n| &mut n.comment);
+                if !into.is_empty() && !text.is_empty() {
+                    into.push(' ');
+                }
+                into.push_str(&text);
+                continue;
+            }
+            Token::Nag(nag) => {
+                if let Some(note) = notes.last_mut() {
+                    note.nags.push(nag);
+                }
+                continue;
+            }
+        };
         if let Ok(result) = token.parse::<GameResult>() {
             final_token = Some(result);
             break;
@@ -185,6 +219,10 @@ pub fn parse_game(game: &GameText<'_>) -> Result<Game, GameError> {
         })?;
         pos.make_move(m);
         moves.push(m);
+        notes.push(MoveNote {
+            nags: suffix_nag(token).into_iter().collect(),
+            ..MoveNote::default()
+        });
     }
     let result = tag("Result")
         .and_then(|r| r.parse().ok())
@@ -195,6 +233,8 @@ pub fn parse_game(game: &GameText<'_>) -> Result<Game, GameError> {
         tags,
         start,
         moves,
+        notes,
+        comment,
         result,
     })
 }
@@ -208,28 +248,47 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
     Some((name.to_string(), value))
 }
 
-/// The main line's move and result tokens, with their lines.
-fn tokens<'a>(lines: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+/// A piece of the main line's move text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token<'a> {
+    /// A move or result, with its line.
+    Word(usize, &'a str),
+    /// A comment's text, trimmed.
+    Comment(String),
+    /// A numeric annotation glyph (`$n`).
+    Nag(u8),
+}
+
+/// The main line's move and result words, with their lines, its comments
+/// and its numeric annotations, in order.
+fn tokens<'a>(lines: &[(usize, &'a str)]) -> Vec<Token<'a>> {
     let mut out = Vec::new();
-    let mut comment = false; // inside {...}
+    let mut comment: Option<String> = None; // inside {...}
     let mut depth = 0usize; // variation nesting
     for &(line, text) in lines {
         let mut rest = text;
         while !rest.is_empty() {
-            if comment {
-                match rest.find('}') {
-                    Some(end) => {
-                        comment = false;
-                        rest = &rest[end + 1..];
-                    }
-                    None => break,
+            if let Some(open) = comment.as_mut() {
+                let (inside, end) = match rest.find('}') {
+                    Some(end) => (&rest[..end], Some(end)),
+                    None => (rest, None),
+                };
+                if !open.is_empty() && !inside.trim().is_empty() {
+                    open.push(' ');
                 }
+                open.push_str(inside.trim());
+                let Some(end) = end else { break };
+                let text = comment.take().unwrap_or_default();
+                if depth == 0 {
+                    out.push(Token::Comment(text));
+                }
+                rest = &rest[end + 1..];
                 continue;
             }
             let c = rest.chars().next().expect("not empty");
             match c {
                 '{' => {
-                    comment = true;
+                    comment = Some(String::new());
                     rest = &rest[1..];
                 }
                 ';' => break,
@@ -250,8 +309,11 @@ fn tokens<'a>(lines: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
                         .find(|c: char| c.is_whitespace() || "{}();".contains(c))
                         .unwrap_or(rest.len());
                     let word = strip_move_number(&rest[..end]);
-                    if depth == 0 && !word.is_empty() && !word.starts_with('$') {
-                        out.push((line, word));
+                    if depth == 0 && !word.is_empty() {
+                        match word.strip_prefix('$') {
+                            Some(n) => out.extend(n.parse().ok().map(Token::Nag)),
+                            None => out.push(Token::Word(line, word)),
+                        }
                     }
                     rest = &rest[end..];
                 }
@@ -259,6 +321,16 @@ fn tokens<'a>(lines: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
         }
     }
     out
+}
+
+/// The numeric annotation of a move's suffix (`!`, `?`, `!!`, `??`, `!?`,
+/// `?!`), as `$1` to `$6` give them.
+fn suffix_nag(word: &str) -> Option<u8> {
+    let glyph = &word[word.trim_end_matches(['!', '?']).len()..];
+    ["!", "?", "!!", "??", "!?", "?!"]
+        .iter()
+        .position(|g| *g == glyph)
+        .map(|i| i as u8 + 1)
 }
 
 /// `12.`, `12...`, `12.h2e2` without the number; `..` alone becomes empty.
@@ -291,8 +363,37 @@ mod tests {
     fn a_stray_closing_brace_is_skipped() {
         // Found by the pgn fuzz target: the walk used to stand still here.
         let lines = [(3, "1. h2e2 } h9g7 }"), (4, "}2. h0g2")];
-        let words: Vec<&str> = tokens(&lines).into_iter().map(|(_, w)| w).collect();
+        let words: Vec<&str> = tokens(&lines)
+            .into_iter()
+            .filter_map(|t| match t {
+                Token::Word(_, w) => Some(w),
+                _ => None,
+            })
+            .collect();
         assert_eq!(words, ["h2e2", "h9g7", "h0g2"]);
+    }
+
+    #[test]
+    fn comments_and_annotations_are_each_moves() {
+        let text = "[Event \"x\"]\n\n{Before} 1. h2e2 $1 {A central\ncannon.} h9g7?! \
+                    ( h9h7 {in a variation} ) 2. h0g2 {one} {two} $2 $4 i9h9 1-0\n";
+        let game = parse_game(&split(text)[0]).unwrap();
+        assert_eq!(game.moves.len(), 4);
+        assert_eq!(game.comment, "Before");
+        let notes: Vec<(&str, &[u8])> = game
+            .notes
+            .iter()
+            .map(|n| (n.comment.as_str(), n.nags.as_slice()))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                ("A central cannon.", &[1][..]),
+                ("", &[6][..]),
+                ("one two", &[2, 4][..]),
+                ("", &[][..]),
+            ]
+        );
     }
 
     #[test]

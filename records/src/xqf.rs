@@ -20,7 +20,7 @@
 use xqcore::{Board, Color, GameResult, IccsMove, Move, Piece, Position, Setup, Square};
 
 use crate::encoding::decode;
-use crate::pgn::Game;
+use crate::pgn::{Game, MoveNote};
 
 /// Where the move tree starts.
 const TREE: usize = 0x400;
@@ -255,6 +255,9 @@ pub fn read_xqf(bytes: &[u8], variations: bool) -> Result<Vec<Game>, XqfError> {
             index: i + 1,
             tags: tags.clone(),
             start,
+            // The file's comments are not read.
+            notes: vec![MoveNote::default(); moves.len()],
+            comment: String::new(),
             moves,
             result,
         });

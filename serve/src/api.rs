@@ -20,6 +20,10 @@
 //!   it thinks, then `done` with the move and whether it accepts the draw
 //!   or resigns.
 //! - `POST /api/pgn`: the first game of a PGN text.
+//! - `POST /api/review`: starts a review of the first game of a PGN text
+//!   (its id); `GET /api/review/ID`: the review as it stands, each
+//!   position judged by the tables, books or engine, each move's drop in
+//!   expected score and its mark, and once done the review as PGN.
 //!
 //! `board` is read as in the chessdb API (a FEN, optionally `moves ...`).
 //! Scores and results are for the side to move, as in chessdb's API.
@@ -52,6 +56,7 @@ use crate::board::parse_board;
 use crate::chessdb::{table_answer, TablesDamaged};
 use crate::library::Library;
 use crate::rank::{book_file_moves, winrate};
+use crate::review::Reviews;
 
 /// Query parameters of the API.
 #[derive(Deserialize)]
@@ -351,31 +356,71 @@ pub async fn position_info(Board { pos, .. }: Board) -> Response {
         .into_response()
 }
 
+/// `POST /api/review`: starts a review of the first game of a PGN text;
+/// `{"id": N, "moves": M}`.
+pub async fn start_review(
+    State(library): State<Arc<Library>>,
+    axum::Extension(reviews): axum::Extension<Arc<Reviews>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let game = match first_game(body) {
+        Ok(game) => game,
+        Err((status, why)) => return error(status, why),
+    };
+    let id = reviews.start(library, &game);
+    Json(json!({ "id": id, "moves": game.moves.len() })).into_response()
+}
+
+/// `GET /api/review/N`: review `N` as it stands: each position's
+/// judgement and each move's drop and mark as they come, `done` once all
+/// are in, and then the review as PGN (`pgn`, with a comment and a glyph
+/// a move; `plain_pgn` the moves alone).
+pub async fn review(
+    axum::Extension(reviews): axum::Extension<Arc<Reviews>>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let Some(review) = id.parse().ok().and_then(|id| reviews.get(id)) else {
+        return error(StatusCode::NOT_FOUND, "no such review (or no longer kept)");
+    };
+    let mut body = serde_json::to_value(&review).unwrap_or_default();
+    body["done"] = json!(review.done());
+    body["pgn"] = json!(review.done().then(|| review.pgn()));
+    body["plain_pgn"] = json!(review.plain_pgn());
+    Json(body).into_response()
+}
+
 /// Longest PGN text `/api/pgn` reads.
 pub const MAX_PGN_LEN: usize = 256 * 1024;
 
 /// `POST /api/pgn`: the first game of a PGN text (ICCS, WXF or Chinese
-/// notation), as its start FEN and its moves.
+/// notation; UTF-8, GBK or Big5), as its start FEN and its moves.
 pub async fn pgn(body: Result<Bytes, BytesRejection>) -> Response {
-    let body = match body {
-        Ok(body) => body,
-        Err(e) => return error(e.status(), e.body_text()),
-    };
-    if body.len() > MAX_PGN_LEN {
-        return error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("PGN of {} bytes (at most {MAX_PGN_LEN})", body.len()),
-        );
-    }
-    let text = String::from_utf8_lossy(&body);
-    let Some(game) = xqrecords::pgn::split(&text).into_iter().next() else {
-        return error(StatusCode::BAD_REQUEST, "no game in the text");
-    };
-    match xqrecords::pgn::parse_game(&game) {
+    match first_game(body) {
         Ok(g) => {
             let moves: Vec<String> = g.moves.iter().map(Move::to_string).collect();
             Json(json!({ "start": g.start.fen(), "moves": moves })).into_response()
         }
-        Err(e) => error(StatusCode::BAD_REQUEST, e),
+        Err((status, why)) => error(status, why),
     }
+}
+
+/// The first game of a PGN text in a request's body, or why not: the
+/// refusal's status and reason.
+fn first_game(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<xqrecords::pgn::Game, (StatusCode, String)> {
+    let body = body.map_err(|e| (e.status(), e.body_text()))?;
+    if body.len() > MAX_PGN_LEN {
+        return Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("PGN of {} bytes (at most {MAX_PGN_LEN})", body.len()),
+        ));
+    }
+    // A file as it was saved: UTF-8, GBK or Big5, as the records library
+    // detects it.
+    let text = xqrecords::encoding::decode(&body, None).text;
+    let Some(game) = xqrecords::pgn::split(&text).into_iter().next() else {
+        return Err((StatusCode::BAD_REQUEST, "no game in the text".into()));
+    };
+    xqrecords::pgn::parse_game(&game).map_err(|e| (StatusCode::BAD_REQUEST, e.to_string()))
 }

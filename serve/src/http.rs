@@ -173,6 +173,10 @@ fn api_router() -> Router<Arc<Library>> {
         .route("/analyse", get(api::analyse))
         .route("/levels", get(api::levels))
         .route("/play", get(api::play))
+        .route("/review", axum::routing::post(api::start_review))
+        .route("/review/{id}", get(api::review))
+        // The games under review, for the server's life.
+        .layer(axum::Extension(Arc::new(crate::review::Reviews::default())))
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
 }

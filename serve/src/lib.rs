@@ -18,7 +18,8 @@
 //! - [`bench`](mod@bench) and [`load`]: `xqserve bench`'s queries and load.
 //! - [`rank`]: chessdb's ranks of moves, and the score of a book move
 //!   from its games (one ranking for the API and the board).
-//! - [`play`]: the engine's moves in a game on the board, at a level.
+//! - [`play`]: the engine's moves in a game on the board, at a level;
+//!   [`review`]: a game's every move judged and marked in the background.
 //! - [`board`]: the `board` parameter (a FEN, and our extension: moves
 //!   played from it).
 //! - [`http`]: the routes, on axum.
@@ -40,6 +41,7 @@ pub mod load;
 pub mod play;
 pub mod rank;
 pub mod reply;
+pub mod review;
 pub mod store;
 pub mod tokens;
 pub mod work;

@@ -2,7 +2,6 @@
 //! more tournaments, fitted on all of them at once, e.g. a ladder of
 //! levels and a gauntlet against an anchor engine played apart.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use xqcli::Failure;
@@ -49,14 +48,12 @@ pub fn run(args: &RatingsArgs) -> xqcli::Result<()> {
         .as_deref()
         .map(|text| anchor_of(text, &results))
         .transpose()?;
-    let text = format!(
-        "{}{}\n{}\n",
+    xqcli::out!(
+        "{}{}\n{}",
         standings_anchored(&results, anchor),
         crosstable(&results),
         endings_line(&results)
     );
-    // A reader that stops early (`| head`) is no failure.
-    let _ = std::io::stdout().write_all(text.as_bytes());
     Ok(())
 }
 
