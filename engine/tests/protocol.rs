@@ -1,6 +1,7 @@
 //! The UCCI and UCI protocols, driven over stdin/stdout.
 
 mod common;
+mod levels;
 
 use std::time::{Duration, Instant};
 

@@ -269,7 +269,10 @@ impl Review {
         if let Some(review) = &self.reviews[i] {
             if review.book {
                 parts.push("book move".into());
-            } else if let Some(mark) = review.mark {
+            } else if let Some(book) = before.book.first() {
+                parts.push(format!("out of book (book {book})"));
+            }
+            if let Some(mark) = review.mark {
                 parts.push(format!(
                     "{} (-{:.0} % expected score)",
                     mark.name(),

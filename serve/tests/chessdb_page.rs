@@ -21,6 +21,7 @@
 //! text has `ok`: "Request successful, refresh in 5 seconds...", and 5 s
 //! later the moves asked for again.
 
+mod board_game;
 mod common;
 
 use std::ffi::OsStr;

@@ -6,8 +6,8 @@
 //! file, and clicks on the evaluation graph. Each writes what the page
 //! showed; the tests check it against the rules, the game file and the
 //! exported PGN read back. Needs `chromium` (scripts/test.sh installs it).
-
-mod common;
+//! (A module of chessdb's page tests, which drive Chromium the same way:
+//! one test binary fewer to build.)
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -18,27 +18,22 @@ use headless_chrome::{Browser, LaunchOptions};
 use serde_json::Value;
 use xqcore::{EndRules, Position};
 
-/// Chromium from the PATH, else whatever Chrome the DevTools crate finds.
+/// Chromium, as chessdb's page tests find it.
 fn chromium_path() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("chromium"))
-        .find(|p| p.is_file())
-        .or_else(|| headless_chrome::browser::default_executable().ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "chromium not found: the board's test needs it. Install it with \
-                 `apt-get install chromium fonts-wqy-zenhei`, or run scripts/test.sh"
-            )
-        })
+    super::chromium_path().unwrap_or_else(|| {
+        panic!(
+            "chromium not found: the board's test needs it. Install it with \
+             `apt-get install chromium fonts-wqy-zenhei`, or run scripts/test.sh"
+        )
+    })
 }
 
 /// What the page's self-test `query` (`selftest=...`) reported, and a
 /// screenshot of the page at its end, against a server started with
 /// `args`.
 fn selftest(args: &[&OsStr], query: &str) -> (Value, Vec<u8>) {
-    let (server, url) = common::start_server(args);
-    let _server = common::Running(server);
+    let (server, url) = crate::common::start_server(args);
+    let _server = crate::common::Running(server);
     let profile = tempfile::tempdir().unwrap();
     let options = LaunchOptions::default_builder()
         .path(Some(chromium_path()))

@@ -1,10 +1,9 @@
 //! Strength levels over UCI: `Skill Level`, `UCI_LimitStrength` and
 //! `UCI_Elo` are announced, and a weak level searches its small budget and
-//! varies its moves, whatever the clock gives it.
+//! varies its moves, whatever the clock gives it. (A module of the
+//! protocol tests: one test binary fewer to build.)
 
-mod common;
-
-use common::{best_of, search_infos, Engine, SECS};
+use crate::common::{best_of, search_infos, Engine, SECS};
 use xqengine::strength::{elo_range, Strength, MAX_SKILL};
 use xqmatch::Protocol;
 
