@@ -46,19 +46,19 @@ pub const ELEPHANTEYE_ELO: i64 = 2000;
 pub const LADDER: &[Rung] = &[
     Rung {
         skill: 0.0,
-        elo: 305,
+        elo: 307,
     },
     Rung {
         skill: 2.0,
-        elo: 357,
+        elo: 365,
     },
     Rung {
         skill: 4.0,
-        elo: 473,
+        elo: 478,
     },
     Rung {
         skill: 6.0,
-        elo: 600,
+        elo: 612,
     },
     Rung {
         skill: 8.0,
@@ -66,27 +66,27 @@ pub const LADDER: &[Rung] = &[
     },
     Rung {
         skill: 10.0,
-        elo: 1100,
+        elo: 1108,
     },
     Rung {
         skill: 12.0,
-        elo: 1480,
+        elo: 1473,
     },
     Rung {
         skill: 14.0,
-        elo: 1805,
+        elo: 1807,
     },
     Rung {
         skill: 16.0,
-        elo: 2053,
+        elo: 2052,
     },
     Rung {
         skill: 18.0,
-        elo: 2282,
+        elo: 2261,
     },
     Rung {
         skill: 19.0,
-        elo: 2416,
+        elo: 2375,
     },
 ];
 
