@@ -123,7 +123,7 @@ impl TableError {
         }
     }
 
-    fn corrupt(path: &Path, reason: impl Into<String>) -> TableError {
+    pub(crate) fn corrupt(path: &Path, reason: impl Into<String>) -> TableError {
         TableError::Corrupt {
             path: path.to_path_buf(),
             reason: reason.into(),
@@ -205,11 +205,7 @@ impl TableInfo {
     }
 
     fn encode(&self) -> Vec<u8> {
-        let name = self.material.to_string();
-        let mut b = vec![name.len() as u8];
-        b.extend_from_slice(name.as_bytes());
-        b.push(self.rules);
-        b.extend_from_slice(&self.size.to_le_bytes());
+        let mut b = encode_head(self.material, self.rules, self.size);
         for s in &self.stats {
             for n in [s.wins, s.draws, s.losses] {
                 b.extend_from_slice(&n.to_le_bytes());
@@ -231,15 +227,7 @@ impl TableInfo {
     fn decode(path: &Path, b: &[u8]) -> Result<TableInfo, TableError> {
         let bad = |what: &str| TableError::corrupt(path, format!("metadata: {what}"));
         let mut r = ByteReader { b, at: 0 };
-        let len = r.u8().ok_or_else(|| bad("no material name"))? as usize;
-        let name = r.bytes(len).ok_or_else(|| bad("material name cut short"))?;
-        let name = std::str::from_utf8(name).map_err(|_| bad("material name is not text"))?;
-        let material: Material = name.parse().map_err(|e| bad(&format!("material: {e}")))?;
-        if material.canonical().0 != material {
-            return Err(bad(&format!("{name} is not a table name")));
-        }
-        let rules = r.u8().ok_or_else(|| bad("no rule set"))?;
-        let size = r.u64().ok_or_else(|| bad("no size"))?;
+        let (material, rules, size) = decode_head(path, &mut r)?;
         let mut stats = [SideStats::default(); 2];
         for s in &mut stats {
             s.wins = r.u64().ok_or_else(|| bad("counts cut short"))?;
@@ -263,25 +251,55 @@ impl TableInfo {
     }
 }
 
-struct ByteReader<'a> {
-    b: &'a [u8],
-    at: usize,
+/// The metadata every table file starts with: the material's name (a
+/// length byte, then ASCII), the rule set, the indexes per side.
+pub(crate) fn encode_head(material: Material, rules: u8, size: u64) -> Vec<u8> {
+    let name = material.to_string();
+    let mut b = vec![name.len() as u8];
+    b.extend_from_slice(name.as_bytes());
+    b.push(rules);
+    b.extend_from_slice(&size.to_le_bytes());
+    b
+}
+
+/// Reads what [`encode_head`] wrote: the material (a canonical name), the
+/// rule set, the indexes per side.
+pub(crate) fn decode_head(
+    path: &Path,
+    r: &mut ByteReader,
+) -> Result<(Material, u8, u64), TableError> {
+    let bad = |what: &str| TableError::corrupt(path, format!("metadata: {what}"));
+    let len = r.u8().ok_or_else(|| bad("no material name"))? as usize;
+    let name = r.bytes(len).ok_or_else(|| bad("material name cut short"))?;
+    let name = std::str::from_utf8(name).map_err(|_| bad("material name is not text"))?;
+    let material: Material = name.parse().map_err(|e| bad(&format!("material: {e}")))?;
+    if material.canonical().0 != material {
+        return Err(bad(&format!("{name} is not a table name")));
+    }
+    let rules = r.u8().ok_or_else(|| bad("no rule set"))?;
+    let size = r.u64().ok_or_else(|| bad("no size"))?;
+    Ok((material, rules, size))
+}
+
+pub(crate) struct ByteReader<'a> {
+    pub(crate) b: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> ByteReader<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.b.get(self.at..self.at + n)?;
         self.at += n;
         Some(s)
     }
-    fn u8(&mut self) -> Option<u8> {
+    pub(crate) fn u8(&mut self) -> Option<u8> {
         self.bytes(1).map(|s| s[0])
     }
-    fn u16(&mut self) -> Option<u16> {
+    pub(crate) fn u16(&mut self) -> Option<u16> {
         self.bytes(2)
             .map(|s| u16::from_le_bytes(s.try_into().expect("2 bytes")))
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(crate) fn u64(&mut self) -> Option<u64> {
         self.bytes(8)
             .map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
     }
@@ -316,6 +334,20 @@ pub struct EncodedBlock {
     compressed: xqstore::CompressedBlock,
     /// Records in the block.
     records: u32,
+}
+
+impl EncodedBlock {
+    pub(crate) fn new(compressed: xqstore::CompressedBlock, records: u64) -> EncodedBlock {
+        EncodedBlock {
+            compressed,
+            records: records as u32,
+        }
+    }
+
+    /// Appends the block, whose first record is `first_key`.
+    pub(crate) fn add_to(self, writer: &mut Writer, first_key: u64) -> Result<(), TableError> {
+        Ok(writer.add_compressed(first_key, self.records, self.compressed)?)
+    }
 }
 
 /// Encodes block `k` of the table `values` at zstd `level`: its codes'
@@ -390,6 +422,32 @@ pub fn write_table_with(
         }
     }
     Ok(writer.finish()?)
+}
+
+/// Block `i` of `reader`, from this thread's cache or else from the reader
+/// (which decompresses it, or finds it in its own shared cache).
+pub(crate) fn cached_block(reader: &Reader, i: usize) -> Result<std::sync::Arc<[u8]>, TableError> {
+    let file = reader.id();
+    let hit = BLOCKS.with_borrow_mut(|cache| {
+        let at = cache
+            .iter()
+            .rposition(|(id, b, _)| *id == file && *b == i)?;
+        let entry = cache.remove(at);
+        let data = entry.2.clone();
+        cache.push(entry);
+        Some(data)
+    });
+    if let Some(data) = hit {
+        return Ok(data);
+    }
+    let data = reader.block(i)?;
+    BLOCKS.with_borrow_mut(|cache| {
+        if cache.len() == THREAD_BLOCKS {
+            cache.remove(0);
+        }
+        cache.push((file, i, data.clone()));
+    });
+    Ok(data)
 }
 
 /// An open table file.
@@ -511,30 +569,8 @@ impl TableFile {
             .ok_or_else(|| corrupt(format!("invalid value code at key {key}")))
     }
 
-    /// Block `i`, from this thread's cache or else from the reader (which
-    /// decompresses it, or finds it in its own shared cache).
     fn cached_block(&self, i: usize) -> Result<std::sync::Arc<[u8]>, TableError> {
-        let file = self.reader.id();
-        let hit = BLOCKS.with_borrow_mut(|cache| {
-            let at = cache
-                .iter()
-                .rposition(|(id, b, _)| *id == file && *b == i)?;
-            let entry = cache.remove(at);
-            let data = entry.2.clone();
-            cache.push(entry);
-            Some(data)
-        });
-        if let Some(data) = hit {
-            return Ok(data);
-        }
-        let data = self.reader.block(i)?;
-        BLOCKS.with_borrow_mut(|cache| {
-            if cache.len() == THREAD_BLOCKS {
-                cache.remove(0);
-            }
-            cache.push((file, i, data.clone()));
-        });
-        Ok(data)
+        cached_block(&self.reader, i)
     }
 
     /// Every value code, by side to move (for verification and for

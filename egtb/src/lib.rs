@@ -32,6 +32,7 @@ mod answer;
 mod file;
 mod index;
 mod material;
+mod metric;
 mod orient;
 mod probe;
 mod value;
@@ -45,6 +46,10 @@ pub use file::{
 pub use index::{mirror_square, Indexer, Placement, SlotPiece, INDEX_SCHEME, MAX_PIECES};
 pub use material::{
     color_of_side, table_piece, Defenders, Material, MaterialClass, MaterialError, WRITING_ORDER,
+};
+pub use metric::{
+    write_dtc, write_wdl, Dtc, Metric, MetricFile, MetricInfo, MetricStats, DTC_BLOCK_RECORDS,
+    DTC_KIND, MAX_DTC, MAX_ORDER, WDL_BLOCK_RECORDS, WDL_KIND,
 };
 pub use orient::{board_of, placement_of, side_of, table_of};
 pub use probe::{ProbeError, Tablebase};

@@ -1,5 +1,8 @@
 //! Probing a set of table files: tables are registered by name from their
 //! directories and opened on first probe, then shared by all threads.
+//! A material may have a file of each metric ([`Metric`]): the table file
+//! (distance to mate), the win/draw/loss file and the distance-to-conversion
+//! file, each probed on its own.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,17 +10,84 @@ use std::sync::{Arc, OnceLock};
 
 use xqcore::Position;
 
-use crate::file::{TableError, TableFile, EXTENSION};
-use crate::index::Placement;
+use crate::file::{TableError, TableFile};
+use crate::index::{Indexer, Placement};
 use crate::material::Material;
+use crate::metric::{Dtc, Metric, MetricFile};
 use crate::orient::{placement_of, side_of, table_of};
-use crate::value::Value;
+use crate::value::{Value, Wdl};
 
-/// A registered table: its file, opened on first use. A file that fails to
-/// open keeps its error, so every probe of it reports the same reason.
-struct Slot {
+/// A registered file, opened on first use. A file that fails to open
+/// keeps its error, so every probe of it reports the same reason.
+struct Lazy<T> {
     path: PathBuf,
-    table: OnceLock<Result<TableFile, Arc<TableError>>>,
+    file: OnceLock<Result<T, Arc<TableError>>>,
+}
+
+impl<T> Lazy<T> {
+    fn new(path: PathBuf) -> Lazy<T> {
+        Lazy {
+            path,
+            file: OnceLock::new(),
+        }
+    }
+
+    fn get(&self, open: impl FnOnce(&Path) -> Result<T, TableError>) -> Result<&T, ProbeError> {
+        let opened = self.file.get_or_init(|| open(&self.path).map_err(Arc::new));
+        opened.as_ref().map_err(Arc::clone)
+    }
+}
+
+/// A material's registered files.
+struct Slot {
+    material: Material,
+    indexer: OnceLock<Indexer>,
+    dtm: Option<Lazy<TableFile>>,
+    wdl: Option<Lazy<MetricFile>>,
+    dtc: Option<Lazy<MetricFile>>,
+}
+
+impl Slot {
+    fn indexer(&self) -> &Indexer {
+        self.indexer.get_or_init(|| Indexer::new(self.material))
+    }
+
+    fn dtm(&self) -> Option<Result<&TableFile, ProbeError>> {
+        let material = self.material;
+        let lazy = self.dtm.as_ref()?;
+        Some(lazy.get(|path| {
+            let table = TableFile::open(path)?;
+            holds(path, table.info().material, material)?;
+            Ok(table)
+        }))
+    }
+
+    fn metric(&self, metric: Metric) -> Option<Result<&MetricFile, ProbeError>> {
+        let material = self.material;
+        let lazy = match metric {
+            Metric::Wdl => self.wdl.as_ref(),
+            Metric::Dtc => self.dtc.as_ref(),
+            Metric::Dtm => None,
+        }?;
+        Some(lazy.get(|path| {
+            let file = MetricFile::open(path, metric)?;
+            holds(path, file.info().material, material)?;
+            Ok(file)
+        }))
+    }
+}
+
+/// Refuses a file that holds another material than its name says (a file
+/// renamed or copied over another): its indexes would be read as this
+/// material's and give wrong values.
+fn holds(path: &Path, holds: Material, material: Material) -> Result<(), TableError> {
+    if holds == material {
+        return Ok(());
+    }
+    Err(TableError::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("the file holds {holds}, its name says {material}"),
+    })
 }
 
 /// The tables found in some directories.
@@ -39,21 +109,41 @@ impl std::fmt::Debug for Tablebase {
 /// A probe that could not be answered because a table file is broken.
 pub type ProbeError = Arc<TableError>;
 
+/// Where a position stands in the tables.
+enum Located<'a> {
+    /// Neither side can mate: a draw without a table.
+    DeadDraw,
+    /// No table of its material is registered.
+    Missing,
+    At {
+        slot: &'a Slot,
+        side: usize,
+        index: u64,
+    },
+}
+
 impl Tablebase {
     /// An empty set of tables.
     pub fn new() -> Tablebase {
         Tablebase::default()
     }
 
-    /// Registers every `*.xqtb` file in `dir` whose name is a table name
-    /// (`KRKAABB.xqtb`); nothing is read yet. Returns how many were added.
+    /// Registers every table file in `dir` whose name is a table name and
+    /// a metric's extension (`KRKAABB.xqtb`, `KRKAABB.xqwdl`,
+    /// `KRKAABB.xqdtc`); nothing is read yet. A material's file of a metric
+    /// already registered (from a directory added before) is kept.
+    /// Returns how many materials were added.
     pub fn add_dir(&mut self, dir: &Path) -> std::io::Result<usize> {
         let mut added = 0;
         for entry in std::fs::read_dir(dir)? {
             let path = entry?.path();
-            if path.extension().and_then(|e| e.to_str()) != Some(EXTENSION) {
+            let Some(metric) = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(Metric::of_extension)
+            else {
                 continue;
-            }
+            };
             let Some(material) = path
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -63,18 +153,26 @@ impl Tablebase {
                 continue;
             };
             self.max_pieces = self.max_pieces.max(material.piece_count());
-            self.tables.entry(material).or_insert_with(|| {
+            let slot = self.tables.entry(material).or_insert_with(|| {
                 added += 1;
                 Slot {
-                    path,
-                    table: OnceLock::new(),
+                    material,
+                    indexer: OnceLock::new(),
+                    dtm: None,
+                    wdl: None,
+                    dtc: None,
                 }
             });
+            match metric {
+                Metric::Dtm => slot.dtm = slot.dtm.take().or(Some(Lazy::new(path))),
+                Metric::Wdl => slot.wdl = slot.wdl.take().or(Some(Lazy::new(path))),
+                Metric::Dtc => slot.dtc = slot.dtc.take().or(Some(Lazy::new(path))),
+            }
         }
         Ok(added)
     }
 
-    /// Number of registered tables.
+    /// Number of registered tables (materials).
     pub fn len(&self) -> usize {
         self.tables.len()
     }
@@ -89,7 +187,17 @@ impl Tablebase {
         self.max_pieces
     }
 
-    /// Opens every registered table now instead of on its first probe,
+    /// Whether a file of `metric` is registered for the canonical
+    /// `material` (win/draw/loss: the table file holds it too).
+    pub fn has(&self, material: &Material, metric: Metric) -> bool {
+        self.tables.get(material).is_some_and(|slot| match metric {
+            Metric::Dtm => slot.dtm.is_some(),
+            Metric::Wdl => slot.wdl.is_some() || slot.dtm.is_some(),
+            Metric::Dtc => slot.dtc.is_some(),
+        })
+    }
+
+    /// Opens every registered file now instead of on its first probe,
     /// checking each file's header and block index (not its blocks, which
     /// a probe checks as it reads them): the errors of the files that
     /// cannot be used, each naming its file, in no particular order. A
@@ -97,61 +205,100 @@ impl Tablebase {
     /// damaged table before any probe needs it; probes of such a table
     /// keep failing with the same error.
     pub fn open_all(&self) -> Vec<ProbeError> {
-        self.tables
-            .keys()
-            .filter_map(|material| self.table(material)?.err())
-            .collect()
+        let mut errors = Vec::new();
+        for slot in self.tables.values() {
+            errors.extend(slot.dtm().and_then(Result::err));
+            for metric in [Metric::Wdl, Metric::Dtc] {
+                errors.extend(slot.metric(metric).and_then(Result::err));
+            }
+        }
+        errors
     }
 
-    /// The table of a canonical material, opened on first use; `None` when
-    /// none is registered.
-    fn table(&self, material: &Material) -> Option<Result<&TableFile, ProbeError>> {
-        let slot = self.tables.get(material)?;
-        let opened = slot
-            .table
-            .get_or_init(|| open_as(&slot.path, *material).map_err(Arc::new));
-        Some(opened.as_ref().map_err(Arc::clone))
-    }
-
-    /// The value of `pos` for the side to move: `Ok(None)` when its
-    /// material has no table. Positions where neither side can mate are
-    /// draws without a table. The history of `pos` is not looked at: a
-    /// repetition or the move limit can still end the game earlier.
-    pub fn probe(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
+    /// Where `pos` stands in the tables.
+    fn locate(&self, pos: &Position) -> Located<'_> {
         let board = pos.board();
         let (material, swapped) = table_of(board);
         if material.is_dead_draw() {
-            return Ok(Some(Value::Draw));
+            return Located::DeadDraw;
         }
         if material.piece_count() > self.max_pieces {
-            return Ok(None);
+            return Located::Missing;
         }
-        let Some(table) = self.table(&material) else {
-            return Ok(None);
+        let Some(slot) = self.tables.get(&material) else {
+            return Located::Missing;
         };
-        let table = table?;
         let mut placement = Placement::new();
-        placement_of(table.indexer(), board, swapped, &mut placement);
-        let Some(index) = table.indexer().index(&placement) else {
-            return Ok(None);
+        placement_of(slot.indexer(), board, swapped, &mut placement);
+        let Some(index) = slot.indexer().index(&placement) else {
+            return Located::Missing;
         };
-        Ok(Some(table.value(side_of(pos.turn(), swapped), index)?))
+        Located::At {
+            slot,
+            side: side_of(pos.turn(), swapped),
+            index,
+        }
     }
-}
 
-/// Opens the table file registered for `material`, refusing one that holds
-/// another material (a file renamed or copied over another): its indexes
-/// would be read as this material's and give wrong values.
-fn open_as(path: &Path, material: Material) -> Result<TableFile, TableError> {
-    let table = TableFile::open(path)?;
-    let holds = table.info().material;
-    if holds != material {
-        return Err(TableError::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("the file holds {holds}, its name says {material}"),
-        });
+    /// The value of `pos` for the side to move, with its distance to mate
+    /// (from the table file): `Ok(None)` when its material has no table
+    /// file. Positions where neither side can mate are draws without a
+    /// table. The history of `pos` is not looked at: a repetition or the
+    /// move limit can still end the game earlier.
+    ///
+    /// # Errors
+    ///
+    /// A table file that cannot be read, naming it.
+    pub fn probe(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
+        match self.locate(pos) {
+            Located::DeadDraw => Ok(Some(Value::Draw)),
+            Located::Missing => Ok(None),
+            Located::At { slot, side, index } => match slot.dtm() {
+                None => Ok(None),
+                Some(table) => Ok(Some(table?.value(side, index)?)),
+            },
+        }
     }
-    Ok(table)
+
+    /// Win, draw or loss for the side to move under the Asian rules (the
+    /// repetition rules' results count), from the win/draw/loss file, or
+    /// else the table file: `Ok(None)` when its material has neither.
+    ///
+    /// # Errors
+    ///
+    /// A table file that cannot be read, naming it.
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Option<Wdl>, ProbeError> {
+        match self.locate(pos) {
+            Located::DeadDraw => Ok(Some(Wdl::Draw)),
+            Located::Missing => Ok(None),
+            Located::At { slot, side, index } => {
+                if let Some(file) = slot.metric(Metric::Wdl) {
+                    return Ok(Some(file?.wdl(side, index)?));
+                }
+                match slot.dtm() {
+                    None => Ok(None),
+                    Some(table) => Ok(Some(table?.value(side, index)?.wdl())),
+                }
+            }
+        }
+    }
+
+    /// The distance to conversion of `pos` for the side to move, from the
+    /// distance-to-conversion file: `Ok(None)` when its material has none.
+    ///
+    /// # Errors
+    ///
+    /// A table file that cannot be read, naming it.
+    pub fn probe_dtc(&self, pos: &Position) -> Result<Option<Dtc>, ProbeError> {
+        match self.locate(pos) {
+            Located::DeadDraw => Ok(Some(Dtc::DRAW)),
+            Located::Missing => Ok(None),
+            Located::At { slot, side, index } => match slot.metric(Metric::Dtc) {
+                None => Ok(None),
+                Some(file) => Ok(Some(file?.dtc(side, index)?)),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use crate::generate::{
-    bit_bytes, rule_pass_bytes, solve_in, working_bytes, Progress, Scratch, Solution, Solutions,
-    SolveError,
+    bit_bytes, rule_pass_bytes, solve_metrics, working_bytes, DtcCodes, Progress, Scratch,
+    Solution, Solutions, SolveError,
 };
 use xqegtb::{
-    rules_for, write_table_with, EncodedBlock, Indexer, Material, TableError, TableFile, TableInfo,
-    EXTENSION,
+    rules_for, write_dtc, write_table_with, write_wdl, EncodedBlock, Indexer, Material, Metric,
+    MetricFile, MetricInfo, TableError, TableFile, TableInfo, EXTENSION,
 };
 
 /// zstd level of table files: on KRKNAABB level 13 writes 1.068 bits a
@@ -167,10 +167,29 @@ impl MemoryBound {
 /// for later tables, in scratch files; a table kept for later ones that
 /// holds more than an eighth of the bound waits in a scratch file too.
 /// Refused when even the bit-packed state a table needs in memory passes
-/// the bound.
+/// the bound. Writes the default metrics ([`DEFAULT_METRICS`]).
 pub fn build_bounded(
     dir: &Path,
     plan: &[Material],
+    bound: Option<&MemoryBound>,
+    events: &(dyn Fn(Event) + Sync),
+) -> Result<Summary, BuildError> {
+    build_metrics(dir, plan, &DEFAULT_METRICS, bound, events)
+}
+
+/// The metrics a build writes unless told otherwise: the table file
+/// (distance to mate) and the small win/draw/loss file beside it.
+pub const DEFAULT_METRICS: [Metric; 2] = [Metric::Wdl, Metric::Dtm];
+
+/// [`build_bounded`], writing the files of `metrics` for each table. A
+/// table whose files of those metrics are all there is kept; one with
+/// some missing gets them (the win/draw/loss file from its table file when
+/// that is there, the others by solving it again), and the files there are
+/// never written over.
+pub fn build_metrics(
+    dir: &Path,
+    plan: &[Material],
+    metrics: &[Metric],
     bound: Option<&MemoryBound>,
     events: &(dyn Fn(Event) + Sync),
 ) -> Result<Summary, BuildError> {
@@ -181,13 +200,38 @@ pub fn build_bounded(
     let mut summary = Summary::default();
     let mut solutions = Solutions::default();
     for (i, &material) in plan.iter().enumerate() {
-        let path = table_path(dir, material);
         let later = &plan[i + 1..];
-        let solved = match existing(&path, material, bound, needed_sides(later, &material))? {
+        let needed = needed_sides(later, &material);
+        let missing: Vec<Metric> = metrics
+            .iter()
+            .copied()
+            .filter(|&m| !metric_file_ok(dir, material, m))
+            .collect();
+        let table = table_path(dir, material);
+        let from_table = if missing.iter().all(|&m| m == Metric::Wdl) {
+            // The win/draw/loss file, if missing, comes from the table file.
+            let keep = if missing.is_empty() {
+                needed
+            } else {
+                [true, true]
+            };
+            existing(&table, material, bound, keep)?
+        } else {
+            None
+        };
+        let solved = match from_table {
             Some(solved) => {
+                if !missing.is_empty() {
+                    summary.bytes += write_wdl_of(dir, &solved)?;
+                }
                 events(Event::Existing { material });
                 summary.existing += 1;
                 solved
+            }
+            None if missing.is_empty() && needed == [false, false] => {
+                events(Event::Existing { material });
+                summary.existing += 1;
+                Solution::empty(material)
             }
             None => {
                 let started = Instant::now();
@@ -221,12 +265,29 @@ pub fn build_bounded(
                     }
                     events(Event::Progress(p))
                 };
-                let solved = solve_in(material, &solutions, scratch, &progress)?;
+                let dtc = missing.contains(&Metric::Dtc);
+                let (solved, distances) =
+                    solve_metrics(material, &solutions, scratch, dtc, &progress)?;
                 let in_passes = without_lists + lists.into_inner();
                 let held = working.max(in_passes);
                 summary.peak_memory = summary.peak_memory.max(held);
                 let info = TableInfo::of_values(material, rules_for(material), &solved);
-                let bytes = write_table_with(&path, &info, &solved, LEVEL, &encode_in_parallel)?;
+                let mut bytes = 0;
+                if missing.contains(&Metric::Dtm) {
+                    bytes += write_table_with(&table, &info, &solved, LEVEL, &encode_in_parallel)?;
+                }
+                if missing.contains(&Metric::Wdl) {
+                    bytes += write_wdl_of(dir, &solved)?;
+                }
+                if let Some(dtc) = &distances {
+                    let codes = DtcCodes {
+                        dtc,
+                        values: &solved,
+                    };
+                    let info = MetricInfo::of_dtc(material, rules_for(material), &codes);
+                    let path = metric_path(dir, material, Metric::Dtc);
+                    bytes += write_dtc(&path, &info, &codes, LEVEL, &encode_in_parallel)?;
+                }
                 summary.solved += 1;
                 summary.bytes += bytes;
                 summary.positions += 2 * indexes;
@@ -255,6 +316,33 @@ pub fn build_bounded(
         }
     }
     Ok(summary)
+}
+
+/// The path of a material's file of `metric` in `dir`.
+pub fn metric_path(dir: &Path, material: Material, metric: Metric) -> PathBuf {
+    dir.join(format!("{material}.{}", metric.extension()))
+}
+
+/// Whether `dir` holds a whole file of `metric` for `material`: its
+/// header, index and every block's checksum sound (a damaged one is
+/// built again).
+fn metric_file_ok(dir: &Path, material: Material, metric: Metric) -> bool {
+    let path = metric_path(dir, material, metric);
+    match metric {
+        Metric::Dtm => TableFile::open(&path)
+            .is_ok_and(|t| t.info().material == material && t.check_blocks().is_ok()),
+        _ => MetricFile::open(&path, metric)
+            .is_ok_and(|f| f.info().material == material && f.check_blocks().is_ok()),
+    }
+}
+
+/// Writes the win/draw/loss file of a solved table (both sides held);
+/// returns its length.
+fn write_wdl_of(dir: &Path, solved: &Solution) -> Result<u64, TableError> {
+    let material = solved.indexer.material();
+    let info = MetricInfo::of_values(material, rules_for(material), solved);
+    let path = metric_path(dir, material, Metric::Wdl);
+    write_wdl(&path, &info, solved, LEVEL, &encode_in_parallel)
 }
 
 /// The sides to move of table `table` that the captures of `later`

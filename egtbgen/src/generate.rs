@@ -60,12 +60,14 @@ mod candidates;
 mod cells;
 mod chase;
 mod check;
+mod dtc;
 mod scratch;
 mod solution;
 mod walk;
 
 use cells::{Cell, Codes};
 pub use chase::MAX_VICTIMS;
+pub use dtc::{DtcCells, DtcCodes};
 use scratch::{CellArray, ListRoom};
 pub use solution::{Solution, Solutions, Solved, Table};
 use walk::{in_palace, on_own_half, step, Cursor, Node, Step, Walker, HORSE_STEPS};
@@ -177,6 +179,13 @@ pub enum Progress {
     /// The solve is over; the repetition rules' passes held at most this
     /// many bytes of candidate lists at once (see `rule_pass_bytes`).
     RuleLists { bytes: u64 },
+    /// The distances to conversion: a round of `order` settled this many
+    /// positions at `plies`.
+    Conversion {
+        order: u8,
+        plies: u16,
+        settled: usize,
+    },
 }
 
 /// Why a material could not be solved.
@@ -186,6 +195,8 @@ pub enum SolveError {
     TooDeep { material: String },
     #[error("{material}: the perpetual-chase rule applies and a side has more than {MAX_VICTIMS} pieces besides its king to be chased: more than the solver tracks")]
     TooManyVictims { material: String },
+    #[error("{material}: {left} decided positions got no distance to conversion")]
+    Conversion { material: String, left: u64 },
     #[error("{material}: scratch file in {dir}: {reason}")]
     Scratch {
         material: String,
@@ -257,13 +268,25 @@ pub fn solve_in(
     scratch: Option<Scratch>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Solution, SolveError> {
+    solve_metrics(material, lookup, scratch, false, progress).map(|(solution, _)| solution)
+}
+
+/// [`solve_in`], with the distances to conversion when `dtc` asks for
+/// them (a second pass over the solved table, as long as its rounds).
+pub fn solve_metrics(
+    material: Material,
+    lookup: &dyn Lookup,
+    scratch: Option<Scratch>,
+    dtc: bool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(Solution, Option<DtcCells>), SolveError> {
     let non_kings = |side| material.piece_count_of(side) - 1;
     if material.chase_rule_applies() && (non_kings(0) > MAX_VICTIMS || non_kings(1) > MAX_VICTIMS) {
         return Err(SolveError::TooManyVictims {
             material: material.to_string(),
         });
     }
-    solve_checked(material, lookup, scratch, progress)
+    solve_checked(material, lookup, scratch, dtc, progress)
 }
 
 /// Most distinct successors in the table a position of `material` can
@@ -292,8 +315,9 @@ fn solve_checked(
     material: Material,
     lookup: &dyn Lookup,
     bound: Option<Scratch>,
+    dtc: bool,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<Solution, SolveError> {
+) -> Result<(Solution, Option<DtcCells>), SolveError> {
     let scratch = bound.filter(|b| b.cells).map(|b| b.dir);
     let indexer = Indexer::new(material);
     let size = indexer.size() as usize;
@@ -326,6 +350,7 @@ fn solve_checked(
         chase_scans: Mutex::new([None, None]),
         lists_peak: AtomicU64::new(0),
         lists_room: bound.map(|b| ListRoom::new(b.dir, b.lists_room)),
+        rule_batches: Mutex::new(Vec::new()),
     };
     // Setup: every cell, and the positions the captures already settle.
     let chunks = indexer.size().div_ceil(CHUNK);
@@ -374,7 +399,9 @@ fn solve_checked(
                 let base = CHASE_DTM.max((longest + 2) & !1);
                 let trapped = state.trapped_chasers(chaser, base);
                 let report = |trapped| Progress::PerpetualChase { trapped };
-                if let Some(next) = state.rule_losses(chaser, trapped, base, report, progress)? {
+                if let Some(next) =
+                    state.rule_losses((chaser, Rule::Chase), trapped, base, report, progress)?
+                {
                     chased = true;
                     longest = next;
                 }
@@ -398,8 +425,16 @@ fn solve_checked(
     progress(Progress::RuleLists {
         bytes: state.lists_peak.load(Relaxed),
     });
+    let distances = if dtc {
+        let batches = std::mem::take(&mut *state.rule_batches.lock().expect("no panic"));
+        Some(state.distances_to_conversion(&batches, progress)?)
+    } else {
+        None
+    };
     let decode = state.codes.decode_table();
-    Solution::from_cells(indexer.clone(), state.cells, decode).map_err(scratch_error)
+    let solution =
+        Solution::from_cells(indexer.clone(), state.cells, decode).map_err(scratch_error)?;
+    Ok((solution, distances))
 }
 
 /// A bit per index and side to move (`side * size + index`).
@@ -468,6 +503,24 @@ struct State<'a> {
     /// Under a memory bound: what the lists may take in memory before they
     /// go to scratch files.
     lists_room: Option<ListRoom>,
+    /// Each repetition rule's pass that trapped positions, in order: the
+    /// side to move that lost, and the indexes.
+    rule_batches: Mutex<Vec<RuleBatch>>,
+}
+
+/// Which repetition rule a pass applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    Check,
+    Chase,
+}
+
+/// The positions one pass of a repetition rule found lost.
+struct RuleBatch {
+    /// Their side to move.
+    side: usize,
+    rule: Rule,
+    trapped: Vec<u64>,
 }
 
 impl State<'_> {
@@ -714,7 +767,9 @@ impl State<'_> {
             let base = floor.max((longest + 2) & !1);
             let trapped = self.trapped_checkers(checker, base);
             let report = |trapped| Progress::Perpetual { trapped };
-            if let Some(next) = self.rule_losses(checker, trapped, base, report, progress)? {
+            if let Some(next) =
+                self.rule_losses((checker, Rule::Check), trapped, base, report, progress)?
+            {
                 any = true;
                 longest = next;
             }
@@ -728,7 +783,7 @@ impl State<'_> {
     /// none.
     fn rule_losses(
         &self,
-        side: usize,
+        (side, rule): (usize, Rule),
         trapped: Vec<u64>,
         base: u16,
         report: impl Fn(usize) -> Progress,
@@ -742,6 +797,11 @@ impl State<'_> {
         if trapped.is_empty() {
             return Ok(None);
         }
+        self.rule_batches.lock().expect("no panic").push(RuleBatch {
+            side,
+            rule,
+            trapped,
+        });
         self.rounds(base, progress).map(Some)
     }
 

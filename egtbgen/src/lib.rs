@@ -24,9 +24,15 @@ mod generate;
 pub mod jobs;
 mod verify;
 
-pub use build::{build, build_bounded, plan, table_path, BuildError, Event, MemoryBound, Summary};
-pub use generate::{
-    solve, solve_in, working_bytes, Lookup, Progress, Scratch, Solution, Solutions, SolveError,
-    Solved, Table, MAX_VICTIMS,
+pub use build::{
+    build, build_bounded, build_metrics, metric_path, plan, table_path, BuildError, Event,
+    MemoryBound, Summary, DEFAULT_METRICS,
 };
-pub use verify::{load_with_captures, verify, LoadError, Mismatch, VerifyReport};
+pub use generate::{
+    solve, solve_in, solve_metrics, working_bytes, DtcCells, DtcCodes, Lookup, Progress, Scratch,
+    Solution, Solutions, SolveError, Solved, Table, MAX_VICTIMS,
+};
+pub use verify::{
+    load_with_captures, verify, verify_dtc, verify_wdl, LoadError, MetricMismatch, MetricReport,
+    Mismatch, VerifyReport,
+};

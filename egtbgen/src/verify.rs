@@ -28,7 +28,9 @@ use xqcore::{Move, Position};
 use crate::build::{needed_sides, table_path};
 use crate::generate::{positions_of, table_position, Lookup, Solution, Solutions, Table};
 use xqcore::chase::chased_squares;
-use xqegtb::{Indexer, Material, Placement, TableError, TableFile, Value, CHASE_DTM, RULE_DTM};
+use xqegtb::{
+    Dtc, Indexer, Material, Placement, TableError, TableFile, Value, Wdl, CHASE_DTM, RULE_DTM,
+};
 
 /// Why a table could not be read for [`verify`].
 #[derive(Debug, thiserror::Error)]
@@ -90,56 +92,23 @@ pub fn verify(
     lookup: &dyn Lookup,
     progress: &(dyn Fn(u64) + Sync),
 ) -> VerifyReport {
-    let indexer = table.indexer();
-    let checked = AtomicU64::new(0);
-    let chunk = 4096u64;
-    let chunks = indexer.size().div_ceil(chunk);
-    let mut mismatches: Vec<Mismatch> = (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|c| {
-            let start = c * chunk;
-            let end = (start + chunk).min(indexer.size());
-            let mut found = Vec::new();
-            let mut placement = Placement::new();
-            let mut child = Placement::new();
-            let mut n = 0;
-            indexer.placement(start, &mut placement);
-            for index in start..end {
-                if index > start {
-                    indexer.step_placement(index, &mut placement);
-                }
-                let mut positions = positions_of(indexer, index, &placement);
-                for (side, pos) in positions.iter_mut().enumerate() {
-                    let Some(pos) = pos else { continue };
-                    n += 1;
-                    let stored = table
-                        .value_at(side, index)
-                        .expect("legal positions are valid");
-                    let at = At {
-                        side,
-                        placement: &placement,
-                    };
-                    let derived = best_of_successors(pos, at, stored, table, lookup, &mut child);
-                    if stored != derived {
-                        found.push(Mismatch {
-                            fen: pos.fen(),
-                            stored,
-                            from_successors: derived,
-                        });
-                    }
-                }
-            }
-            checked.fetch_add(n, Relaxed);
-            progress(end - start);
-            found
+    let found = each_position(table, progress, &|pos, side, index, placement| {
+        let stored = table
+            .value_at(side, index)
+            .expect("legal positions are valid");
+        let at = At { side, placement };
+        let mut child = Placement::new();
+        let derived = best_of_successors(pos, at, stored, table, lookup, &mut child);
+        (stored != derived).then(|| Mismatch {
+            fen: pos.fen(),
+            stored,
+            from_successors: derived,
         })
-        .collect();
-    let mismatch_count = mismatches.len() as u64;
-    mismatches.truncate(10);
+    });
     VerifyReport {
-        checked: checked.into_inner(),
-        mismatches,
-        mismatch_count,
+        checked: found.checked,
+        mismatches: found.first,
+        mismatch_count: found.count,
     }
 }
 
@@ -248,4 +217,181 @@ fn successor_index(indexer: &Indexer, placement: &[u8], m: Move, child: &mut Pla
         .expect("a piece on the move's origin");
     child[slot] = m.to().index() as u8;
     indexer.index(child).expect("a legal position has an index")
+}
+
+/// A position whose stored distance to conversion (or verdict)
+/// disagrees with its table's value or its successors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricMismatch {
+    pub fen: String,
+    pub stored: String,
+    pub expected: String,
+}
+
+/// What [`verify_wdl`] or [`verify_dtc`] found.
+#[derive(Clone, Debug, Default)]
+pub struct MetricReport {
+    pub checked: u64,
+    pub mismatches: Vec<MetricMismatch>,
+    pub mismatch_count: u64,
+}
+
+/// A check of one position of a table: its position, side to move, index
+/// and placement; what it found wrong.
+type PositionCheck<'a, M> = dyn Fn(&mut Position, usize, u64, &[u8]) -> Option<M> + Sync + 'a;
+
+/// What [`each_position`] found: positions checked, the first few
+/// findings, and how many there were.
+struct Found<M> {
+    checked: u64,
+    first: Vec<M>,
+    count: u64,
+}
+
+/// Calls `check` on every legal position of `table` (its position, side
+/// to move, index and placement), in parallel; collects what it finds.
+fn each_position<M: Send>(
+    table: &impl Table,
+    progress: &(dyn Fn(u64) + Sync),
+    check: &PositionCheck<M>,
+) -> Found<M> {
+    let indexer = table.indexer();
+    let checked = AtomicU64::new(0);
+    let chunk = 4096u64;
+    let chunks = indexer.size().div_ceil(chunk);
+    let mut found: Vec<M> = (0..chunks)
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let (start, end) = (c * chunk, ((c + 1) * chunk).min(indexer.size()));
+            let mut found = Vec::new();
+            let mut placement = Placement::new();
+            let mut n = 0;
+            indexer.placement(start, &mut placement);
+            for index in start..end {
+                if index > start {
+                    indexer.step_placement(index, &mut placement);
+                }
+                let mut positions = positions_of(indexer, index, &placement);
+                for (side, pos) in positions.iter_mut().enumerate() {
+                    let Some(pos) = pos else { continue };
+                    n += 1;
+                    found.extend(check(pos, side, index, &placement));
+                }
+            }
+            checked.fetch_add(n, Relaxed);
+            progress(end - start);
+            found
+        })
+        .collect();
+    let count = found.len() as u64;
+    found.truncate(10);
+    Found {
+        checked: checked.into_inner(),
+        first: found,
+        count,
+    }
+}
+
+impl From<Found<MetricMismatch>> for MetricReport {
+    fn from(found: Found<MetricMismatch>) -> MetricReport {
+        MetricReport {
+            checked: found.checked,
+            mismatches: found.first,
+            mismatch_count: found.count,
+        }
+    }
+}
+
+/// Checks a win/draw/loss file's verdicts (`wdl`, its codes by side to
+/// move: 0 draw, 1 loss, 2 win) against the table's values.
+pub fn verify_wdl(
+    table: &impl Table,
+    wdl: &[Vec<u16>; 2],
+    progress: &(dyn Fn(u64) + Sync),
+) -> MetricReport {
+    let found = each_position(table, progress, &|pos, side, index, _| {
+        let value = table
+            .value_at(side, index)
+            .expect("legal positions are valid");
+        let expected = match value.wdl() {
+            Wdl::Draw => 0,
+            Wdl::Loss => 1,
+            Wdl::Win => 2,
+        };
+        let stored = wdl[side][index as usize];
+        (stored != expected).then(|| MetricMismatch {
+            fen: pos.fen(),
+            stored: format!("verdict code {stored}"),
+            expected: value.wdl().to_string(),
+        })
+    });
+    found.into()
+}
+
+/// Checks a distance-to-conversion file (`dtc`, its codes by side to
+/// move) against the table's values and against its successors: a win's
+/// distance is one more than its quickest conversion (a capture into a
+/// win, at 1) or lost successor, in the lowest order; a loss's one more
+/// than its longest quiet successor, in the highest order, or 0 where it
+/// has no quiet move, or (in an order of the rules) where a rule found it
+/// lost.
+pub fn verify_dtc(
+    table: &impl Table,
+    dtc: &[Vec<u16>; 2],
+    lookup: &dyn Lookup,
+    progress: &(dyn Fn(u64) + Sync),
+) -> MetricReport {
+    let found = each_position(table, progress, &|pos, side, index, placement| {
+        let value = table
+            .value_at(side, index)
+            .expect("legal positions are valid");
+        let stored = Dtc::from_code(dtc[side][index as usize]);
+        let mut child = Placement::new();
+        let mut best: Option<(u8, u16)> = None;
+        let mut quiet = false;
+        for &m in pos.legal_moves().iter() {
+            if pos.board().piece_at(m.to()).is_some() {
+                if value.wdl() == Wdl::Win {
+                    pos.make_move(m);
+                    let converts = lookup.value(pos.board(), pos.turn()).wdl() == Wdl::Loss;
+                    pos.unmake_move();
+                    if converts && best.is_none_or(|b| (0, 1) < b) {
+                        best = Some((0, 1));
+                    }
+                }
+                continue;
+            }
+            quiet = true;
+            let next = successor_index(table.indexer(), placement, m, &mut child);
+            let after = Dtc::from_code(dtc[1 - side][next as usize]);
+            let key = (after.order, after.plies + 1);
+            match value.wdl() {
+                Wdl::Win if after.wdl == Wdl::Loss && best.is_none_or(|b| key < b) => {
+                    best = Some(key)
+                }
+                Wdl::Loss if best.is_none_or(|b| key > b) => best = Some(key),
+                _ => {}
+            }
+        }
+        let expected = match value.wdl() {
+            Wdl::Draw => Dtc::DRAW,
+            Wdl::Loss if !quiet => Dtc {
+                wdl: Wdl::Loss,
+                plies: 0,
+                order: 0,
+            },
+            // Where a rule found it lost, its repetition forms.
+            Wdl::Loss if stored.order > 0 && stored.plies == 0 => stored,
+            wdl => {
+                let (order, plies) = best.unwrap_or((0, 0));
+                Dtc { wdl, plies, order }
+            }
+        };
+        (stored != expected).then(|| MetricMismatch {
+            fen: pos.fen(),
+            stored: stored.to_string(),
+            expected: expected.to_string(),
+        })
+    });
+    found.into()
 }

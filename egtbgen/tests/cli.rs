@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use xqstore::Layout;
 
 mod common;
+mod metrics;
 use common::{egtbgen, s};
 
 /// The command failed, saying why on stderr with `name` in it.
@@ -240,7 +241,7 @@ fn bench_times_cached_first_and_opening_probes() {
         .filter(|(_, unit)| *unit == "us")
         .map(|(n, _)| n.parse().unwrap())
         .collect();
-    assert!(line.starts_with("KRK: 300 positions"), "{line}");
+    assert!(line.starts_with("KRK (dtm): 300 positions"), "{line}");
     assert_eq!(figures.len(), 3, "{line}");
     assert!(figures.iter().all(|f| f.is_finite() && *f > 0.0), "{line}");
     assert!(line.contains("(200 openings)"), "{line}");

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use xqcli::{out, Failure};
 use xqcore::{Color, Position, Setup};
-use xqegtb::{board_of, Material, Placement, TableFile, Tablebase};
+use xqegtb::{board_of, Indexer, Material, Metric, Placement, Tablebase};
 
 /// Times the tables are opened afresh for first probes.
 const COLD_PROBES: usize = 200;
@@ -22,6 +22,10 @@ pub struct BenchArgs {
     /// Positions to probe.
     #[arg(long, default_value_t = 2000)]
     positions: usize,
+    /// The metric probed: `dtm` (the table file), `wdl` (the win/draw/loss
+    /// file) or `dtc` (the distance-to-conversion file).
+    #[arg(long, default_value = "dtm")]
+    metric: Metric,
 }
 
 /// Times probes into the table of `--material` and prints the medians.
@@ -32,18 +36,27 @@ pub struct BenchArgs {
 /// cannot be read.
 pub fn run(args: &BenchArgs) -> xqcli::Result {
     let material = args.material.parse::<Material>()?.canonical().0;
-    let file = super::directories(&args.path)
-        .map(|d| egtbgen::table_path(Path::new(d), material))
+    let metric = args.metric;
+    super::directories(&args.path)
+        .map(|d| egtbgen::metric_path(Path::new(d), material, metric))
         .find(|p| p.is_file())
-        .ok_or_else(|| Failure::new(format!("no {material} table in {}", args.path)))?;
-    let table = TableFile::open(&file)?;
-    let positions = spread_positions(&table, args.positions);
+        .ok_or_else(|| Failure::new(format!("no {material} {metric} file in {}", args.path)))?;
+    let positions = spread_positions(&Indexer::new(material), args.positions);
     let open = || super::tables_in(&args.path);
     let time = |tb: &Tablebase, pos: &Position| -> xqcli::Result<f64> {
         let started = Instant::now();
-        let v = tb.probe(pos)?;
+        let found = match metric {
+            Metric::Dtm => tb.probe(pos)?.is_some(),
+            Metric::Wdl => tb.probe_wdl(pos)?.is_some(),
+            Metric::Dtc => tb.probe_dtc(pos)?.is_some(),
+        };
         let ns = started.elapsed().as_nanos() as f64;
-        v.ok_or_else(|| Failure::new(format!("{material}: no value for {}", pos.fen())))?;
+        if !found {
+            return Err(Failure::new(format!(
+                "{material}: no value for {}",
+                pos.fen()
+            )));
+        }
         Ok(ns)
     };
     // First probes into a block: each in tables opened afresh (closing
@@ -63,7 +76,7 @@ pub fn run(args: &BenchArgs) -> xqcli::Result {
         cached.push(time(&tb, pos)?);
     }
     out!(
-        "{material}: {} positions; median probe {:.2} us with the block cached, \
+        "{material} ({metric}): {} positions; median probe {:.2} us with the block cached, \
          {:.2} us for a first probe into a block, {:.1} us for a first probe opening the file \
          ({} openings)",
         positions.len(),
@@ -77,8 +90,7 @@ pub fn run(args: &BenchArgs) -> xqcli::Result {
 
 /// `count` legal positions spread over the whole table, in a shuffled
 /// order so that consecutive probes rarely share a block.
-fn spread_positions(table: &TableFile, count: usize) -> Vec<Position> {
-    let ix = table.indexer();
+fn spread_positions(ix: &Indexer, count: usize) -> Vec<Position> {
     let mut positions = Vec::new();
     let mut placement = Placement::new();
     let mut state = 0x9E37_79B9_7F4A_7C15u64;

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use egtbgen::{build_bounded, plan, Event, MemoryBound, Progress};
+use egtbgen::{build_metrics, plan, Event, MemoryBound, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 use xqcli::{out, Failure};
+use xqegtb::Metric;
 
 use super::selection::Selection;
 
@@ -36,6 +37,13 @@ pub struct GenArgs {
     /// default: the output directory).
     #[arg(long, requires = "max_memory")]
     scratch: Option<PathBuf>,
+    /// The metrics to write, each its own file beside the others:
+    /// `wdl` (win, draw or loss, KRKAABB.xqwdl), `dtm` (the table file,
+    /// win, draw or loss with the distance to mate, KRKAABB.xqtb), `dtc`
+    /// (the distance to conversion, KRKAABB.xqdtc). Comma-separated or
+    /// repeated; a table's files already there are kept.
+    #[arg(long, value_delimiter = ',', default_values = ["wdl", "dtm"])]
+    metric: Vec<Metric>,
     /// No progress bars.
     #[arg(short, long)]
     quiet: bool,
@@ -67,7 +75,7 @@ pub fn run(args: &GenArgs) -> xqcli::Result {
         std::fs::create_dir_all(&bound.scratch)
             .map_err(|e| Failure::new(e).context(bound.scratch.display()))?;
     }
-    let summary = build_bounded(dir, &plan, bound.as_ref(), &events)?;
+    let summary = build_metrics(dir, &plan, &args.metric, bound.as_ref(), &events)?;
     let seconds = started.elapsed().as_secs_f64();
     let bits = 8.0 * summary.bytes as f64 / summary.positions.max(1) as f64;
     out!(
@@ -137,6 +145,20 @@ fn on_event(e: Event, bar: &Mutex<ProgressBar>, quiet: bool) {
             bar.set_message(format!("perpetual check: {trapped} checkers trapped"));
         }
         Event::Progress(Progress::RuleLists { .. }) => {}
+        Event::Progress(Progress::Conversion {
+            order,
+            plies,
+            settled,
+        }) => {
+            let rules = if order > 0 {
+                format!(" (repetition rules, order {order})")
+            } else {
+                String::new()
+            };
+            bar.set_message(format!(
+                "distance to conversion {plies}{rules}: {settled} positions"
+            ));
+        }
         Event::Progress(Progress::PerpetualChase { trapped }) => {
             bar.set_message(format!("perpetual chase: {trapped} chasers trapped"));
         }

@@ -4,12 +4,16 @@
 use std::path::{Path, PathBuf};
 
 use xqcli::out;
-use xqegtb::{board_of, color_of_side, Placement, SideStats, TableFile, Value, RULES_AS_GAMES};
+use xqegtb::{
+    board_of, color_of_side, Indexer, Metric, MetricFile, Placement, SideStats, TableFile, Value,
+    RULES_AS_GAMES,
+};
 
 /// Arguments of `egtbgen info`.
 #[derive(clap::Args)]
 pub struct InfoArgs {
-    /// The table file (`.xqtb`).
+    /// The table file (`.xqtb`), or a win/draw/loss (`.xqwdl`) or
+    /// distance-to-conversion (`.xqdtc`) file.
     file: PathBuf,
 }
 
@@ -20,6 +24,10 @@ pub struct InfoArgs {
 /// A file that cannot be read or fails a checksum.
 pub fn run(args: &InfoArgs) -> xqcli::Result {
     let path: &Path = &args.file;
+    let metric = super::metric_of(path);
+    if metric != Metric::Dtm {
+        return describe_metric_file(path, metric);
+    }
     let table = TableFile::open(path)?;
     // Describing a file vouches for it: every block's checksum, not only
     // the header's and the index's.
@@ -45,6 +53,64 @@ pub fn run(args: &InfoArgs) -> xqcli::Result {
         "size       {} bytes, {:.3} bits per position",
         table.file_len(),
         8.0 * table.file_len() as f64 / positions as f64
+    );
+    Ok(())
+}
+
+/// Describes a win/draw/loss or distance-to-conversion file, once its
+/// blocks' checksums are checked.
+fn describe_metric_file(path: &Path, metric: Metric) -> xqcli::Result {
+    let file = MetricFile::open(path, metric)?;
+    file.check_blocks()?;
+    let info = file.info();
+    let indexer = Indexer::new(info.material);
+    out!("table      {}", info.material);
+    out!("file       {}", path.display());
+    out!(
+        "metric     {}",
+        match metric {
+            Metric::Wdl => "win, draw or loss under the Asian rules",
+            _ => "distance to conversion: plies to the next capture that keeps the win, or to mate",
+        }
+    );
+    out!("rules      rule set {}", info.rules);
+    out!("indexes    {} per side to move", info.size);
+    for (side, s) in info.stats.iter().enumerate() {
+        let who = if side == 0 {
+            "first side"
+        } else {
+            "second side"
+        };
+        out!(
+            "{who:<12}to move: {} wins, {} draws, {} losses",
+            s.wins,
+            s.draws,
+            s.losses
+        );
+        if metric == Metric::Dtc && s.longest > 0 {
+            let mut placement = Placement::new();
+            indexer.placement(s.longest_index, &mut placement);
+            let board = board_of(&indexer, &placement);
+            let fen = format!(
+                "{} {}",
+                board.fen_placement(),
+                color_of_side(side, false).fen_char()
+            );
+            let dtc = file.dtc(side, s.longest_index)?;
+            out!("           longest: {dtc}, e.g. {fen}");
+        }
+        if s.orders > 0 {
+            out!(
+                "           decided by the repetition rules in {} passes (orders 1 to {})",
+                s.orders,
+                s.orders
+            );
+        }
+    }
+    out!(
+        "size       {} bytes, {:.3} bits per position",
+        file.file_len(),
+        8.0 * file.file_len() as f64 / (2 * info.size) as f64
     );
     Ok(())
 }

@@ -12,7 +12,7 @@ pub mod verify;
 use std::path::Path;
 
 use xqcli::Failure;
-use xqegtb::Tablebase;
+use xqegtb::{Metric, Tablebase};
 
 /// The tables of the directories in `paths`, separated by `;` (files open
 /// on first probe).
@@ -33,4 +33,13 @@ fn tables_in(paths: &str) -> xqcli::Result<Tablebase> {
 /// left out.
 fn directories(paths: &str) -> impl Iterator<Item = &str> {
     paths.split(';').filter(|d| !d.is_empty())
+}
+
+/// The metric of a table file, by its extension (the table file's, `dtm`,
+/// when it names none).
+fn metric_of(path: &Path) -> Metric {
+    path.extension()
+        .and_then(|x| x.to_str())
+        .and_then(Metric::of_extension)
+        .unwrap_or(Metric::Dtm)
 }

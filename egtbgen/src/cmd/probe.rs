@@ -38,15 +38,34 @@ pub fn run(args: &ProbeArgs) -> xqcli::Result {
     let pos =
         Position::from_fen(&fen).map_err(|e| Failure::new(format!("bad FEN {fen:?}: {e}")))?;
     let tb = super::tables_in(&args.path)?;
-    let value = tb.probe(&pos)?.ok_or_else(|| {
+    let missing = || {
         Failure::new(format!(
             "no table for this position's material in {}",
             args.path
         ))
-    })?;
+    };
+    let dtc = tb.probe_dtc(&pos)?;
+    let Some(value) = tb.probe(&pos)? else {
+        // No table file: what the other metrics' files say.
+        let wdl = tb.probe_wdl(&pos)?.ok_or_else(missing)?;
+        out!("{wdl}");
+        if let Some(dtc) = dtc.filter(|d| d.wdl != xqegtb::Wdl::Draw) {
+            out!("dtc {}", dtc.plies);
+        }
+        return Ok(());
+    };
     out!("{}", value.wdl());
     if let Some(d) = value.dtm() {
         out!("dtm {d}");
+    }
+    if let Some(dtc) = dtc.filter(|d| d.wdl != xqegtb::Wdl::Draw) {
+        out!("dtc {}", dtc.plies);
+        if dtc.order > 0 {
+            out!(
+                "dtc counts to where a repetition rule decides (order {}: the rules' pass that found it)",
+                dtc.order
+            );
+        }
     }
     if value.by_chase_rule() {
         out!(

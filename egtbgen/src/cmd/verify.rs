@@ -7,11 +7,15 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use xqcli::{out, Failure};
+use xqegtb::{Metric, MetricFile};
 
 /// Arguments of `egtbgen verify`.
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    /// Table files, or directories whose `.xqtb` files are all checked.
+    /// Table files (`.xqtb`), win/draw/loss files (`.xqwdl`: their
+    /// verdicts against the table file beside them) and
+    /// distance-to-conversion files (`.xqdtc`: against the table file and
+    /// their successors), or directories whose files are all checked.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Where the smaller tables behind captures are (default: each file's directory).
@@ -85,14 +89,18 @@ fn table_files(paths: &[PathBuf]) -> xqcli::Result<Vec<PathBuf>> {
         for entry in std::fs::read_dir(path).map_err(named(path))? {
             let entry = entry.map_err(named(path))?;
             let file = entry.path();
-            if file.extension().is_some_and(|x| x == "xqtb") {
+            let metric = file
+                .extension()
+                .and_then(|x| x.to_str())
+                .and_then(Metric::of_extension);
+            if metric.is_some() {
                 let len = entry.metadata().map_err(named(&file))?.len();
                 found.push((len, file));
             }
         }
         if found.is_empty() {
             return Err(Failure::new(format!(
-                "{}: no table files (.xqtb) in it",
+                "{}: no table files (.xqtb, .xqwdl, .xqdtc) in it",
                 path.display()
             )));
         }
@@ -102,6 +110,77 @@ fn table_files(paths: &[PathBuf]) -> xqcli::Result<Vec<PathBuf>> {
     Ok(tables)
 }
 
+/// A progress bar over `indexes` indexes (hidden when `quiet`).
+fn bar(indexes: u64, quiet: bool, prefix: String) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(indexes);
+    let style = ProgressStyle::with_template("{prefix} {bar:30} {percent:>3}% {eta} left")
+        .expect("a valid template");
+    bar.set_style(style);
+    bar.set_prefix(prefix);
+    bar
+}
+
+/// Checks a win/draw/loss or distance-to-conversion file against the
+/// table file beside it (and the tables its captures lead to in `dir`);
+/// the positions checked.
+fn verify_metric(
+    path: &Path,
+    metric: Metric,
+    dir: &Path,
+    quiet: bool,
+    label: &str,
+) -> xqcli::Result<u64> {
+    let file = MetricFile::open(path, metric)?;
+    let material = file.info().material;
+    let table_path = egtbgen::table_path(path.parent().unwrap_or(dir), material);
+    if !table_path.is_file() {
+        return Err(Failure::new(format!(
+            "{}: checked against the table file {}, which is not there",
+            path.display(),
+            table_path.display()
+        )));
+    }
+    let (table, captures) = egtbgen::load_with_captures(&table_path, dir)?;
+    let codes = file.all_codes()?;
+    let bar = bar(
+        table.indexer.size(),
+        quiet,
+        format!("{label} {material} {metric}"),
+    );
+    let started = Instant::now();
+    let report = match metric {
+        Metric::Wdl => egtbgen::verify_wdl(&table, &codes, &|n| bar.inc(n)),
+        _ => egtbgen::verify_dtc(&table, &codes, &captures, &|n| bar.inc(n)),
+    };
+    bar.finish_and_clear();
+    if report.mismatch_count > 0 {
+        for m in &report.mismatches {
+            eprintln!("{}: stored {}, expected {}", m.fen, m.stored, m.expected);
+        }
+        return Err(Failure::new(format!(
+            "{}: {} of {} positions disagree with the table file and their successors",
+            path.display(),
+            report.mismatch_count,
+            report.checked
+        )));
+    }
+    out!(
+        "{}: all {} positions agree with the table file{} ({:.2} s)",
+        path.display(),
+        report.checked,
+        if metric == Metric::Dtc {
+            " and their successors"
+        } else {
+            ""
+        },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(report.checked)
+}
+
 /// Checks one table against its successors (those behind captures read
 /// from `dir`, or the table's own directory); the positions checked.
 fn verify_one(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> xqcli::Result<u64> {
@@ -109,18 +188,13 @@ fn verify_one(path: &Path, dir: Option<&Path>, quiet: bool, label: &str) -> xqcl
         .map(Path::to_path_buf)
         .or_else(|| path.parent().map(Path::to_path_buf))
         .unwrap_or_default();
+    let metric = super::metric_of(path);
+    if metric != Metric::Dtm {
+        return verify_metric(path, metric, &dir, quiet, label);
+    }
     let (table, captures) = egtbgen::load_with_captures(path, &dir)?;
     let material = table.indexer.material();
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(table.indexer.size());
-        let style = ProgressStyle::with_template("{prefix} {bar:30} {percent:>3}% {eta} left")
-            .expect("a valid template");
-        bar.set_style(style);
-        bar.set_prefix(format!("{label} {material}"));
-        bar
-    };
+    let bar = bar(table.indexer.size(), quiet, format!("{label} {material}"));
     let started = Instant::now();
     let report = egtbgen::verify(&table, &captures, &|n| bar.inc(n));
     bar.finish_and_clear();

@@ -270,6 +270,16 @@ impl Solution {
         })
     }
 
+    /// A solution of `material` that holds no side to move: a table the
+    /// build has no later use for.
+    pub fn empty(material: Material) -> Solution {
+        Solution {
+            indexer: Indexer::new(material),
+            sides: [None, None],
+            decode: Vec::new(),
+        }
+    }
+
     /// A solution holding `values` (value codes by side to move), in one
     /// byte a position when they take at most 256 codes.
     pub fn from_values(indexer: Indexer, values: [Vec<u16>; 2]) -> Solution {
