@@ -48,12 +48,12 @@ use serde_json::json;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
 use xqcore::{Move, Position};
-use xqegtb::Value;
+use xqegtb::{Metric, Value, Wdl};
 use xqengine::wdl::WdlView;
 use xqengine::{Score, SearchInfo};
 
 use crate::board::parse_board;
-use crate::chessdb::{table_answer, TablesDamaged};
+use crate::chessdb::{dtc_answer, table_answer, DtcAnswer, TablesDamaged};
 use crate::library::Library;
 use crate::rank::{book_file_moves, winrate};
 use crate::review::Reviews;
@@ -66,6 +66,8 @@ struct BoardQuery {
     lines: Option<usize>,
     /// Analysis time in milliseconds (at most 60,000).
     ms: Option<u64>,
+    /// The tables' metric: `dtm` (the default) or `dtc`.
+    metric: Option<String>,
 }
 
 /// The position a query asks about, with the analysis options. As an
@@ -75,6 +77,7 @@ pub struct Board {
     pos: Position,
     lines: Option<usize>,
     ms: Option<u64>,
+    metric: Metric,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Board {
@@ -85,10 +88,18 @@ impl<S: Send + Sync> FromRequestParts<S> for Board {
             .await
             .map_err(|e| error(e.status(), e.body_text()))?;
         let pos = parse_board(&q.board).map_err(|e| error(StatusCode::BAD_REQUEST, e))?;
+        let metric = match q.metric.as_deref() {
+            None => Metric::Dtm,
+            Some(m) => match m.parse() {
+                Ok(metric @ (Metric::Dtm | Metric::Dtc)) => metric,
+                _ => return Err(error(StatusCode::BAD_REQUEST, "metric: dtm or dtc")),
+            },
+        };
         Ok(Board {
             pos,
             lines: q.lines,
             ms: q.ms,
+            metric,
         })
     }
 }
@@ -142,8 +153,20 @@ pub async fn book(State(library): State<Arc<Library>>, Board { pos, .. }: Board)
     Json(json!({ "moves": [] })).into_response()
 }
 
-/// `/api/tables`.
-pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Board) -> Response {
+/// `/api/tables`: every move's result and distance, by distance to mate,
+/// or with `metric=dtc` by distance to conversion where the tables have
+/// it (`metric` in the reply says which answered).
+pub async fn tables(
+    State(library): State<Arc<Library>>,
+    Board { pos, metric, .. }: Board,
+) -> Response {
+    if metric == Metric::Dtc {
+        match dtc_answer(&library, &pos, &pos.legal_moves()) {
+            Ok(Some(found)) => return dtc_json(&found),
+            Ok(None) => {}
+            Err(TablesDamaged) => return tables_damaged(),
+        }
+    }
     let found = match table_answer(&library, &pos, &pos.legal_moves()) {
         Ok(Some(found)) => found,
         Ok(None) => return Json(json!({ "moves": [] })).into_response(),
@@ -162,7 +185,29 @@ pub async fn tables(State(library): State<Arc<Library>>, Board { pos, .. }: Boar
         })
         .collect();
     let line: Vec<String> = found.line.iter().map(Move::to_string).collect();
-    Json(json!({ "moves": moves, "line": line })).into_response()
+    Json(json!({ "metric": "dtm", "moves": moves, "line": line })).into_response()
+}
+
+/// `/api/tables` by distance to conversion: each move's result for the
+/// mover, its plies to conversion (counted from before the move) and the
+/// order of the repetition rules' pass that decides it (0: none).
+fn dtc_json(found: &DtcAnswer) -> Response {
+    let moves: Vec<_> = found
+        .moves
+        .iter()
+        .map(|(m, after)| {
+            let result = match after.wdl {
+                Wdl::Win => "loss",
+                Wdl::Draw => "draw",
+                Wdl::Loss => "win",
+            };
+            let plies = (after.wdl != Wdl::Draw).then_some(after.plies + 1);
+            json!({ "uci": m.mv.to_string(), "result": result, "plies": plies, "order": after.order })
+        })
+        .collect();
+    let line: Vec<String> = found.line.iter().map(Move::to_string).collect();
+    let root = json!({ "result": found.root.wdl.to_string(), "plies": found.root.plies, "order": found.root.order });
+    Json(json!({ "metric": "dtc", "position": root, "moves": moves, "line": line })).into_response()
 }
 
 /// The reply when a table the answer needs cannot be read: an error, with
@@ -192,7 +237,7 @@ fn info_json(info: &SearchInfo, view: &WdlView) -> serde_json::Value {
 /// `/api/analyse`: server-sent events.
 pub async fn analyse(
     State(library): State<Arc<Library>>,
-    Board { pos, lines, ms }: Board,
+    Board { pos, lines, ms, .. }: Board,
 ) -> Response {
     if pos.legal_moves().is_empty() {
         return error(StatusCode::BAD_REQUEST, "the side to move has no move");

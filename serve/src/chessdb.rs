@@ -16,13 +16,14 @@
 
 use xqbook::{BookFile, PositionAnalysis};
 use xqcore::{Color, EndRules, Move, Outcome, Position, Role};
-use xqegtb::{Answers, ProbeError, Repetitions, Tablebase, Value};
+use xqegtb::{Answers, Dtc, ProbeError, Repetitions, Tablebase, Value, Wdl};
 use xqengine::EvalPreference;
 
 use crate::board::{parse_board, BoardError};
 use crate::engine::{EngineError, EnginePool};
 use crate::rank::{
-    book_file_moves, dtm_order, table_finals, table_ranks, winrate, Pick, Rank, TableMove,
+    book_file_moves, dtc_order, dtm_order, table_finals, table_ranks, winrate, Pick, Rank,
+    TableMove,
 };
 use crate::store::{Source, Store, StoreError};
 use crate::tokens::Client;
@@ -202,6 +203,7 @@ fn table_move(pos: &Position, mv: Move, value: Value) -> TableMove {
     TableMove {
         mv,
         score: table_score(value),
+        order: 0,
         capture: pos.board().piece_at(mv.to()).is_some(),
         check: pos.gives_check(mv),
     }
@@ -260,6 +262,158 @@ fn from_tables(pos: &Position, tables: TableAnswer) -> Option<Known> {
         from_tables: true,
         searched: false,
         depth: best.dtm().map_or(0, i32::from),
+        entries,
+        pv: line,
+        table,
+    })
+}
+
+/// What the tables say of a position by distance to conversion: its own
+/// distance, every move with the distance of the position it leads to, in
+/// chessdb's order ([`dtc_order`]), and the line of best moves.
+pub(crate) struct DtcAnswer {
+    pub(crate) root: Dtc,
+    pub(crate) moves: Vec<(TableMove, Dtc)>,
+    pub(crate) line: Vec<Move>,
+}
+
+/// [`table_answer`] by distance to conversion: `Ok(None)` also where a
+/// table the position or a move leads into has no distance-to-conversion
+/// file (the distance to mate answers then).
+///
+/// # Errors
+///
+/// As [`table_answer`].
+pub(crate) fn dtc_answer(
+    library: &Library,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<DtcAnswer>, TablesDamaged> {
+    let Some(tb) = library.tables.as_deref() else {
+        return Ok(None);
+    };
+    let answer = || -> Result<Option<DtcAnswer>, ProbeError> {
+        let Some((root, ordered)) = dtc_moves(tb, pos, moves)? else {
+            return Ok(None);
+        };
+        let line = dtc_line(tb, pos, ordered.first().map(|m| m.0.mv))?;
+        Ok(Some(DtcAnswer {
+            root,
+            moves: ordered,
+            line,
+        }))
+    };
+    answer().map_err(|e| {
+        library.log_table_error(&e);
+        TablesDamaged
+    })
+}
+
+/// A position's distance to conversion, and each move with the distance
+/// of the position it leads to.
+type DtcMoves = (Dtc, Vec<(TableMove, Dtc)>);
+
+/// The distance to conversion of `pos` and of what each of `moves` leads
+/// to, in chessdb's order; `None` where one is missing.
+fn dtc_moves(
+    tb: &Tablebase,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<Option<DtcMoves>, ProbeError> {
+    let Some(root) = tb.probe_dtc(pos)? else {
+        return Ok(None);
+    };
+    let mut keyed = Vec::with_capacity(moves.len());
+    let mut child = pos.clone();
+    for &mv in moves {
+        child.make_move(mv);
+        let after = tb.probe_dtc(&child)?;
+        child.unmake_move();
+        let Some(after) = after else {
+            return Ok(None);
+        };
+        let table_move = TableMove {
+            mv,
+            // The mover's view of the position the move leads to.
+            score: -dtc_score(after),
+            order: after.order,
+            capture: pos.board().piece_at(mv.to()).is_some(),
+            check: pos.gives_check(mv),
+        };
+        keyed.push((table_move, after));
+    }
+    dtc_order(&mut keyed, (dtc_score(root), root.order));
+    Ok(Some((root, keyed)))
+}
+
+/// The line of best moves by distance to conversion from `pos`, starting
+/// with `first`, until a position repeats or the tables end.
+fn dtc_line(tb: &Tablebase, pos: &Position, first: Option<Move>) -> Result<Vec<Move>, ProbeError> {
+    let mut line = Vec::new();
+    let mut walk = pos.clone();
+    let mut seen = vec![walk.key()];
+    let mut next = first;
+    while let Some(mv) = next {
+        line.push(mv);
+        walk.make_move(mv);
+        if line.len() >= TABLE_LINE || seen.contains(&walk.key()) {
+            break;
+        }
+        seen.push(walk.key());
+        let moves = walk.legal_moves();
+        next = dtc_moves(tb, &walk, &moves)?.and_then(|(_, m)| m.first().map(|m| m.0.mv));
+    }
+    Ok(line)
+}
+
+/// chessdb's score of a distance to conversion for the side to move:
+/// `30000 - n` for a win whose stored value is `n` (plies plus one),
+/// `20000 - n` in an order of the repetition rules, `n - 30000` (`n -
+/// 20000`) for a loss, 0 for a draw.
+fn dtc_score(dtc: Dtc) -> i32 {
+    let base = if dtc.order > 0 { 20_000 } else { MATE_SCORE };
+    let step = i32::from(dtc.plies) + 1;
+    match dtc.wdl {
+        Wdl::Win => base - step,
+        Wdl::Loss => step - base,
+        Wdl::Draw => 0,
+    }
+}
+
+/// The tables' answer by distance to conversion as chessdb gives it:
+/// every move's score, rank and note `(W-OO-SSS)` (the mover's result,
+/// the order and the stored value of the position it leads to).
+fn from_dtc(answer: DtcAnswer) -> Option<Known> {
+    let DtcAnswer { moves, line, .. } = answer;
+    let best = *moves.first()?;
+    let table: Vec<TableMove> = moves.iter().map(|(m, _)| *m).collect();
+    let step = |d: Dtc| if d.wdl == Wdl::Draw { 0 } else { d.plies + 1 };
+    let entries = moves
+        .iter()
+        .zip(table_ranks(&table))
+        .map(|(&(m, after), rank)| {
+            let outcome = match m.score.signum() {
+                1 => 'W',
+                0 => 'D',
+                _ => 'L',
+            };
+            Entry {
+                mv: m.mv,
+                score: Some(m.score),
+                rank,
+                note: format!(
+                    "{} ({outcome}-{:02}-{:03})",
+                    rank.mark(),
+                    after.order,
+                    step(after)
+                ),
+            }
+        })
+        .collect();
+    Some(Known {
+        from_tables: true,
+        searched: false,
+        depth: i32::from(step(best.1)),
         entries,
         pv: line,
         table,
@@ -712,8 +866,20 @@ pub async fn answer_from(library: &Library, params: Params<'_>, client: &Client)
         return queue(library, &pos, tables.is_some(), style);
     }
     let learn = params.flag_or("learn", true);
-    let mut known = tables
-        .and_then(|t| from_tables(&pos, t))
+    // chessdb's `egtbmetric=dtc`: the distance to conversion where the
+    // tables have it.
+    let by_dtc = params
+        .get("egtbmetric")
+        .is_some_and(|m| m.eq_ignore_ascii_case("dtc"));
+    let dtc = match by_dtc && tables.is_some() {
+        true => match dtc_answer(library, &pos, &moves) {
+            Ok(dtc) => dtc.and_then(from_dtc),
+            Err(TablesDamaged) => return style.word(200, "unknown"),
+        },
+        false => None,
+    };
+    let mut known = dtc
+        .or_else(|| tables.and_then(|t| from_tables(&pos, t)))
         .or_else(|| from_books(&library.books, &pos, &banned));
     if known.is_none() {
         known = match from_store(&library.store, &pos, &banned, learn) {

@@ -187,20 +187,27 @@ impl Pick {
 
 /// A move of the endgame tables as chessdb orders and ranks them: its
 /// score for the side to move (`30000 - n` for a mate in `n` plies, `0` a
-/// draw), whether it captures and whether it gives check.
+/// draw; by distance to conversion `30000 - n`, or `20000 - n` for a result
+/// of the repetition rules, `n` the plies after the move plus one), the
+/// order of a distance to conversion (0 by distance to mate), whether it
+/// captures and whether it gives check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableMove {
     pub mv: Move,
     pub score: i32,
+    pub order: u8,
     pub capture: bool,
     pub check: bool,
 }
 
 impl TableMove {
-    /// Whether chessdb takes the two moves for equals: the same score, and
-    /// both or neither capturing, both or neither checking.
+    /// Whether chessdb takes the two moves for equals: the same score and
+    /// order, and both or neither capturing, both or neither checking.
     pub fn alike(&self, other: &TableMove) -> bool {
-        self.score == other.score && self.capture == other.capture && self.check == other.check
+        self.score == other.score
+            && self.order == other.order
+            && self.capture == other.capture
+            && self.check == other.check
     }
 }
 
@@ -251,6 +258,85 @@ pub fn dtm_order<T>(moves: &mut [(TableMove, T)], position: i32) {
     for i in 1..moves.len() {
         let mut j = i;
         while j > 0 && dtm_cmp(&moves[j - 1].0, &moves[j].0, position) == Ordering::Greater {
+            moves.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// chessdb's `dtccmp`: whether `a` comes before `b` among the moves of a
+/// position whose own score and order are `position` (by distance to
+/// conversion: `30000 - n`, or `20000 - n` in an order of the rules, for a
+/// win in `n - 1` plies; `n - 30000` for a loss).
+///
+/// - In a decided position, when one move keeps the position's order and
+///   scores at least the position, a move of its order comes first, and
+///   of one order a move that keeps the score before a capture.
+/// - Then of two captures or two quiet moves: of one order the higher
+///   score, of equal scores the move that does not check; of other orders
+///   a win before a draw before a loss, of equal scores the higher order,
+///   in a win the lower order, in a loss the higher.
+/// - Of a capture and a quiet move: the higher score, of equal scores the
+///   move that does not check (a capture that checks before a quiet one
+///   that checks, a quiet move before a capture); in a win the capture,
+///   in a loss the quiet move.
+pub fn dtc_cmp(a: &TableMove, b: &TableMove, (score, order): (i32, u8)) -> Ordering {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let first_if = |a_first: bool| if a_first { Less } else { Greater };
+    let opposite = |a: &TableMove, b: &TableMove| {
+        (a.score >= 0 && b.score <= 0) || (a.score <= 0 && b.score >= 0)
+    };
+    if score != 0
+        && ((a.order == order && a.score >= score) || (b.order == order && b.score >= score))
+    {
+        if a.order != b.order {
+            return first_if(a.order == order);
+        } else if a.capture != b.capture {
+            return first_if(a.score >= score);
+        }
+    }
+    if a.capture == b.capture {
+        if a.order == b.order {
+            if a.score == b.score {
+                return if a.check != b.check {
+                    first_if(!a.check)
+                } else {
+                    Equal
+                };
+            }
+            return first_if(a.score > b.score);
+        }
+        if opposite(a, b) {
+            if a.score == b.score {
+                return first_if(a.order > b.order);
+            }
+            return first_if(a.score > b.score);
+        }
+        return if a.score > 0 {
+            first_if(a.order <= b.order)
+        } else {
+            first_if(a.order > b.order)
+        };
+    }
+    if opposite(a, b) {
+        if a.score == b.score {
+            if a.check != b.check {
+                return first_if(!a.check);
+            }
+            return first_if(if a.capture { a.check } else { !a.check });
+        }
+        return first_if(a.score > b.score);
+    }
+    first_if(if a.score > 0 { a.capture } else { !a.capture })
+}
+
+/// Orders table moves as chessdb's `uasort` with [`dtc_cmp`] does for a
+/// position of `position`'s score and order (an insertion sort, as PHP's
+/// sort is for the few moves of a position).
+pub fn dtc_order<T>(moves: &mut [(TableMove, T)], position: (i32, u8)) {
+    for i in 1..moves.len() {
+        let mut j = i;
+        while j > 0 && dtc_cmp(&moves[j - 1].0, &moves[j].0, position) == Ordering::Greater {
             moves.swap(j - 1, j);
             j -= 1;
         }
@@ -616,6 +702,7 @@ mod tests {
         TableMove {
             mv: Move::from_u16(n).unwrap(),
             score,
+            order: 0,
             capture,
             check,
         }

@@ -82,6 +82,25 @@ fn book_tables_and_streamed_analysis() {
     assert_eq!(v["moves"][0]["result"], "win", "{body}");
     let plies = v["moves"][0]["plies"].as_u64().unwrap() as usize;
     assert_eq!(v["line"].as_array().unwrap().len(), plies, "{body}");
+    assert_eq!(v["metric"], "dtm", "{body}");
+    // By distance to conversion: with a rook alone, conversion is mate.
+    let (_, body) = get(
+        addr,
+        &api("tables", "3k5/9/9/9/9/9/9/9/9/4K3R w", "&metric=dtc"),
+    );
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["metric"], "dtc", "{body}");
+    assert_eq!(v["moves"][0]["result"], "win", "{body}");
+    assert_eq!(
+        v["moves"][0]["plies"].as_u64().unwrap() as usize,
+        plies,
+        "{body}"
+    );
+    assert_eq!(
+        v["position"]["plies"].as_u64().unwrap() as usize,
+        plies,
+        "{body}"
+    );
 
     let (status, body) = get(addr, &api("analyse", start, "&lines=2&ms=300"));
     assert_eq!(status, 200);
@@ -108,6 +127,7 @@ fn every_api_error_is_json_with_an_error_status() {
         ("GET", "/api/position".to_string(), &b""[..], 400),
         ("GET", "/api/book?fen=x".to_string(), b"", 400),
         ("GET", api("analyse", start, "&lines=many"), b"", 400),
+        ("GET", api("tables", start, "&metric=dtz"), b"", 400),
         ("GET", api("position", "garbage fen", ""), b"", 400),
         ("GET", "/api/nothing".to_string(), b"", 404),
         ("GET", "/api/pgn".to_string(), b"", 405),

@@ -226,6 +226,17 @@ fn every_score_on_the_page_is_from_reds_side() {
             "{rook}"
         );
     }
+    // By distance to conversion: with a rook alone, conversion is mate, in
+    // as many plies.
+    let dtc_rows = rook["dtcTables"].as_array().unwrap();
+    assert_eq!(dtc_rows.len(), rows.len(), "{rook}");
+    for (dtc, dtm) in dtc_rows.iter().zip(rows) {
+        let result = dtc[2].as_str().unwrap();
+        assert!(dtc[1].as_str().unwrap().starts_with("+C"), "{rook}");
+        assert!(result.contains("conversion in"), "{rook}");
+        let plies = |text: &str| text.split(" in ").nth(1).map(|t| t.to_string());
+        assert_eq!(plies(result), plies(dtm[2].as_str().unwrap()), "{rook}");
+    }
     let engine = rook["engine"].as_array().unwrap();
     assert!(!engine.is_empty(), "{rook}");
     assert!(

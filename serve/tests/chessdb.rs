@@ -355,6 +355,7 @@ fn table_entries(lib: &Library, board: &str) -> Vec<(TableMove, u8, String)> {
             let flags = TableMove {
                 mv,
                 score,
+                order: 0,
                 capture: pos.board().piece_at(mv.to()).is_some(),
                 check: pos.gives_check(mv),
             };
@@ -754,7 +755,8 @@ fn a_damaged_table_answers_unknown_and_no_engine_guess() {
 }
 
 /// `ban` with or without `move:`, an entry that is no legal move ignored
-/// (chessdb ignores it); `egtbmetric` accepted (our tables are DTM); boards
+/// (chessdb ignores it); `egtbmetric` accepted (these tables have no DTC
+/// files: answered by distance to mate); boards
 /// as chessdb's `ccbgetfen` reads them.
 #[test]
 fn parameters_are_read_as_chessdb_reads_them() {
@@ -944,4 +946,98 @@ fn queryrule_reads_its_parameters_as_chessdb_does() {
     ] {
         assert_eq!(ruling(reptimes), "none", "{reptimes:?}");
     }
+}
+
+/// KRKN and the tables its captures reach, with their distances to
+/// conversion, built once.
+fn knight_tables() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let m: xqegtb::Material = "KRKN".parse().unwrap();
+        let metrics = [
+            xqegtb::Metric::Wdl,
+            xqegtb::Metric::Dtm,
+            xqegtb::Metric::Dtc,
+        ];
+        egtbgen::build_metrics(dir.path(), &egtbgen::plan(&[m]), &metrics, None, &|_| {}).unwrap();
+        dir
+    })
+    .path()
+}
+
+/// `egtbmetric=dtc` as chessdb answers it: each move scored from the
+/// distance to conversion of the position it leads to (`30000 - n`, `n`
+/// its plies plus one; `20000` for a result of the repetition rules),
+/// noted `(W-OO-SSS)`, in chessdb's `dtccmp` order. The figures are
+/// xiangqitb's, read with its own code.
+#[test]
+fn dtc_is_answered_as_chessdb_answers_it() {
+    let lib = library_over(4, knight_tables());
+    let dtc = |board: &str| {
+        ask(
+            &lib,
+            &[
+                ("action", "queryall"),
+                ("board", board),
+                ("egtbmetric", "dtc"),
+            ],
+        )
+    };
+    // The rook takes the horse: converted at once, into a KRK position
+    // lost in 4 plies (the note gives what the capture leads to, as
+    // chessdb's does); a quiet move to a position as far from conversion
+    // comes after the capture.
+    let r = dtc("3k5/9/9/9/4n4/9/9/9/9/4RK3 w");
+    let all = entries(&r);
+    assert_eq!(
+        all[0],
+        ("e0e5".to_string(), 29_995, 2, "! (W-00-005)".to_string()),
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        all[1],
+        ("e0d0".to_string(), 29_995, 1, "* (W-00-005)".to_string())
+    );
+    // The horse's side can only check for ever: lost by the rule, the
+    // move that keeps to the rule's order first.
+    let r = dtc("9/9/4k4/9/9/9/9/3n5/9/R2K5 b");
+    let all = entries(&r);
+    assert_eq!(
+        all[0],
+        ("d2b1".to_string(), -19_998, 2, "! (L-01-002)".to_string()),
+        "{}",
+        r.body
+    );
+    assert!(
+        all[1..].iter().all(|e| e.3.contains("(L-00-")),
+        "{}",
+        r.body
+    );
+    let pv = ask(
+        &lib,
+        &[
+            ("action", "querypv"),
+            ("board", "3k5/9/9/9/4n4/9/9/9/9/4RK3 w"),
+            ("egtbmetric", "DTC"),
+        ],
+    );
+    assert!(
+        pv.body.starts_with("score:29995,depth:5,pv:e0e5|"),
+        "{}",
+        pv.body
+    );
+    // By distance to mate where no distance-to-conversion file is there.
+    let plain = library(4);
+    let by_dtm = ask(&plain, &[("action", "queryall"), ("board", ROOK_MATE)]);
+    let asked_dtc = ask(
+        &plain,
+        &[
+            ("action", "queryall"),
+            ("board", ROOK_MATE),
+            ("egtbmetric", "dtc"),
+        ],
+    );
+    assert_eq!(asked_dtc, by_dtm);
 }

@@ -171,7 +171,15 @@ impl Fixture {
 
     /// The server's `queryall` as the page asks for it.
     fn queryall(&self, board: &str) -> Vec<Entry> {
-        let path = format!("{}&learn=1&showall=1", chessdb_path("queryall", board));
+        self.queryall_with(board, "")
+    }
+
+    /// [`Fixture::queryall`] with `extra` parameters (`&egtbmetric=dtc`).
+    fn queryall_with(&self, board: &str, extra: &str) -> Vec<Entry> {
+        let path = format!(
+            "{}&learn=1&showall=1{extra}",
+            chessdb_path("queryall", board)
+        );
         let (status, body) = common::get(common::address(&self.url), &path);
         assert_eq!(status, 200, "{body}");
         entries(&body)
@@ -353,6 +361,31 @@ fn a_table_position_shows_every_move_with_its_distance_to_mate() {
         let score: i32 = row[2].parse().unwrap();
         assert!(score < -29_000 && row[3].contains("(L-M-"), "{after:?}");
     }
+}
+
+/// chessdb's DTC button: the page asks with `egtbmetric=dtc` and shows the
+/// server's distances to conversion, noted `(W-00-SSS)`.
+#[test]
+fn the_dtc_button_shows_distances_to_conversion() {
+    let Some(fx) = Fixture::start() else { return };
+    let (tab, shown) = fx.open(ROOK_MATE);
+    assert!(shown.rows[0][3].starts_with("! (W-M-"), "{shown:?}");
+    tab.find_element("#dtctb").unwrap().click().unwrap();
+    let by_dtc = wait_shown(&tab, |s| {
+        s.rows.first().is_some_and(|r| r[3].contains("-00-"))
+    });
+    let shot = fx.screenshot(&tab, "rook-dtc");
+    std::fs::copy(&shot, std::env::temp_dir().join("chessdb_page_dtc.png")).ok();
+    let reply = fx.queryall_with(ROOK_MATE, "&egtbmetric=dtc");
+    assert_table_is_reply(ROOK_MATE, &by_dtc, &reply);
+    let best = &by_dtc.rows[0];
+    assert!(best[3].starts_with("! (W-00-"), "{by_dtc:?}");
+    // With a rook alone, conversion is mate: the same moves and scores.
+    let scores = |s: &Shown| s.rows.iter().map(|r| r[2].clone()).collect::<Vec<_>>();
+    let (mut a, mut b) = (scores(&shown), scores(&by_dtc));
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
 }
 
 /// A position no book, table or stored analysis knows: the server says

@@ -122,7 +122,12 @@ pub fn address(url: &str) -> SocketAddr {
 /// kings it captures into) in `dir`.
 pub fn build_rook_tables(dir: &std::path::Path) {
     let krk: xqegtb::Material = "KRK".parse().unwrap();
-    egtbgen::build(dir, &egtbgen::plan(&[krk]), &|_| {}).unwrap();
+    let metrics = [
+        xqegtb::Metric::Wdl,
+        xqegtb::Metric::Dtm,
+        xqegtb::Metric::Dtc,
+    ];
+    egtbgen::build_metrics(dir, &egtbgen::plan(&[krk]), &metrics, None, &|_| {}).unwrap();
 }
 
 /// An HTTP answer.
