@@ -398,3 +398,29 @@ fn the_engine_keeps_a_perpetual_chaser_trapped_and_reads_chase_results_by_the_ru
         "{lines:?}"
     );
 }
+
+/// With only win/draw/loss files (no table files), the search still reads
+/// the tables after a capture: the rook that takes the cannon into a won
+/// KRK is found, with table hits reported.
+#[test]
+fn the_search_reads_win_draw_loss_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let m: Material = "KRK".parse().unwrap();
+    let wdl = [xqegtb::Metric::Wdl];
+    egtbgen::build_metrics(dir.path(), &plan(&[m]), &wdl, None, &|_| {}).unwrap();
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(files.iter().all(|f| f.ends_with(".xqwdl")), "{files:?}");
+    // KRKC has no table: the root is searched; e1e5 takes the cannon into
+    // KRK, which the file says Red wins.
+    let fen = "3k5/9/9/9/4c4/9/9/9/4R4/4K4 w";
+    let lines = analyse(dir.path(), Protocol::Uci, fen, "go depth 6");
+    let infos = depth_infos(Protocol::Uci, &lines);
+    assert!(
+        infos.iter().any(|i| i.tbhits.is_some_and(|n| n > 0)),
+        "{lines:#?}"
+    );
+    assert_eq!(best_of(lines.last().unwrap()), "e1e5", "{lines:#?}");
+}

@@ -759,18 +759,23 @@ impl<'a> Worker<'a> {
     /// The tables' verdict on the current position at `ply`, if they have
     /// one, read under the game's repetition rule and scored as
     /// [`table_result_score`] says. Broken table files give no verdict
-    /// (the root reports them).
+    /// (the root reports them). Under the Asian rules the small
+    /// win/draw/loss file answers where there is one (the verdict is all
+    /// the search needs); under other rules the table file says which
+    /// results are the rules'.
     fn probe_tables(&self, ply: usize) -> Option<i32> {
         let tb = self.shared.config.egtb.as_deref()?;
         if self.pos.board().count() as usize > tb.max_pieces() {
             return None;
         }
-        let value = tb
-            .probe(&self.pos)
-            .ok()??
-            .under(self.shared.config.repetition.table_rules());
+        let rules = self.shared.config.repetition.table_rules();
+        let wdl = if rules == xqegtb::Repetitions::CheckAndChase {
+            tb.probe_wdl(&self.pos).ok()??
+        } else {
+            tb.probe(&self.pos).ok()??.under(rules).wdl()
+        };
         self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
-        Some(table_result_score(value.wdl(), ply, self.draw_score()))
+        Some(table_result_score(wdl, ply, self.draw_score()))
     }
 
     fn draw_score(&self) -> i32 {
