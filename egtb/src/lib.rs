@@ -48,8 +48,8 @@ pub use material::{
     color_of_side, table_piece, Defenders, Material, MaterialClass, MaterialError, WRITING_ORDER,
 };
 pub use metric::{
-    write_dtc, write_wdl, Dtc, Metric, MetricFile, MetricInfo, MetricStats, DTC_BLOCK_RECORDS,
-    DTC_KIND, MAX_DTC, MAX_ORDER, WDL_BLOCK_RECORDS, WDL_KIND,
+    dtc_side_to_store, write_dtc, write_wdl, Dtc, Metric, MetricFile, MetricInfo, MetricStats,
+    BOTH_SIDES, DTC_BLOCK_RECORDS, DTC_KIND, MAX_DTC, MAX_ORDER, WDL_BLOCK_RECORDS, WDL_KIND,
 };
 pub use orient::{board_of, placement_of, side_of, table_of};
 pub use probe::{ProbeError, Tablebase};

@@ -17,7 +17,10 @@
 //! record, blocks of [`DTC_BLOCK_RECORDS`] holding their low bytes then their
 //! high bytes, as the table file's: 0 a draw (or no position), otherwise
 //! bits 0-9 the plies plus one, bit 10 set for a win, bits 11-15 the
-//! [`Dtc::order`].
+//! [`Dtc::order`]. It holds one side to move's distances
+//! ([`MetricInfo::stored_side`]); the other side's follow one ply on
+//! ([`Dtc::one_ply_on`]), but where a repetition rule's result begins,
+//! which it holds too.
 //!
 //! Metadata of both, little-endian:
 //!
@@ -30,6 +33,7 @@
 //!   u16     longest distance (0 in a win/draw/loss file)
 //!   u64     an index that attains it
 //!   u8      highest order (0 in a win/draw/loss file)
+//! u8        (distance-to-conversion file) the stored side to move: 0, 1, 2 both
 //! ```
 
 use std::path::Path;
@@ -55,7 +59,7 @@ pub const WDL_KIND: Kind = Kind {
 pub const DTC_KIND: Kind = Kind {
     magic: *b"XQDTC\0\0\0",
     name: "xqegtb distance-to-conversion table",
-    format_version: 1,
+    format_version: 2,
     key_scheme: INDEX_SCHEME,
 };
 
@@ -188,6 +192,36 @@ impl Dtc {
     }
 }
 
+impl Dtc {
+    /// Whether a repetition rule's result begins here: lost at 0 in an
+    /// order of the rules (no move leads to it; the file stores it for
+    /// both sides to move).
+    pub fn is_rule_start(self) -> bool {
+        self.wdl == Wdl::Loss && self.plies == 0 && self.order > 0
+    }
+
+    /// The distance to conversion of a position that is `wdl` for its
+    /// side to move, from its moves: `converts`, whether a capture reaches
+    /// a smaller table's loss for the other side; `quiet`, the distances of
+    /// the positions its quiet moves reach. A win is one ply more than its
+    /// quickest conversion or lost successor, lowest order first; a loss
+    /// one more than its longest quiet successor, highest order first, or
+    /// 0 without quiet moves. (A rule's start cannot be told this way.)
+    pub fn one_ply_on(wdl: Wdl, converts: bool, quiet: impl IntoIterator<Item = Dtc>) -> Dtc {
+        let key = |d: Dtc| (d.order, d.plies + 1);
+        let best = match wdl {
+            Wdl::Draw => return Dtc::DRAW,
+            Wdl::Win => {
+                let lost = quiet.into_iter().filter(|d| d.wdl == Wdl::Loss).map(key);
+                lost.chain(converts.then_some((0, 1))).min()
+            }
+            Wdl::Loss => quiet.into_iter().map(key).max(),
+        };
+        let (order, plies) = best.unwrap_or((0, 0));
+        Dtc { wdl, plies, order }
+    }
+}
+
 impl std::fmt::Display for Dtc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.wdl {
@@ -225,7 +259,14 @@ pub struct MetricInfo {
     pub rules: u8,
     pub size: u64,
     pub stats: [MetricStats; 2],
+    /// In a distance-to-conversion file, the side to move whose distances
+    /// it holds ([`BOTH_SIDES`] in a win/draw/loss file): the other
+    /// side's follow from them, one ply on ([`Dtc::one_ply_on`]).
+    pub stored_side: u8,
 }
+
+/// [`MetricInfo::stored_side`] of a file that holds both sides to move.
+pub const BOTH_SIDES: u8 = 2;
 
 impl MetricInfo {
     /// The statistics of a win/draw/loss file written from table `values`.
@@ -248,12 +289,19 @@ impl MetricInfo {
             rules,
             size: values.size(),
             stats,
+            stored_side: BOTH_SIDES,
         }
     }
 
     /// The statistics of a distance-to-conversion file of `codes`
-    /// ([`Dtc::to_code`], [`INVALID`] where no position is).
-    pub fn of_dtc(material: Material, rules: u8, codes: &impl TableCodes) -> MetricInfo {
+    /// ([`Dtc::to_code`], [`INVALID`] where no position is), holding the
+    /// distances of `stored_side` to move ([`BOTH_SIDES`]: of both).
+    pub fn of_dtc(
+        material: Material,
+        rules: u8,
+        codes: &impl TableCodes,
+        stored_side: u8,
+    ) -> MetricInfo {
         let stats = [0, 1].map(|side| {
             let mut s = MetricStats::default();
             for i in 0..codes.size() {
@@ -281,6 +329,7 @@ impl MetricInfo {
             rules,
             size: codes.size(),
             stats,
+            stored_side,
         }
     }
 
@@ -301,6 +350,9 @@ impl MetricInfo {
             b.extend_from_slice(&s.longest_index.to_le_bytes());
             b.push(s.orders);
         }
+        if self.metric == Metric::Dtc {
+            b.push(self.stored_side);
+        }
         b
     }
 
@@ -317,12 +369,23 @@ impl MetricInfo {
             s.longest_index = r.u64().ok_or_else(cut)?;
             s.orders = r.u8().ok_or_else(cut)?;
         }
+        let stored_side = match metric {
+            Metric::Dtc => r.u8().ok_or_else(cut)?,
+            _ => BOTH_SIDES,
+        };
+        if stored_side > BOTH_SIDES {
+            return Err(TableError::corrupt(
+                path,
+                format!("metadata: stored side {stored_side}"),
+            ));
+        }
         Ok(MetricInfo {
             metric,
             material,
             rules,
             size,
             stats,
+            stored_side,
         })
     }
 }
@@ -376,8 +439,40 @@ pub fn write_wdl(
     )
 }
 
+/// The side to move a distance-to-conversion file of `codes` stores: the
+/// one whose distances compress smaller, judged on every eighth block
+/// (the other side's follow from them one ply on).
+pub fn dtc_side_to_store(codes: &impl TableCodes, level: i32) -> u8 {
+    let size = codes.size();
+    let sampled = |side: usize| -> usize {
+        (0..size.div_ceil(DTC_BLOCK_RECORDS))
+            .step_by(8)
+            .map(|k| {
+                let (start, end) = (
+                    k * DTC_BLOCK_RECORDS,
+                    ((k + 1) * DTC_BLOCK_RECORDS).min(size),
+                );
+                let n = (end - start) as usize;
+                let mut planes = vec![0u8; 2 * n];
+                let mut last = 0;
+                for (i, index) in (start..end).enumerate() {
+                    let c = codes.code(side, index);
+                    last = if c == INVALID { last } else { c };
+                    planes[i] = last as u8;
+                    planes[n + i] = (last >> 8) as u8;
+                }
+                xqstore::compress_block(&planes, level).len()
+            })
+            .sum()
+    };
+    u8::from(sampled(1) < sampled(0))
+}
+
 /// Writes the distance-to-conversion file of `codes` ([`Dtc::to_code`],
 /// [`INVALID`] where no position is) at `path`, as [`write_wdl`] does.
+/// Of the side to move `info` does not store, only the positions where a
+/// repetition rule's result begins (lost at 0 in an order of the rules)
+/// are written; the others read 0, and follow one ply on.
 ///
 /// # Errors
 ///
@@ -390,7 +485,19 @@ pub fn write_dtc(
     batch: &EncodeBatch,
 ) -> Result<u64, TableError> {
     let records = 2 * codes.size();
-    let code = |r: u64| codes.code((r / codes.size()) as usize, r % codes.size());
+    let stored = usize::from(info.stored_side);
+    let code = |r: u64| {
+        let (side, index) = ((r / codes.size()) as usize, r % codes.size());
+        let code = codes.code(side, index);
+        if stored == usize::from(BOTH_SIDES) || side == stored || code == INVALID {
+            return code;
+        }
+        if Dtc::from_code(code).is_rule_start() {
+            code
+        } else {
+            0
+        }
+    };
     let encode = |k: u64| {
         let (start, end) = (
             k * DTC_BLOCK_RECORDS,
@@ -601,12 +708,14 @@ impl MetricFile {
     }
 
     /// The distance to conversion at `index` with table side `side` to
-    /// move (in a distance-to-conversion file).
+    /// move (in a distance-to-conversion file), where the file holds it:
+    /// `None` for a position of the side it does not store whose distance
+    /// follows one ply on ([`Dtc::one_ply_on`]).
     ///
     /// # Errors
     ///
     /// A damaged block, naming the file.
-    pub fn dtc(&self, side: usize, index: u64) -> Result<Dtc, TableError> {
+    pub fn dtc(&self, side: usize, index: u64) -> Result<Option<Dtc>, TableError> {
         let (data, offset, records) = self.record(side, index)?;
         let (Some(&low), Some(&high)) = (data.get(offset), data.get(records + offset)) else {
             return Err(TableError::corrupt(
@@ -614,7 +723,15 @@ impl MetricFile {
                 format!("block too short for index {index}"),
             ));
         };
-        Ok(Dtc::from_code(u16::from_le_bytes([low, high])))
+        let dtc = Dtc::from_code(u16::from_le_bytes([low, high]));
+        Ok(self.holds(side, dtc).then_some(dtc))
+    }
+
+    /// Whether the file holds `dtc`, read for `side` to move (not a
+    /// position of the side it does not store that follows one ply on).
+    pub fn holds(&self, side: usize, dtc: Dtc) -> bool {
+        let stored = self.info.stored_side;
+        stored == BOTH_SIDES || usize::from(stored) == side || dtc.is_rule_start()
     }
 }
 
@@ -649,6 +766,33 @@ mod tests {
     }
 
     #[test]
+    fn a_distance_follows_one_ply_on() {
+        let dtc = |wdl, plies, order| Dtc { wdl, plies, order };
+        // A win takes its quickest conversion, lowest order first.
+        let quiet = [
+            dtc(Wdl::Loss, 4, 0),
+            dtc(Wdl::Loss, 0, 1),
+            dtc(Wdl::Win, 1, 0),
+        ];
+        assert_eq!(Dtc::one_ply_on(Wdl::Win, false, quiet), dtc(Wdl::Win, 5, 0));
+        assert_eq!(Dtc::one_ply_on(Wdl::Win, true, quiet), dtc(Wdl::Win, 1, 0));
+        // A loss puts it off: the longest of the highest order.
+        let replies = [
+            dtc(Wdl::Win, 9, 0),
+            dtc(Wdl::Win, 1, 2),
+            dtc(Wdl::Win, 3, 2),
+        ];
+        assert_eq!(
+            Dtc::one_ply_on(Wdl::Loss, false, replies),
+            dtc(Wdl::Loss, 4, 2)
+        );
+        // Mated, or left only captures that lose: lost at 0.
+        assert_eq!(Dtc::one_ply_on(Wdl::Loss, true, []), dtc(Wdl::Loss, 0, 0));
+        assert_eq!(Dtc::one_ply_on(Wdl::Draw, true, replies), Dtc::DRAW);
+        assert!(dtc(Wdl::Loss, 0, 1).is_rule_start() && !dtc(Wdl::Loss, 0, 0).is_rule_start());
+    }
+
+    #[test]
     fn a_wdl_file_round_trips_and_damage_is_refused() {
         let material: Material = "KRK".parse().unwrap();
         let size = Indexer::new(material).size() as usize;
@@ -665,6 +809,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("KRK.xqwdl");
         let info = MetricInfo::of_values(material, crate::RULES_PERPETUAL_CHECK, &values);
+        assert_eq!(info.stored_side, BOTH_SIDES);
         let one_thread: &EncodeBatch = &|blocks, encode| blocks.map(encode).collect();
         write_wdl(&path, &info, &values, 3, one_thread).unwrap();
         let file = MetricFile::open(&path, Metric::Wdl).unwrap();

@@ -295,8 +295,51 @@ impl Tablebase {
             Located::Missing => Ok(None),
             Located::At { slot, side, index } => match slot.metric(Metric::Dtc) {
                 None => Ok(None),
-                Some(file) => Ok(Some(file?.dtc(side, index)?)),
+                Some(file) => match file?.dtc(side, index)? {
+                    Some(dtc) => Ok(Some(dtc)),
+                    None => self.dtc_one_ply_on(pos),
+                },
             },
+        }
+    }
+
+    /// The distance to conversion of a position of the side its file does
+    /// not store, from its moves ([`Dtc::one_ply_on`]): its verdict, its
+    /// captures' verdicts, its quiet moves' distances (of the stored side).
+    fn dtc_one_ply_on(&self, pos: &Position) -> Result<Option<Dtc>, ProbeError> {
+        let Some(wdl) = self.probe_wdl(pos)? else {
+            return Ok(None);
+        };
+        if wdl == Wdl::Draw {
+            return Ok(Some(Dtc::DRAW));
+        }
+        let mut child = pos.clone();
+        let (mut converts, mut quiet) = (false, Vec::new());
+        for &mv in pos.legal_moves().iter() {
+            let capture = pos.board().piece_at(mv.to()).is_some();
+            child.make_move(mv);
+            if capture {
+                converts |= self.probe_wdl(&child)? == Some(Wdl::Loss);
+            } else {
+                let Some(after) = self.stored_dtc(&child)? else {
+                    return Ok(None);
+                };
+                quiet.push(after);
+            }
+            child.unmake_move();
+        }
+        Ok(Some(Dtc::one_ply_on(wdl, converts, quiet)))
+    }
+
+    /// The distance to conversion the file holds for `pos` (a position of
+    /// the side it stores).
+    fn stored_dtc(&self, pos: &Position) -> Result<Option<Dtc>, ProbeError> {
+        match self.locate(pos) {
+            Located::At { slot, side, index } => match slot.metric(Metric::Dtc) {
+                Some(file) => Ok(file?.dtc(side, index)?),
+                None => Ok(None),
+            },
+            _ => Ok(None),
         }
     }
 }

@@ -12,8 +12,8 @@ use crate::generate::{
     Solution, Solutions, SolveError,
 };
 use xqegtb::{
-    rules_for, write_dtc, write_table_with, write_wdl, EncodedBlock, Indexer, Material, Metric,
-    MetricFile, MetricInfo, TableError, TableFile, TableInfo, EXTENSION,
+    dtc_side_to_store, rules_for, write_dtc, write_table_with, write_wdl, EncodedBlock, Indexer,
+    Material, Metric, MetricFile, MetricInfo, TableError, TableFile, TableInfo, EXTENSION,
 };
 
 /// zstd level of table files: on KRKNAABB level 13 writes 1.068 bits a
@@ -284,7 +284,8 @@ pub fn build_metrics(
                         dtc,
                         values: &solved,
                     };
-                    let info = MetricInfo::of_dtc(material, rules_for(material), &codes);
+                    let side = dtc_side_to_store(&codes, LEVEL);
+                    let info = MetricInfo::of_dtc(material, rules_for(material), &codes, side);
                     let path = metric_path(dir, material, Metric::Dtc);
                     bytes += write_dtc(&path, &info, &codes, LEVEL, &encode_in_parallel)?;
                 }

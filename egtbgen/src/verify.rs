@@ -105,10 +105,11 @@ pub fn verify(
             from_successors: derived,
         })
     });
+    let (checked, mismatches, mismatch_count) = found.first();
     VerifyReport {
-        checked: found.checked,
-        mismatches: found.first,
-        mismatch_count: found.count,
+        checked,
+        mismatches,
+        mismatch_count,
     }
 }
 
@@ -240,12 +241,19 @@ pub struct MetricReport {
 /// and placement; what it found wrong.
 type PositionCheck<'a, M> = dyn Fn(&mut Position, usize, u64, &[u8]) -> Option<M> + Sync + 'a;
 
-/// What [`each_position`] found: positions checked, the first few
-/// findings, and how many there were.
+/// What [`each_position`] found: positions checked and every finding.
 struct Found<M> {
     checked: u64,
-    first: Vec<M>,
-    count: u64,
+    all: Vec<M>,
+}
+
+impl<M> Found<M> {
+    /// The first few findings, and how many there were.
+    fn first(mut self) -> (u64, Vec<M>, u64) {
+        let count = self.all.len() as u64;
+        self.all.truncate(10);
+        (self.checked, self.all, count)
+    }
 }
 
 /// Calls `check` on every legal position of `table` (its position, side
@@ -259,7 +267,7 @@ fn each_position<M: Send>(
     let checked = AtomicU64::new(0);
     let chunk = 4096u64;
     let chunks = indexer.size().div_ceil(chunk);
-    let mut found: Vec<M> = (0..chunks)
+    let found: Vec<M> = (0..chunks)
         .into_par_iter()
         .flat_map_iter(|c| {
             let (start, end) = (c * chunk, ((c + 1) * chunk).min(indexer.size()));
@@ -283,21 +291,19 @@ fn each_position<M: Send>(
             found
         })
         .collect();
-    let count = found.len() as u64;
-    found.truncate(10);
     Found {
         checked: checked.into_inner(),
-        first: found,
-        count,
+        all: found,
     }
 }
 
 impl From<Found<MetricMismatch>> for MetricReport {
     fn from(found: Found<MetricMismatch>) -> MetricReport {
+        let (checked, mismatches, mismatch_count) = found.first();
         MetricReport {
-            checked: found.checked,
-            mismatches: found.first,
-            mismatch_count: found.count,
+            checked,
+            mismatches,
+            mismatch_count,
         }
     }
 }
@@ -329,63 +335,43 @@ pub fn verify_wdl(
 }
 
 /// Checks a distance-to-conversion file (`dtc`, its codes by side to
-/// move) against the table's values and against its successors: a win's
+/// move, of which it stores `stored_side`'s, or [`xqegtb::BOTH_SIDES`])
+/// against the table's values and against its successors: a win's
 /// distance is one more than its quickest conversion (a capture into a
 /// win, at 1) or lost successor, in the lowest order; a loss's one more
 /// than its longest quiet successor, in the highest order, or 0 where it
 /// has no quiet move, or (in an order of the rules) where a rule found it
-/// lost.
+/// lost. The side the file does not store is first filled in one ply on,
+/// as a probe reads it.
 pub fn verify_dtc(
     table: &impl Table,
     dtc: &[Vec<u16>; 2],
+    stored_side: u8,
     lookup: &dyn Lookup,
     progress: &(dyn Fn(u64) + Sync),
 ) -> MetricReport {
-    let found = each_position(table, progress, &|pos, side, index, placement| {
-        let value = table
-            .value_at(side, index)
-            .expect("legal positions are valid");
-        let stored = Dtc::from_code(dtc[side][index as usize]);
-        let mut child = Placement::new();
-        let mut best: Option<(u8, u16)> = None;
-        let mut quiet = false;
-        for &m in pos.legal_moves().iter() {
-            if pos.board().piece_at(m.to()).is_some() {
-                if value.wdl() == Wdl::Win {
-                    pos.make_move(m);
-                    let converts = lookup.value(pos.board(), pos.turn()).wdl() == Wdl::Loss;
-                    pos.unmake_move();
-                    if converts && best.is_none_or(|b| (0, 1) < b) {
-                        best = Some((0, 1));
-                    }
-                }
-                continue;
-            }
-            quiet = true;
-            let next = successor_index(table.indexer(), placement, m, &mut child);
-            let after = Dtc::from_code(dtc[1 - side][next as usize]);
-            let key = (after.order, after.plies + 1);
-            match value.wdl() {
-                Wdl::Win if after.wdl == Wdl::Loss && best.is_none_or(|b| key < b) => {
-                    best = Some(key)
-                }
-                Wdl::Loss if best.is_none_or(|b| key > b) => best = Some(key),
-                _ => {}
-            }
+    let mut codes = dtc.clone();
+    if let Some(stored) = [0, 1].into_iter().find(|&s| s == usize::from(stored_side)) {
+        let other = 1 - stored;
+        let filled = each_position(table, &|_| {}, &|pos, side, index, placement| {
+            let code = dtc[side][index as usize];
+            (side == other && !Dtc::from_code(code).is_rule_start()).then(|| {
+                let derived = from_successors(pos, side, index, placement, table, dtc, lookup);
+                (index, derived.to_code())
+            })
+        });
+        for (index, code) in filled.all {
+            codes[other][index as usize] = code;
         }
-        let expected = match value.wdl() {
-            Wdl::Draw => Dtc::DRAW,
-            Wdl::Loss if !quiet => Dtc {
-                wdl: Wdl::Loss,
-                plies: 0,
-                order: 0,
-            },
+    }
+    let codes = &codes;
+    let found = each_position(table, progress, &|pos, side, index, placement| {
+        let stored = Dtc::from_code(codes[side][index as usize]);
+        let expected = if stored.is_rule_start() {
             // Where a rule found it lost, its repetition forms.
-            Wdl::Loss if stored.order > 0 && stored.plies == 0 => stored,
-            wdl => {
-                let (order, plies) = best.unwrap_or((0, 0));
-                Dtc { wdl, plies, order }
-            }
+            stored
+        } else {
+            from_successors(pos, side, index, placement, table, codes, lookup)
         };
         (stored != expected).then(|| MetricMismatch {
             fen: pos.fen(),
@@ -394,4 +380,37 @@ pub fn verify_dtc(
         })
     });
     found.into()
+}
+
+/// The distance to conversion of `pos` (at `index`, `side` to move, its
+/// pieces on `placement`) one ply on: its verdict from the table, its
+/// captures' from `lookup`, its quiet moves' distances from `codes`.
+fn from_successors(
+    pos: &mut Position,
+    side: usize,
+    index: u64,
+    placement: &[u8],
+    table: &impl Table,
+    codes: &[Vec<u16>; 2],
+    lookup: &dyn Lookup,
+) -> Dtc {
+    let wdl = table
+        .value_at(side, index)
+        .expect("legal positions are valid")
+        .wdl();
+    let mut child = Placement::new();
+    let (mut converts, mut quiet) = (false, Vec::new());
+    for &m in pos.legal_moves().iter() {
+        if pos.board().piece_at(m.to()).is_some() {
+            if wdl == Wdl::Win {
+                pos.make_move(m);
+                converts |= lookup.value(pos.board(), pos.turn()).wdl() == Wdl::Loss;
+                pos.unmake_move();
+            }
+            continue;
+        }
+        let next = successor_index(table.indexer(), placement, m, &mut child);
+        quiet.push(Dtc::from_code(codes[1 - side][next as usize]));
+    }
+    Dtc::one_ply_on(wdl, converts, quiet)
 }

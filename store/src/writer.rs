@@ -19,6 +19,18 @@ pub struct CompressedBlock {
     crc: u32,
 }
 
+impl CompressedBlock {
+    /// Its compressed length in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether it is empty (never: zstd writes a frame header).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
 /// Compresses `raw` at zstd `level`.
 ///
 /// # Panics

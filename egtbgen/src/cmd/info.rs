@@ -74,6 +74,14 @@ fn describe_metric_file(path: &Path, metric: Metric) -> xqcli::Result {
         }
     );
     out!("rules      rule set {}", info.rules);
+    if metric == Metric::Dtc && info.stored_side != xqegtb::BOTH_SIDES {
+        let who = if info.stored_side == 0 {
+            "first"
+        } else {
+            "second"
+        };
+        out!("stores     the {who} side to move's distances; the other side's follow one ply on");
+    }
     out!("indexes    {} per side to move", info.size);
     for (side, s) in info.stats.iter().enumerate() {
         let who = if side == 0 {
@@ -96,8 +104,10 @@ fn describe_metric_file(path: &Path, metric: Metric) -> xqcli::Result {
                 board.fen_placement(),
                 color_of_side(side, false).fen_char()
             );
-            let dtc = file.dtc(side, s.longest_index)?;
-            out!("           longest: {dtc}, e.g. {fen}");
+            out!(
+                "           longest: {} plies to conversion, e.g. {fen}",
+                s.longest
+            );
         }
         if s.orders > 0 {
             out!(

@@ -153,7 +153,10 @@ fn verify_metric(
     let started = Instant::now();
     let report = match metric {
         Metric::Wdl => egtbgen::verify_wdl(&table, &codes, &|n| bar.inc(n)),
-        _ => egtbgen::verify_dtc(&table, &codes, &captures, &|n| bar.inc(n)),
+        _ => {
+            let stored = file.info().stored_side;
+            egtbgen::verify_dtc(&table, &codes, stored, &captures, &|n| bar.inc(n))
+        }
     };
     bar.finish_and_clear();
     if report.mismatch_count > 0 {

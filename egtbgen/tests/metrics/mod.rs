@@ -112,16 +112,18 @@ fn verify_checks_each_metric_and_catches_a_wrong_distance() {
     let path = dir.path().join("KRKN.xqdtc");
     let file = MetricFile::open(&path, Metric::Dtc).unwrap();
     let mut codes = file.all_codes().unwrap();
-    let at = codes[0]
+    let side = usize::from(stored_side_of(&file));
+    let at = codes[side]
         .iter()
         .position(|&c| Dtc::from_code(c).wdl == Wdl::Win && Dtc::from_code(c).plies == 5)
         .unwrap();
-    let mut wrong = Dtc::from_code(codes[0][at]);
+    let mut wrong = Dtc::from_code(codes[side][at]);
     wrong.plies += 2;
-    codes[0][at] = wrong.to_code();
+    codes[side][at] = wrong.to_code();
+    let stored_side = file.info().stored_side;
     drop(file);
     let material: Material = "KRKN".parse().unwrap();
-    let info = MetricInfo::of_dtc(material, RULES_AS_GAMES, &codes);
+    let info = MetricInfo::of_dtc(material, RULES_AS_GAMES, &codes, stored_side);
     let one_thread: &EncodeBatch = &|blocks, encode| blocks.map(encode).collect();
     write_dtc(&path, &info, &codes, 3, one_thread).unwrap();
     let out = egtbgen(&["verify", "-q", s(&path)]);
@@ -131,4 +133,10 @@ fn verify_checks_each_metric_and_catches_a_wrong_distance() {
         err.contains("KRKN.xqdtc") && err.contains("win dtc 7"),
         "{err}"
     );
+}
+
+/// The side to move a distance-to-conversion file stores (the first when
+/// it stores both).
+fn stored_side_of(file: &MetricFile) -> u8 {
+    file.info().stored_side % 2
 }
