@@ -312,7 +312,7 @@ fn verify_checks_every_table_of_a_directory_and_names_the_one_that_fails() {
     assert!(said.contains("KRKA.xqtb: all"), "{said}");
     assert!(said.contains("KRK.xqtb: all"), "{said}");
     assert!(
-        said.contains(" tables: ") && said.contains(", 0 fail"),
+        said.contains(" files: ") && said.contains(", 0 fail"),
         "{said}"
     );
 
@@ -326,7 +326,7 @@ fn verify_checks_every_table_of_a_directory_and_names_the_one_that_fails() {
     let krk = dir.path().join("KRK.xqtb");
     let some = egtbgen(&["verify", "-q", s(&krka), s(&krk)]);
     refused(&some, "KRKA.xqtb", "a damaged table among two");
-    assert!(String::from_utf8_lossy(&some.stdout).contains("2 tables: 1 pass"));
+    assert!(String::from_utf8_lossy(&some.stdout).contains("2 files: 1 pass"));
     let empty = tempfile::tempdir().unwrap();
     refused(
         &egtbgen(&["verify", s(empty.path())]),

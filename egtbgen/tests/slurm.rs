@@ -112,9 +112,11 @@ fn a_plan_run_on_slurm_builds_what_make_builds() {
     for ((name, a), (_, b)) in built.iter().zip(&made) {
         assert!(a == b, "{name} differs between Slurm and make");
     }
+    // Each table's file and its win/draw/loss file.
     let verified = ok("egtbgen verify", egtbgen(&["verify", s(&by_slurm)]));
+    let files = 2 * count;
     assert!(
-        verified.contains(&format!("{count} tables: {count} pass")),
+        verified.contains(&format!("{files} files: {files} pass")),
         "{verified}"
     );
 }

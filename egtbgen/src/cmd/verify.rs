@@ -53,7 +53,7 @@ pub fn run(args: &VerifyArgs) -> xqcli::Result {
     }
     if tables.len() > 1 {
         out!(
-            "{} tables: {} pass ({} positions), {} fail ({:.1} s)",
+            "{} files: {} pass ({} positions), {} fail ({:.1} s)",
             tables.len(),
             tables.len() - failed.len(),
             checked,
