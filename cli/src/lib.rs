@@ -11,8 +11,12 @@
 //!   and the tools' `--tables` option;
 //! - (feature `help`, for tests) `help_test!` and
 //!   `help::undescribed`: every command and option a `--help` shows says
-//!   what it is for.
+//!   what it is for;
+//! - (feature `cchess`, for tests) `cchess::pgn_moves`: the moves another
+//!   program, PyPI's cchess, reads from a PGN file.
 
+#[cfg(feature = "cchess")]
+pub mod cchess;
 #[cfg(feature = "data")]
 pub mod data;
 mod failure;

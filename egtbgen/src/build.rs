@@ -208,7 +208,10 @@ pub fn build_metrics(
             .filter(|&m| !metric_file_ok(dir, material, m))
             .collect();
         let table = table_path(dir, material);
-        let from_table = if missing.iter().all(|&m| m == Metric::Wdl) {
+        // Complete, and read by no later table: nothing more to read (its
+        // files' blocks were checked above).
+        let unread = missing.is_empty() && needed == [false, false];
+        let from_table = if !unread && missing.iter().all(|&m| m == Metric::Wdl) {
             // The win/draw/loss file, if missing, comes from the table file.
             let keep = if missing.is_empty() {
                 needed
@@ -228,7 +231,7 @@ pub fn build_metrics(
                 summary.existing += 1;
                 solved
             }
-            None if missing.is_empty() && needed == [false, false] => {
+            None if unread => {
                 events(Event::Existing { material });
                 summary.existing += 1;
                 Solution::empty(material)

@@ -275,27 +275,6 @@ fn openings_from_a_fen_are_played_from_it() {
     }
 }
 
-/// The ICCS moves of the first game of the PGN file at `path` as the
-/// Python library `cchess` reads them; `None` when python3 or cchess is
-/// not installed (`python3 -m pip install cchess==1.25.5`).
-fn cchess_moves(path: &std::path::Path) -> Option<Vec<String>> {
-    let script = "import sys, cchess\n\
-        game = cchess.read_from_pgn(sys.argv[1])\n\
-        print(' '.join(game.dump_iccs_moves()[0]) if game.dump_iccs_moves() else '')";
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(path)
-        .output()
-        .ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && stderr.contains("No module named 'cchess'") {
-        return None;
-    }
-    assert!(out.status.success(), "cchess failed: {stderr}");
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(text.split_whitespace().map(String::from).collect())
-}
-
 #[test]
 fn the_pgn_says_its_moves_are_iccs_and_other_readers_read_them() {
     let pgn = TempFile::new("format.pgn");
@@ -309,7 +288,7 @@ fn the_pgn_says_its_moves_are_iccs_and_other_readers_read_them() {
     assert_eq!(games.games.len(), 1);
     let ours: Vec<String> = games.games[0].moves.iter().map(|m| m.to_string()).collect();
     assert_eq!(ours.len(), 6, "{text}");
-    match cchess_moves(&pgn.0) {
+    match xqcli::cchess::pgn_moves(&pgn.0) {
         Some(theirs) => assert_eq!(theirs, ours, "{text}"),
         None => eprintln!("cchess not installed: its reading is not checked"),
     }

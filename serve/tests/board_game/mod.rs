@@ -176,27 +176,6 @@ fn a_game_against_a_level_is_played_ruled_and_saved() {
     assert!(pgn.trim_end().ends_with(result), "{pgn}");
 }
 
-/// The ICCS moves of the first game of the PGN file at `path` as PyPI
-/// `cchess` reads them; `None` when python3 or cchess is not installed
-/// (scripts/test.sh installs them).
-fn cchess_moves(path: &std::path::Path) -> Option<Vec<String>> {
-    let script = "import sys, cchess\n\
-        game = cchess.read_from_pgn(sys.argv[1])\n\
-        print(' '.join(game.dump_iccs_moves()[0]) if game.dump_iccs_moves() else '')";
-    let out = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(path)
-        .output()
-        .ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() && stderr.contains("No module named 'cchess'") {
-        return None;
-    }
-    assert!(out.status.success(), "cchess failed: {stderr}");
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(text.split_whitespace().map(String::from).collect())
-}
-
 /// A master game of data/games (Big5, Chinese notation), loaded as a
 /// file and reviewed: every position judged, every move in the table and
 /// on the graph, a click on the graph shows its position, and the review
@@ -277,7 +256,7 @@ fn a_master_game_is_reviewed_marked_graphed_and_exported() {
     // The moves alone, for cchess, whose reader stops at a comment.
     let plain = tempfile::NamedTempFile::with_suffix(".pgn").unwrap();
     std::fs::write(plain.path(), report["plainPgn"].as_str().unwrap()).unwrap();
-    if let Some(read) = cchess_moves(plain.path()) {
+    if let Some(read) = xqcli::cchess::pgn_moves(plain.path()) {
         assert_eq!(read, moves);
     } else {
         eprintln!("cchess is not installed: the plain export is read by our reader only");
