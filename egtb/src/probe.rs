@@ -187,16 +187,6 @@ impl Tablebase {
         self.max_pieces
     }
 
-    /// Whether a file of `metric` is registered for the canonical
-    /// `material` (win/draw/loss: the table file holds it too).
-    pub fn has(&self, material: &Material, metric: Metric) -> bool {
-        self.tables.get(material).is_some_and(|slot| match metric {
-            Metric::Dtm => slot.dtm.is_some(),
-            Metric::Wdl => slot.wdl.is_some() || slot.dtm.is_some(),
-            Metric::Dtc => slot.dtc.is_some(),
-        })
-    }
-
     /// Opens every registered file now instead of on its first probe,
     /// checking each file's header and block index (not its blocks, which
     /// a probe checks as it reads them): the errors of the files that
